@@ -1,0 +1,1 @@
+//! JSON: validation and shape (simd-json), the structural index and json paths.

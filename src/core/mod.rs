@@ -1,0 +1,9 @@
+//! The engine: plain Rust, no napi types, covered by `cargo test`.
+
+pub mod ids;
+pub mod json;
+pub mod ledger;
+pub mod palette;
+pub mod recall;
+pub mod stub;
+pub mod text;

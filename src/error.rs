@@ -1,0 +1,1 @@
+//! Maps engine errors to JS errors, in one place.

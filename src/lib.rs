@@ -1,0 +1,8 @@
+#![deny(clippy::all)]
+//! @symfonic/core: the napi layer. All logic lives in `core` (no napi types);
+//! the `napi_*` modules only convert arguments and map errors.
+
+pub mod core;
+mod error;
+mod napi_ledger;
+mod napi_palette;

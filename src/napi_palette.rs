@@ -1,0 +1,1 @@
+//! napi bindings for tool palettes.
