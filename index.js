@@ -1,17 +1,17 @@
 'use strict'
 // The package entry: the generated napi loader (binding.js) wrapped with the
-// little JS that has to live on the JS side (recall over JS ledgers, palettes
-// that hand back the caller's own tool objects). Exports are listed one by one
-// so that ESM `import { Ledger } from '@symfonic/core'` sees them by name.
+// little JS that has to live on the JS side (argument checks, recall over
+// ledgers written in JS, palettes that hand back the caller's own tool
+// objects). Exports are listed one by one so that ESM
+// `import { Ledger } from '@symfonic/core'` sees them by name.
 
-const binding = require('./binding.js')
-const recall = require('./lib/recall.js')
+const ledger = require('./lib/ledger.js')
 const palette = require('./lib/palette.js')
 
-exports.MAX_OUTPUT_CHARS = recall.MAX_OUTPUT_CHARS
-exports.Ledger = recall.Ledger
-exports.memIdFor = binding.memIdFor
-exports.recall = recall.recall
+exports.MAX_OUTPUT_CHARS = ledger.MAX_OUTPUT_CHARS
+exports.Ledger = ledger.Ledger
+exports.memIdFor = ledger.memIdFor
+exports.recall = ledger.recall
 
 exports.ROLES = palette.ROLES
 exports.StaticPaletteResolver = palette.StaticPaletteResolver

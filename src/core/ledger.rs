@@ -1,1 +1,353 @@
-//! ledger
+//! The ledger: archived tool results keyed by (namespace, mem id), bounded by
+//! payload bytes with least-recently-used eviction. The lock is held only to
+//! look up or insert an `Arc<Entry>`; analysis and slicing run outside it, so
+//! concurrent async fetches on the libuv pool do not serialise.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::{Map, Value};
+
+use crate::core::ids::mem_id_for;
+use crate::core::json_shim::{analyze, JsonDoc};
+use crate::core::recall::{self, FetchSpec};
+use crate::core::stub::{self, StubParts};
+use crate::core::text::Text;
+
+/// Default bound on payload bytes held: 256 MiB.
+pub const DEFAULT_MAX_BYTES: usize = 256 * 1024 * 1024;
+/// Default preview length in code points.
+pub const DEFAULT_PREVIEW_CHARS: usize = 200;
+
+#[derive(Debug, Clone, Copy)]
+pub struct LedgerConfig {
+    pub max_bytes: usize,
+    pub preview_chars: usize,
+}
+
+impl Default for LedgerConfig {
+    fn default() -> Self {
+        LedgerConfig { max_bytes: DEFAULT_MAX_BYTES, preview_chars: DEFAULT_PREVIEW_CHARS }
+    }
+}
+
+/// What a caller gets back for a recorded result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Handle {
+    pub mem_id: String,
+    pub namespace: String,
+    pub tool_name: String,
+    pub tool_call_id: String,
+    pub size_chars: usize,
+    pub summary: String,
+    pub schema: Option<String>,
+    pub preview: Option<String>,
+    pub stub: String,
+}
+
+/// One archived result.
+#[derive(Debug)]
+pub struct Entry {
+    pub handle: Handle,
+    pub text: Text,
+    pub json: Option<JsonDoc>,
+    /// Bytes this entry holds (payload, indexes, handle strings).
+    pub bytes: usize,
+}
+
+/// A result to record. `content` is the payload's UTF-8 bytes, already owned.
+pub struct RecordRequest {
+    pub namespace: String,
+    pub tool_call_id: String,
+    pub tool_name: String,
+    pub tool_args: Option<Map<String, Value>>,
+    pub content: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum LedgerError {
+    /// Two different payloads hashed to one id in one namespace.
+    Collision { mem_id: String, namespace: String },
+}
+
+impl fmt::Display for LedgerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LedgerError::Collision { mem_id, namespace } => write!(
+                f,
+                "memory id collision: {mem_id} in namespace '{namespace}' already holds a different result; refusing to record (a stub must never lead to someone else's data)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LedgerError {}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Stats {
+    pub entries: usize,
+    pub bytes: usize,
+    pub hits: u64,
+    pub misses: u64,
+    pub evictions: u64,
+}
+
+type Key = (String, String);
+
+struct Slot {
+    entry: Arc<Entry>,
+    tick: u64,
+}
+
+struct Store {
+    map: HashMap<Key, Slot>,
+    order: BTreeMap<u64, Key>,
+    tick: u64,
+    stats: Stats,
+}
+
+impl Store {
+    fn touch(&mut self, key: &Key) -> Option<Arc<Entry>> {
+        self.tick += 1;
+        let tick = self.tick;
+        let slot = self.map.get_mut(key)?;
+        self.order.remove(&slot.tick);
+        slot.tick = tick;
+        self.order.insert(tick, key.clone());
+        Some(slot.entry.clone())
+    }
+
+    fn remove(&mut self, key: &Key) -> Option<Arc<Entry>> {
+        let slot = self.map.remove(key)?;
+        self.order.remove(&slot.tick);
+        self.stats.bytes -= slot.entry.bytes;
+        self.stats.entries -= 1;
+        Some(slot.entry)
+    }
+}
+
+/// The ledger. Cheap to share behind an `Arc`.
+pub struct Ledger {
+    config: LedgerConfig,
+    store: Mutex<Store>,
+}
+
+impl Ledger {
+    pub fn new(config: LedgerConfig) -> Self {
+        Ledger {
+            config,
+            store: Mutex::new(Store {
+                map: HashMap::new(),
+                order: BTreeMap::new(),
+                tick: 0,
+                stats: Stats::default(),
+            }),
+        }
+    }
+
+    pub fn config(&self) -> LedgerConfig {
+        self.config
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Store> {
+        // A panic while holding the lock cannot leave the maps half-updated in
+        // a way that matters more than losing the ledger, so recover the guard.
+        self.store.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records a result; the same (call id, content) again returns the identical handle.
+    pub fn record(&self, req: RecordRequest) -> Result<Handle, LedgerError> {
+        let mem_id = mem_id_for(&req.tool_call_id, req.content.as_bytes());
+        let key: Key = (req.namespace, mem_id);
+        if let Some(existing) = self.lock().touch(&key) {
+            return same_result(&existing, &key, &req.tool_call_id, &req.content);
+        }
+        let entry = Arc::new(build_entry(
+            key.1.clone(),
+            key.0.clone(),
+            req.tool_call_id,
+            req.tool_name,
+            req.tool_args.as_ref(),
+            req.content,
+            self.config.preview_chars,
+        ));
+        let mut store = self.lock();
+        // Another thread may have recorded it while we analysed.
+        if let Some(existing) = store.touch(&key) {
+            let (call_id, text) = (&entry.handle.tool_call_id, entry.text.as_str());
+            return same_result(&existing, &key, call_id, text);
+        }
+        store.tick += 1;
+        let tick = store.tick;
+        store.stats.bytes += entry.bytes;
+        store.stats.entries += 1;
+        store.order.insert(tick, key.clone());
+        let handle = entry.handle.clone();
+        store.map.insert(key.clone(), Slot { entry, tick });
+        // Evict least recently used entries past the bound; the newest entry
+        // stays even if it alone exceeds it (dropping it would lose the result).
+        while store.stats.bytes > self.config.max_bytes && store.map.len() > 1 {
+            let (_, oldest) = store.order.pop_first().expect("order tracks every entry");
+            if oldest == key {
+                store.order.insert(tick, oldest);
+                continue;
+            }
+            if let Some(slot) = store.map.remove(&oldest) {
+                store.stats.bytes -= slot.entry.bytes;
+                store.stats.entries -= 1;
+                store.stats.evictions += 1;
+            }
+        }
+        Ok(handle)
+    }
+
+    /// Looks an entry up for a fetch, counting a hit or a miss.
+    pub fn get(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
+        let key: Key = (namespace.to_string(), mem_id.to_string());
+        let mut store = self.lock();
+        let found = store.touch(&key);
+        if found.is_some() {
+            store.stats.hits += 1;
+        } else {
+            store.stats.misses += 1;
+        }
+        found
+    }
+
+    /// Looks an entry up without counting or reordering.
+    pub fn peek(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
+        let store = self.lock();
+        store.map.get(&(namespace.to_string(), mem_id.to_string())).map(|s| s.entry.clone())
+    }
+
+    /// `fetch` as the JS API exposes it: a string answer, never an error.
+    pub fn fetch(&self, namespace: &str, mem_id: &str, spec: &FetchSpec) -> String {
+        match self.get(namespace, mem_id) {
+            Some(e) => recall::fetch_entry(&e, spec).into_string(),
+            None => recall::not_found(mem_id),
+        }
+    }
+
+    /// `fetch` plus the output cap, in one pass over the entry (a full 5 MB
+    /// payload is cut here, not copied out and cut later).
+    pub fn recall(&self, namespace: &str, mem_id: &str, spec: &FetchSpec, max_output_chars: usize) -> String {
+        match self.get(namespace, mem_id) {
+            Some(e) => recall::cap_answer(recall::fetch_entry(&e, spec), mem_id, max_output_chars),
+            None => recall::not_found(mem_id),
+        }
+    }
+
+    pub fn handle(&self, namespace: &str, mem_id: &str) -> Option<Handle> {
+        self.peek(namespace, mem_id).map(|e| e.handle.clone())
+    }
+
+    /// The stub, optionally with a different preview length than the ledger's.
+    pub fn stub(&self, namespace: &str, mem_id: &str, preview_chars: Option<usize>) -> Option<String> {
+        let e = self.peek(namespace, mem_id)?;
+        Some(match preview_chars {
+            Some(n) if n != self.config.preview_chars => restub(&e, n),
+            _ => e.handle.stub.clone(),
+        })
+    }
+
+    pub fn delete(&self, namespace: &str, mem_id: &str) -> bool {
+        self.lock().remove(&(namespace.to_string(), mem_id.to_string())).is_some()
+    }
+
+    /// Removes every entry, or those of one namespace; returns how many.
+    pub fn clear(&self, namespace: Option<&str>) -> usize {
+        let mut store = self.lock();
+        let keys: Vec<Key> = store
+            .map
+            .keys()
+            .filter(|(ns, _)| namespace.is_none_or(|n| n == ns))
+            .cloned()
+            .collect();
+        for k in &keys {
+            store.remove(k);
+        }
+        keys.len()
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.lock().stats
+    }
+}
+
+fn same_result(existing: &Entry, key: &Key, call_id: &str, content: &str) -> Result<Handle, LedgerError> {
+    if existing.handle.tool_call_id == call_id && existing.text.as_str() == content {
+        Ok(existing.handle.clone())
+    } else {
+        Err(LedgerError::Collision { mem_id: key.1.clone(), namespace: key.0.clone() })
+    }
+}
+
+fn build_entry(
+    mem_id: String,
+    namespace: String,
+    tool_call_id: String,
+    tool_name: String,
+    tool_args: Option<&Map<String, Value>>,
+    content: String,
+    preview_chars: usize,
+) -> Entry {
+    let json = analyze(content.as_bytes());
+    let text = Text::new(content);
+    let (schema, shape) = match &json {
+        Some(doc) => (doc.schema.clone(), doc.shape.clone()),
+        None => (stub::text_schema(text.as_str()), stub::text_shape(text.as_str())),
+    };
+    let summary = stub::summary(&tool_name, tool_args, &shape);
+    let preview = stub::preview(text.as_str(), preview_chars);
+    let stub = stub::render(&StubParts {
+        tool_name: &tool_name,
+        tool_call_id: &tool_call_id,
+        mem_id: &mem_id,
+        size_chars: text.char_len(),
+        schema: Some(&schema),
+        summary: &summary,
+        preview: Some(&preview),
+    });
+    let handle = Handle {
+        size_chars: text.char_len(),
+        schema: Some(schema).filter(|s| !s.is_empty()),
+        preview: Some(preview).filter(|s| !s.is_empty()),
+        mem_id,
+        namespace,
+        tool_name,
+        tool_call_id,
+        summary,
+        stub,
+    };
+    let bytes = text.heap_bytes()
+        + json.as_ref().map_or(0, |d| d.index.heap_bytes() + d.schema.len() + d.shape.len())
+        + handle_bytes(&handle)
+        + std::mem::size_of::<Entry>();
+    Entry { handle, text, json, bytes }
+}
+
+fn handle_bytes(h: &Handle) -> usize {
+    h.mem_id.len()
+        + h.namespace.len()
+        + h.tool_name.len()
+        + h.tool_call_id.len()
+        + h.summary.len()
+        + h.schema.as_ref().map_or(0, String::len)
+        + h.preview.as_ref().map_or(0, String::len)
+        + h.stub.len()
+}
+
+fn restub(e: &Entry, preview_chars: usize) -> String {
+    let h = &e.handle;
+    let preview = stub::preview(e.text.as_str(), preview_chars);
+    stub::render(&StubParts {
+        tool_name: &h.tool_name,
+        tool_call_id: &h.tool_call_id,
+        mem_id: &h.mem_id,
+        size_chars: h.size_chars,
+        schema: h.schema.as_deref(),
+        summary: &h.summary,
+        preview: Some(&preview),
+    })
+}

@@ -1,0 +1,275 @@
+'use strict'
+// The Ledger as users see it: the native class, with argument checks that
+// turn a programmer's mistake into a TypeError saying what was wrong, and the
+// model-facing `recall`, which never throws whatever a model sends.
+
+const binding = require('../binding.js')
+
+const MAX_OUTPUT_CHARS = binding.MAX_OUTPUT_CHARS
+const MEM_ID_ERROR = '[tool_memory error: mem_id must be a non-empty string]'
+const ECHO_CHARS = 200
+
+function describe(v) {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'an array'
+  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '...' : v)}`
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return `${typeof v} ${String(v)}`
+  return typeof v
+}
+
+function fail(where, what, v) {
+  return new TypeError(`${where}: ${what} (got ${describe(v)})`)
+}
+
+function isPlainObject(v) {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !Buffer.isBuffer(v)
+}
+
+function optionalString(where, name, v) {
+  if (v === undefined || v === null) return undefined
+  if (typeof v !== 'string') throw fail(where, `${name} must be a string`, v)
+  return v
+}
+
+function requiredString(where, name, v) {
+  if (typeof v !== 'string' || v.length === 0) throw fail(where, `${name} must be a non-empty string`, v)
+  return v
+}
+
+function count(where, name, v) {
+  if (v === undefined || v === null) return undefined
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw fail(where, `${name} must be a non-negative finite number`, v)
+  return v
+}
+
+function ledgerOptions(options) {
+  if (options === undefined || options === null) return undefined
+  if (!isPlainObject(options)) throw fail('new Ledger(options)', 'options must be an object', options)
+  return {
+    maxBytes: count('new Ledger(options)', 'maxBytes', options.maxBytes),
+    previewChars: count('new Ledger(options)', 'previewChars', options.previewChars),
+  }
+}
+
+function content(where, v) {
+  if (typeof v === 'string' || Buffer.isBuffer(v)) return v
+  // Any other byte view is wrapped, not copied.
+  if (ArrayBuffer.isView(v)) return Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+  throw fail(where, 'content must be a string or a Buffer', v)
+}
+
+// Only the first four arguments can reach the summary line (three shown, the
+// fourth means "..."), so only those cross the boundary, as JSON-safe values.
+function summaryArgs(where, args) {
+  if (args === undefined || args === null) return undefined
+  if (!isPlainObject(args)) throw fail(where, 'toolArgs must be a plain object', args)
+  const out = {}
+  let n = 0
+  for (const k of Object.keys(args)) {
+    if (n++ === 4) break
+    out[k] = jsonSafe(args[k])
+  }
+  return out
+}
+
+function jsonSafe(v) {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v
+  if (typeof v === 'number') return Number.isFinite(v) ? v : String(v)
+  if (typeof v === 'object') {
+    try {
+      const s = JSON.stringify(v)
+      if (s !== undefined) return JSON.parse(s)
+    } catch {
+      // cyclic or throwing toJSON: fall through to a plain rendering
+    }
+  }
+  return String(v)
+}
+
+function recordInput(where, input) {
+  if (!isPlainObject(input)) throw fail(where, 'input must be an object { toolCallId, toolName, content }', input)
+  return {
+    toolCallId: requiredString(where, 'toolCallId', input.toolCallId),
+    toolName: requiredString(where, 'toolName', input.toolName),
+    toolArgs: summaryArgs(where, input.toolArgs),
+    content: content(where, input.content),
+    namespace: optionalString(where, 'namespace', input.namespace),
+  }
+}
+
+function fetchOptions(where, options) {
+  if (options === undefined || options === null) return undefined
+  if (!isPlainObject(options)) throw fail(where, 'options must be an object', options)
+  return options
+}
+
+/**
+ * An archive of large tool results; see index.d.ts and the README.
+ * Subclasses the native class so `instanceof` and every native method work as is.
+ */
+class Ledger extends binding.Ledger {
+  constructor(options) {
+    super(ledgerOptions(options))
+  }
+
+  record(input) {
+    let checked
+    try {
+      checked = recordInput('Ledger.record(input)', input)
+    } catch (e) {
+      return Promise.reject(e)
+    }
+    return super.record(checked)
+  }
+
+  recordSync(input) {
+    return super.recordSync(recordInput('Ledger.recordSync(input)', input))
+  }
+
+  fetch(memId, options) {
+    try {
+      requiredString('Ledger.fetch(memId)', 'memId', memId)
+      options = fetchOptions('Ledger.fetch(memId, options)', options)
+    } catch (e) {
+      return Promise.reject(e)
+    }
+    return super.fetch(memId, options)
+  }
+
+  fetchSync(memId, options) {
+    requiredString('Ledger.fetchSync(memId)', 'memId', memId)
+    return super.fetchSync(memId, fetchOptions('Ledger.fetchSync(memId, options)', options))
+  }
+
+  handle(memId, namespace) {
+    requiredString('Ledger.handle(memId)', 'memId', memId)
+    return super.handle(memId, optionalString('Ledger.handle(memId, namespace)', 'namespace', namespace))
+  }
+
+  stub(memId, namespace, options) {
+    requiredString('Ledger.stub(memId)', 'memId', memId)
+    return super.stub(
+      memId,
+      optionalString('Ledger.stub(memId, namespace)', 'namespace', namespace),
+      fetchOptions('Ledger.stub(memId, namespace, options)', options),
+    )
+  }
+
+  delete(memId, namespace) {
+    requiredString('Ledger.delete(memId)', 'memId', memId)
+    return super.delete(memId, optionalString('Ledger.delete(memId, namespace)', 'namespace', namespace))
+  }
+
+  clear(namespace) {
+    return super.clear(optionalString('Ledger.clear(namespace)', 'namespace', namespace))
+  }
+}
+
+function memIdFor(toolCallId, text) {
+  requiredString('memIdFor(toolCallId, content)', 'toolCallId', toolCallId)
+  return binding.memIdFor(toolCallId, content('memIdFor(toolCallId, content)', text))
+}
+
+// ---- recall: the model-facing contract --------------------------------------
+
+function echo(s) {
+  const cps = Array.from(s.length > 4 * ECHO_CHARS ? s.slice(0, 4 * ECHO_CHARS) : s)
+  return cps.length > ECHO_CHARS ? cps.slice(0, ECHO_CHARS - 3).join('') + '...' : cps.join('')
+}
+
+// A model may send numbers as strings and strings as numbers; anything else
+// that is not usable is treated as absent rather than failing the call.
+function looseString(v) {
+  if (typeof v === 'string') return v === '' ? undefined : v
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v)
+  if (typeof v === 'boolean') return String(v)
+  return undefined
+}
+
+function looseNumber(v) {
+  if (typeof v === 'number') return Number.isNaN(v) ? undefined : v
+  if (typeof v === 'string' && v.trim() !== '') {
+    const n = Number(v)
+    return Number.isNaN(n) ? undefined : n
+  }
+  return undefined
+}
+
+function recallOptions(options) {
+  const o = isPlainObject(options) ? options : {}
+  const pick = (camel, snake) => (o[camel] !== undefined ? o[camel] : o[snake])
+  const format = o.format === 'full' ? 'full' : 'summary'
+  const maxOut = looseNumber(pick('maxOutputChars', 'max_output_chars'))
+  return {
+    format,
+    query: looseString(o.query),
+    offset: looseNumber(o.offset),
+    maxChars: looseNumber(pick('maxChars', 'max_chars')),
+    jsonPath: looseString(pick('jsonPath', 'json_path')),
+    namespace: typeof o.namespace === 'string' ? o.namespace : undefined,
+    maxOutputChars: maxOut !== undefined && maxOut >= 1 ? Math.floor(maxOut) : MAX_OUTPUT_CHARS,
+  }
+}
+
+function answerText(out, memId) {
+  if (typeof out === 'string') return out
+  if (Buffer.isBuffer(out)) return out.toString('utf8')
+  if (out === null || out === undefined) return `[tool_memory not found: ${echo(memId)}]`
+  try {
+    const s = JSON.stringify(out)
+    if (s !== undefined) return s
+  } catch {
+    // not serialisable: fall back to its string form
+  }
+  return String(out)
+}
+
+async function recallFromJs(ledger, memId, o) {
+  const keyed = o.query !== undefined || o.jsonPath !== undefined || o.offset !== undefined || o.maxChars !== undefined
+  const format = keyed ? 'full' : o.format
+  let contiguousFrom
+  let out
+  try {
+    out = await ledger.fetch(memId, {
+      format,
+      query: o.query,
+      offset: o.offset,
+      maxChars: o.maxChars,
+      jsonPath: o.jsonPath,
+      namespace: o.namespace,
+    })
+    if (o.query === undefined && o.jsonPath === undefined) {
+      contiguousFrom = keyed ? Math.max(0, Math.floor(o.offset || 0)) : format === 'full' ? 0 : undefined
+    }
+  } catch (e) {
+    // A ledger written before keyed slices existed may reject the options
+    // object: degrade to a whole-payload fetch, as the Python original did.
+    if (!(e instanceof TypeError)) throw e
+    out = await ledger.fetch(memId, { format })
+    contiguousFrom = format === 'full' ? 0 : undefined
+  }
+  const text = answerText(out, memId)
+  if (text.length <= o.maxOutputChars) return text // UTF-16 length bounds code points
+  return binding.capRecallOutput(text, memId, o.maxOutputChars, contiguousFrom)
+}
+
+/**
+ * The recall contract for a native Ledger or any ledger-like with `fetch`.
+ * Never throws, never rejects.
+ */
+async function recall(ledger, memId, options) {
+  if (typeof memId !== 'string' || memId.trim() === '') return MEM_ID_ERROR
+  memId = memId.trim()
+  try {
+    const o = recallOptions(options)
+    if (ledger instanceof binding.Ledger) return await binding.Ledger.prototype.recall.call(ledger, memId, o)
+    if (ledger === null || typeof ledger !== 'object' || typeof ledger.fetch !== 'function') {
+      return `[tool_memory error: ledger fetch failed for ${echo(memId)}]`
+    }
+    return await recallFromJs(ledger, memId, o)
+  } catch {
+    return `[tool_memory error: ledger fetch failed for ${echo(memId)}]`
+  }
+}
+
+module.exports = { Ledger, memIdFor, recall, MAX_OUTPUT_CHARS }
