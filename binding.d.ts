@@ -9,5 +9,202 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** The version of the native addon. */
-export declare function nativeVersion(): string
+/**
+ * An archive of large tool results, keyed by memory id and namespace, bounded
+ * by bytes with least-recently-used eviction. Keeps payloads out of the prompt:
+ * the conversation carries a stub; `recall` returns the slice the model needs.
+ */
+export declare class Ledger {
+  /** Creates an empty ledger. */
+  constructor(options?: LedgerOptions | undefined | null)
+  /**
+   * Records a tool result off the JS thread and resolves to its handle. Recording
+   * the same (toolCallId, content) again resolves to the identical handle.
+   * Rejects if a different result already holds the same id (never serves the wrong payload).
+   */
+  record(input: RecordInput): Promise<ToolResultHandle>
+  /** `record` on the calling thread. */
+  recordSync(input: RecordInput): ToolResultHandle
+  /**
+   * Reads an archived result (see `FetchOptions` for the precedence) off the JS thread.
+   * Unknown ids, and ids from another namespace, answer `[tool_memory not found: <id>]`.
+   */
+  fetch(memId: string, options?: FetchOptions | undefined | null): Promise<string>
+  /** `fetch` on the calling thread. */
+  fetchSync(memId: string, options?: FetchOptions | undefined | null): string
+  /**
+   * Fetch plus the output cap, in one pass: a full multi-megabyte payload is cut
+   * before it crosses to JS. Any keyed option implies full-fetch semantics; an
+   * answer that is a contiguous part of the payload says where to continue.
+   */
+  recall(memId: string, options?: RecallOptions | undefined | null): Promise<string>
+  /** The handle of an archived result, or null. */
+  handle(memId: string, namespace?: string | undefined | null): ToolResultHandle | null
+  /**
+   * The stub of an archived result, or null. `options.previewChars` renders it
+   * with another preview length (deterministically, like the original).
+   */
+  stub(memId: string, namespace?: string | undefined | null, options?: StubOptions | undefined | null): string | null
+  /** Removes one entry; true if it was there. */
+  delete(memId: string, namespace?: string | undefined | null): boolean
+  /** Removes every entry, or only those of `namespace`; returns how many were removed. */
+  clear(namespace?: string | undefined | null): number
+  /** Entries, bytes held, fetch hits and misses, evictions. */
+  stats(): LedgerStats
+}
+
+/**
+ * Every role's tool allowlist, compiled once (internal: used by
+ * `StaticPaletteResolver`). Entries are exact tool names, or prefixes when
+ * they end in `*`.
+ */
+export declare class PaletteMatcher {
+  /**
+   * Compiles one allowlist per role; roles are then addressed by their
+   * index in `allowlists`. Throws on an empty entry or a `*` that is not
+   * the entry's last character.
+   */
+  constructor(allowlists: Array<Array<string>>)
+  /** Number of roles compiled. */
+  get roles(): number
+  /**
+   * Writes the indices of the tools in `names` that role `role` allows
+   * into `out`, in input order, and returns how many were written. `out`
+   * should hold `names.length` slots; nothing is written past its end.
+   */
+  selectInto(role: number, names: ToolNameList, out: Uint32Array): number
+}
+
+/**
+ * The names of one tool list, sent across once and reused for as long as
+ * that list is unchanged (internal: used by `StaticPaletteResolver`).
+ */
+export declare class ToolNameList {
+  /**
+   * `joined`: one segment per tool, separated by `"\0"`; `"+name"` for a
+   * tool named `name`, `"-"` for a tool without a string name (it never
+   * matches). The empty string is the empty list.
+   */
+  constructor(joined: string)
+  /** Number of tools in the list. */
+  get length(): number
+}
+
+/**
+ * Cuts a recall answer to `maxOutputChars` code points, marker included (for
+ * answers from ledgers written in JS; the native Ledger cuts in `recall`).
+ * `contiguousFrom`: the payload offset the text starts at, when it is a contiguous part.
+ */
+export declare function capRecallOutput(text: string, memId: string, maxOutputChars?: number | undefined | null, contiguousFrom?: number | undefined | null): string
+
+/**
+ * How to read an archived result. Precedence: `jsonPath`, then `query`, then
+ * `offset`/`maxChars`, then `format`.
+ */
+export interface FetchOptions {
+  /** `'summary'` (the stub; also for any unknown value) or `'full'` (the payload). */
+  format?: 'summary' | 'full'
+  /**
+   * A substring: up to 5 windows of 400 code points either side of its matches
+   * (case-insensitive matches when there is no exact one).
+   */
+  query?: string
+  /** Start of a code-point range; negative means 0, past the end gives `""`. */
+  offset?: number
+  /** Length of the range in code points; missing, 0 or negative means to the end. */
+  maxChars?: number
+  /** A path into a JSON payload: `rows.0.price`, `rows[-1]`, `["a.b"]`, `$.x[*].id`, `rows[0:3]`. */
+  jsonPath?: string
+  /** The entry's namespace. Default `""`. */
+  namespace?: string
+}
+
+/** Options for `new Ledger(options)`. */
+export interface LedgerOptions {
+  /**
+   * Bound on the bytes of payload (and its indexes) held. Past it, the least
+   * recently used entries are evicted (an entry that alone exceeds it is kept
+   * until the next record). Default 256 MiB.
+   */
+  maxBytes?: number
+  /** Code points of head preview shown in each stub. Default 200; 0 hides it. */
+  previewChars?: number
+}
+
+/** Counters of a ledger. */
+export interface LedgerStats {
+  /** Entries held. */
+  entries: number
+  /** Bytes held: payloads, their indexes and handles. */
+  bytes: number
+  /** Fetches that found their entry. */
+  hits: number
+  /** Fetches that did not. */
+  misses: number
+  /** Entries evicted to stay within `maxBytes`. */
+  evictions: number
+}
+
+/** The cap on what `recall` returns, in code points, marker included. */
+export declare const MAX_OUTPUT_CHARS: number
+
+/**
+ * The memory id `record` would give `(toolCallId, content)`, without recording:
+ * `trm_` + 12 lowercase hex, the same in any process on any day.
+ */
+export declare function memIdFor(toolCallId: string, content: string | Uint8Array): string
+
+/** `FetchOptions` plus the output cap, for `Ledger.recall`. */
+export interface RecallOptions {
+  /** `'summary'` or `'full'`; any keyed option below implies full-fetch semantics. */
+  format?: 'summary' | 'full'
+  query?: string
+  offset?: number
+  maxChars?: number
+  jsonPath?: string
+  namespace?: string
+  /** Longest answer in code points, truncation marker included. Default `MAX_OUTPUT_CHARS`. */
+  maxOutputChars?: number
+}
+
+/** A tool result to record. */
+export interface RecordInput {
+  /** The tool call id the result answers. With the content, it determines the memory id. */
+  toolCallId: string
+  /** The tool's name, shown in the stub and summary. */
+  toolName: string
+  /** The tool's arguments; the first three appear in the summary line. */
+  toolArgs?: Record<string, unknown>
+  /**
+   * The result: a string, or a Buffer of UTF-8 (read without a JS string in between;
+   * invalid sequences become U+FFFD).
+   */
+  content: string | Buffer
+  /** Scope of the entry, e.g. a conversation's thread id. Default `""`. */
+  namespace?: string
+}
+
+/** Options for `Ledger.stub`. */
+export interface StubOptions {
+  /** Preview length for this stub (e.g. 2000 for a result the model has never seen). */
+  previewChars?: number
+}
+
+/** What the ledger keeps about a recorded result. Sizes count Unicode code points. */
+export interface ToolResultHandle {
+  /** `trm_` + 12 lowercase hex; a pure function of (toolCallId, content). */
+  memId: string
+  namespace: string
+  toolName: string
+  toolCallId: string
+  /** Length of the payload in code points. */
+  sizeChars: number
+  /** One line: tool name, up to three args, and the payload's shape. */
+  summary: string
+  /** The structural index line (`table: ...`, `object: ...`, `array: ...`, `text: lines=N`). */
+  schema: string | null
+  /** The payload's head, newlines flattened, or null when empty. */
+  preview: string | null
+  /** The v1 stub that stands in the conversation for the payload. */
+  stub: string
+}

@@ -835,4 +835,9 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
-module.exports.nativeVersion = nativeBinding.nativeVersion
+module.exports.Ledger = nativeBinding.Ledger
+module.exports.PaletteMatcher = nativeBinding.PaletteMatcher
+module.exports.ToolNameList = nativeBinding.ToolNameList
+module.exports.capRecallOutput = nativeBinding.capRecallOutput
+module.exports.MAX_OUTPUT_CHARS = nativeBinding.MAX_OUTPUT_CHARS
+module.exports.memIdFor = nativeBinding.memIdFor

@@ -60,9 +60,9 @@ pub struct ToolResultHandle {
   /// One line: tool name, up to three args, and the payload's shape.
   pub summary: String,
   /// The structural index line (`table: ...`, `object: ...`, `array: ...`, `text: lines=N`).
-  pub schema: Option<String>,
+  pub schema: Either<String, Null>,
   /// The payload's head, newlines flattened, or null when empty.
-  pub preview: Option<String>,
+  pub preview: Either<String, Null>,
   /// The v1 stub that stands in the conversation for the payload.
   pub stub: String,
 }
@@ -151,10 +151,14 @@ fn to_handle(h: core::Handle) -> ToolResultHandle {
     tool_call_id: h.tool_call_id,
     size_chars: h.size_chars.min(u32::MAX as usize) as u32,
     summary: h.summary,
-    schema: h.schema,
-    preview: h.preview,
+    schema: nullable(h.schema),
+    preview: nullable(h.preview),
     stub: h.stub,
   }
+}
+
+fn nullable(s: Option<String>) -> Either<String, Null> {
+  s.map_or(Either::B(Null), Either::A)
 }
 
 fn content_string(content: Either<String, Buffer>) -> String {

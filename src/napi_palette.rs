@@ -1,1 +1,78 @@
-//! napi bindings for tool palettes.
+//! napi bindings for tool palettes: a thin layer over `core::palette`.
+//! The public API (`resolvePalette`, `applyPalette`, ...) is the JS in
+//! `lib/palette.js`, which keeps the caller's tool objects on the JS side and
+//! sends only names, once per tool list.
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use crate::core::palette::{Palette, ToolNames};
+
+/// Every role's tool allowlist, compiled once (internal: used by
+/// `StaticPaletteResolver`). Entries are exact tool names, or prefixes when
+/// they end in `*`.
+#[napi]
+pub struct PaletteMatcher {
+    inner: Palette,
+}
+
+#[napi]
+impl PaletteMatcher {
+    /// Compiles one allowlist per role; roles are then addressed by their
+    /// index in `allowlists`. Throws on an empty entry or a `*` that is not
+    /// the entry's last character.
+    #[napi(constructor)]
+    pub fn new(allowlists: Vec<Vec<String>>) -> Result<Self> {
+        Palette::compile(&allowlists)
+            .map(|inner| PaletteMatcher { inner })
+            .map_err(|e| Error::new(Status::InvalidArg, e.to_string()))
+    }
+
+    /// Number of roles compiled.
+    #[napi(getter)]
+    pub fn roles(&self) -> u32 {
+        self.inner.roles() as u32
+    }
+
+    /// Writes the indices of the tools in `names` that role `role` allows
+    /// into `out`, in input order, and returns how many were written. `out`
+    /// should hold `names.length` slots; nothing is written past its end.
+    #[napi]
+    pub fn select_into(
+        &self,
+        role: u32,
+        names: &ToolNameList,
+        mut out: Uint32ArraySlice,
+    ) -> u32 {
+        // SAFETY: a synchronous call on the JS thread; no JS runs while we
+        // write, and the view's bounds come from the typed array itself.
+        let out = unsafe { out.as_mut() };
+        self.inner.select_into(role as usize, &names.inner, out) as u32
+    }
+}
+
+/// The names of one tool list, sent across once and reused for as long as
+/// that list is unchanged (internal: used by `StaticPaletteResolver`).
+#[napi]
+pub struct ToolNameList {
+    inner: ToolNames,
+}
+
+#[napi]
+impl ToolNameList {
+    /// `joined`: one segment per tool, separated by `"\0"`; `"+name"` for a
+    /// tool named `name`, `"-"` for a tool without a string name (it never
+    /// matches). The empty string is the empty list.
+    #[napi(constructor)]
+    pub fn new(joined: String) -> Self {
+        ToolNameList {
+            inner: ToolNames::parse(joined),
+        }
+    }
+
+    /// Number of tools in the list.
+    #[napi(getter)]
+    pub fn length(&self) -> u32 {
+        self.inner.len() as u32
+    }
+}

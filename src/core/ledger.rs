@@ -351,3 +351,85 @@ fn restub(e: &Entry, preview_chars: usize) -> String {
         preview: Some(&preview),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(ns: &str, call: &str, content: &str) -> RecordRequest {
+        RecordRequest {
+            namespace: ns.into(),
+            tool_call_id: call.into(),
+            tool_name: "t".into(),
+            tool_args: None,
+            content: content.into(),
+        }
+    }
+
+    #[test]
+    fn record_is_idempotent_and_namespaced() {
+        let l = Ledger::new(LedgerConfig::default());
+        let a = l.record(req("", "c", "body")).unwrap();
+        let b = l.record(req("", "c", "body")).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(l.stats().entries, 1);
+        let other = l.record(req("ns", "c", "body")).unwrap();
+        assert_eq!(other.mem_id, a.mem_id);
+        assert_eq!(l.stats().entries, 2);
+        assert_eq!(l.fetch("ns", &a.mem_id, &FetchSpec { full: true, ..Default::default() }), "body");
+        assert_eq!(l.fetch("zz", &a.mem_id, &FetchSpec::default()), format!("[tool_memory not found: {}]", a.mem_id));
+    }
+
+    #[test]
+    fn a_colliding_id_with_other_content_is_refused() {
+        let e = build_entry("trm_aaaaaaaaaaaa".into(), "".into(), "c".into(), "t".into(), None, "one".into(), 200);
+        let key: Key = ("".into(), "trm_aaaaaaaaaaaa".into());
+        assert!(same_result(&e, &key, "c", "one").is_ok());
+        let err = same_result(&e, &key, "c", "two").unwrap_err();
+        assert_eq!(err, LedgerError::Collision { mem_id: "trm_aaaaaaaaaaaa".into(), namespace: "".into() });
+        assert!(err.to_string().contains("refusing to record"));
+        assert!(same_result(&e, &key, "d", "one").is_err());
+    }
+
+    #[test]
+    fn eviction_is_least_recently_used_and_keeps_the_newest() {
+        // Entries hold their payload plus ~1 KB of handle and stub.
+        let l = Ledger::new(LedgerConfig { max_bytes: 25_000, preview_chars: 10 });
+        let a = l.record(req("", "a", &"a".repeat(10_000))).unwrap();
+        let b = l.record(req("", "b", &"b".repeat(10_000))).unwrap();
+        assert!(l.get("", &a.mem_id).is_some()); // touch a
+        let c = l.record(req("", "c", &"c".repeat(10_000))).unwrap();
+        assert!(l.peek("", &b.mem_id).is_none());
+        assert!(l.peek("", &a.mem_id).is_some());
+        assert!(l.peek("", &c.mem_id).is_some());
+        assert_eq!(l.stats().evictions, 1);
+        // One entry larger than the bound evicts the rest but is itself kept.
+        let d = l.record(req("", "d", &"d".repeat(30_000))).unwrap();
+        assert_eq!(l.stats().entries, 1);
+        assert!(l.peek("", &d.mem_id).is_some());
+        assert_eq!(l.stats().evictions, 3);
+    }
+
+    #[test]
+    fn clear_and_delete_keep_byte_accounting_exact() {
+        let l = Ledger::new(LedgerConfig::default());
+        let a = l.record(req("x", "a", "one")).unwrap();
+        l.record(req("y", "b", "two")).unwrap();
+        assert!(l.delete("x", &a.mem_id));
+        assert!(!l.delete("x", &a.mem_id));
+        assert_eq!(l.clear(Some("x")), 0);
+        assert_eq!(l.clear(None), 1);
+        assert_eq!(l.stats().bytes, 0);
+        assert_eq!(l.stats().entries, 0);
+    }
+
+    #[test]
+    fn stub_with_a_longer_preview_is_deterministic() {
+        let l = Ledger::new(LedgerConfig { max_bytes: DEFAULT_MAX_BYTES, preview_chars: 5 });
+        let h = l.record(req("", "c", &"word ".repeat(100))).unwrap();
+        assert_eq!(l.stub("", &h.mem_id, None).unwrap(), h.stub);
+        let long = l.stub("", &h.mem_id, Some(50)).unwrap();
+        assert!(long.contains(&format!("preview: {}", "word ".repeat(10).trim())));
+        assert_eq!(l.stub("", &h.mem_id, Some(50)).unwrap(), long);
+    }
+}

@@ -1,0 +1,279 @@
+//! Byte-level scanning of JSON text that simd-json has already validated.
+//! Every function is bounds-safe: on text that is not valid JSON it returns
+//! some position ≤ `b.len()` instead of panicking, so a mismatched index can
+//! only produce a wrong answer, never a crash.
+
+use std::borrow::Cow;
+
+/// Byte classes for the structure scanner: 0 = uninteresting.
+const CLASS_NONE: u8 = 0;
+const CLASS_QUOTE: u8 = 1;
+const CLASS_OPEN: u8 = 2;
+const CLASS_CLOSE: u8 = 3;
+
+static STRUCT_CLASS: [u8; 256] = {
+    let mut t = [CLASS_NONE; 256];
+    t[b'"' as usize] = CLASS_QUOTE;
+    t[b'{' as usize] = CLASS_OPEN;
+    t[b'[' as usize] = CLASS_OPEN;
+    t[b'}' as usize] = CLASS_CLOSE;
+    t[b']' as usize] = CLASS_CLOSE;
+    t
+};
+
+/// Bytes that end a bare scalar (number, `true`, `false`, `null`).
+static SCALAR_END: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b',' as usize] = true;
+    t[b'}' as usize] = true;
+    t[b']' as usize] = true;
+    t[b':' as usize] = true;
+    t[b' ' as usize] = true;
+    t[b'\t' as usize] = true;
+    t[b'\n' as usize] = true;
+    t[b'\r' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'{' as usize] = true;
+    t[b'[' as usize] = true;
+    t
+};
+
+#[inline]
+pub(crate) fn is_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// First non-whitespace position at or after `i`.
+#[inline]
+pub(crate) fn ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && is_ws(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// `i` is at an opening quote; returns the position just after the closing quote.
+#[inline]
+pub(crate) fn string_end(b: &[u8], i: usize) -> usize {
+    let mut p = i + 1;
+    // Short strings dominate (keys, ids): a plain loop beats memchr's setup.
+    let short_end = (p + 16).min(b.len());
+    while p < short_end {
+        match b[p] {
+            b'"' => return p + 1,
+            b'\\' => p += 2,
+            _ => p += 1,
+        }
+    }
+    loop {
+        if p >= b.len() {
+            return b.len();
+        }
+        match memchr::memchr2(b'"', b'\\', &b[p..]) {
+            None => return b.len(),
+            Some(k) => {
+                p += k;
+                if b[p] == b'"' {
+                    return p + 1;
+                }
+                p += 2;
+            }
+        }
+    }
+}
+
+/// `i` is at the first byte of a bare scalar; returns the position after it.
+#[inline]
+pub(crate) fn scalar_end(b: &[u8], i: usize) -> usize {
+    let mut p = i + 1;
+    while p < b.len() && !SCALAR_END[b[p] as usize] {
+        p += 1;
+    }
+    p.min(b.len())
+}
+
+/// Scans a container that starts at `i` (`{` or `[`) to just past its closing
+/// bracket, calling `jump` at every nested opening bracket: when it returns
+/// `Some(end)` the scan continues from `end` (a subtree skipped via the index).
+/// Iterative: depth costs a counter, not stack.
+#[inline]
+pub(crate) fn container_end(
+    b: &[u8],
+    i: usize,
+    mut jump: impl FnMut(usize) -> Option<usize>,
+) -> usize {
+    let mut depth: usize = 1;
+    let mut p = i + 1;
+    while p < b.len() {
+        match STRUCT_CLASS[b[p] as usize] {
+            CLASS_NONE => p += 1,
+            CLASS_QUOTE => p = string_end(b, p),
+            CLASS_OPEN => {
+                if let Some(e) = jump(p) {
+                    p = e;
+                } else {
+                    depth += 1;
+                    p += 1;
+                }
+            }
+            _ => {
+                depth -= 1;
+                p += 1;
+                if depth == 0 {
+                    return p;
+                }
+            }
+        }
+    }
+    b.len()
+}
+
+/// Kind of the JSON value whose first byte is `c`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Kind {
+    Object,
+    Array,
+    Str,
+    Num,
+    Bool,
+    Null,
+}
+
+impl Kind {
+    #[inline]
+    pub(crate) fn of(c: u8) -> Kind {
+        match c {
+            b'{' => Kind::Object,
+            b'[' => Kind::Array,
+            b'"' => Kind::Str,
+            b't' | b'f' => Kind::Bool,
+            b'n' => Kind::Null,
+            _ => Kind::Num,
+        }
+    }
+
+    /// Short name used in schema lines.
+    pub(crate) fn short(self) -> &'static str {
+        match self {
+            Kind::Object => "object",
+            Kind::Array => "array",
+            Kind::Str => "str",
+            Kind::Num => "num",
+            Kind::Bool => "bool",
+            Kind::Null => "null",
+        }
+    }
+
+    /// Bit for kind sets.
+    #[inline]
+    pub(crate) fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+
+    pub(crate) fn from_bit(bit: u8) -> Kind {
+        match bit.trailing_zeros() {
+            0 => Kind::Object,
+            1 => Kind::Array,
+            2 => Kind::Str,
+            3 => Kind::Num,
+            4 => Kind::Bool,
+            _ => Kind::Null,
+        }
+    }
+}
+
+/// Decodes the body of a JSON string literal (the bytes between the quotes).
+/// Invalid escapes or lone surrogates become U+FFFD rather than errors.
+pub(crate) fn decode(raw: &[u8]) -> Cow<'_, str> {
+    if memchr::memchr(b'\\', raw).is_none() {
+        return String::from_utf8_lossy(raw);
+    }
+    let mut out: Vec<u8> = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let c = raw[i];
+        if c != b'\\' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let e = raw.get(i + 1).copied().unwrap_or(b'\\');
+        i += 2;
+        let simple = match e {
+            b'"' => Some(b'"'),
+            b'\\' => Some(b'\\'),
+            b'/' => Some(b'/'),
+            b'b' => Some(8),
+            b'f' => Some(12),
+            b'n' => Some(b'\n'),
+            b'r' => Some(b'\r'),
+            b't' => Some(b'\t'),
+            _ => None,
+        };
+        if let Some(s) = simple {
+            out.push(s);
+            continue;
+        }
+        if e != b'u' {
+            push_char(&mut out, '\u{fffd}');
+            continue;
+        }
+        let Some(hi) = hex4(raw, i) else {
+            push_char(&mut out, '\u{fffd}');
+            continue;
+        };
+        i += 4;
+        let ch = if (0xD800..0xDC00).contains(&hi) {
+            match (raw.get(i), raw.get(i + 1), hex4(raw, i + 2)) {
+                (Some(b'\\'), Some(b'u'), Some(lo)) if (0xDC00..0xE000).contains(&lo) => {
+                    i += 6;
+                    char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
+                }
+                _ => None,
+            }
+        } else {
+            char::from_u32(hi)
+        };
+        push_char(&mut out, ch.unwrap_or('\u{fffd}'));
+    }
+    Cow::Owned(String::from_utf8_lossy(&out).into_owned())
+}
+
+fn push_char(out: &mut Vec<u8>, c: char) {
+    let mut buf = [0u8; 4];
+    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+}
+
+fn hex4(raw: &[u8], i: usize) -> Option<u32> {
+    let s = raw.get(i..i + 4)?;
+    let mut v = 0u32;
+    for &c in s {
+        v = v * 16 + (c as char).to_digit(16)?;
+    }
+    Some(v)
+}
+
+/// Whether the string literal body `raw` decodes to exactly `key`.
+#[inline]
+pub(crate) fn key_eq(raw: &[u8], key: &str) -> bool {
+    if raw == key.as_bytes() {
+        return true;
+    }
+    memchr::memchr(b'\\', raw).is_some() && decode(raw) == key
+}
+
+/// 16-bit key hash; 0 is reserved for "escaped key, always compare".
+#[inline]
+pub(crate) fn key_hash(bytes: &[u8]) -> u16 {
+    // FNV-1a folded to 16 bits: keys are short, this is cheap and spreads well.
+    let mut h: u32 = 0x811c_9dc5;
+    for &c in bytes {
+        h = (h ^ c as u32).wrapping_mul(0x0100_0193);
+    }
+    let h = ((h >> 16) ^ h) as u16;
+    if h == 0 {
+        1
+    } else {
+        h
+    }
+}

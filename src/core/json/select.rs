@@ -1,0 +1,277 @@
+//! Resolving a parsed path against the payload with the structural index.
+
+use super::index::JsonIndex;
+use super::path::{self, Seg};
+use super::scan::{self, Kind};
+use super::Selection;
+
+/// Longest path echoed back in a message, in code points.
+const ECHO_CHARS: usize = 200;
+/// Keys listed when an object prefix is described.
+const LIST_KEYS: usize = 20;
+/// Longest key shown in a message or schema, in code points.
+const KEY_CHARS: usize = 60;
+
+pub(crate) fn select<'a>(
+    payload: &'a str,
+    index: &JsonIndex,
+    path: &str,
+) -> Result<Selection<'a>, String> {
+    let segs = path::parse(path)
+        .map_err(|why| format!("[recall: invalid json_path '{}': {why}]", echo(path)))?;
+    let b = payload.as_bytes();
+    let root = index.root();
+    if root >= b.len() {
+        return Err(format!(
+            "[recall: json_path '{}' not found: the payload is empty]",
+            echo(path)
+        ));
+    }
+    let mut node = root;
+    let mut shown = String::new();
+    let mut k = 0;
+    // Single-node phase: every step must resolve, or the model is told where it stopped.
+    while k < segs.len() && !segs[k].branches() {
+        match step(index, b, node, &segs[k]) {
+            Some((v, label)) => {
+                node = v;
+                push_label(&mut shown, label);
+            }
+            None => return Err(not_found(path, &shown, index, b, node)),
+        }
+        k += 1;
+    }
+    if k == segs.len() {
+        let end = index.value_end(b, node);
+        return payload
+            .get(node..end)
+            .map(Selection::Node)
+            .ok_or_else(|| format!("[recall: json_path '{}' not found]", echo(path)));
+    }
+    // The first branching step applies to a single node: a scalar (or a slice
+    // of an object) there is an error worth reporting, later ones are skipped.
+    let first_kind = Kind::of(b[node]);
+    let applicable = match &segs[k] {
+        Seg::Wild => matches!(first_kind, Kind::Object | Kind::Array),
+        _ => first_kind == Kind::Array,
+    };
+    if !applicable {
+        return Err(not_found(path, &shown, index, b, node));
+    }
+    let mut set = vec![node];
+    for seg in &segs[k..] {
+        let mut next = Vec::new();
+        for &n in &set {
+            expand(index, b, n, seg, &mut next);
+        }
+        set = next;
+        if set.is_empty() {
+            break;
+        }
+    }
+    let mut out = String::with_capacity(2 + set.len() * 8);
+    out.push('[');
+    for (i, &n) in set.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let end = index.value_end(b, n);
+        out.push_str(payload.get(n..end).unwrap_or("null"));
+    }
+    out.push(']');
+    Ok(Selection::Many(out))
+}
+
+/// How a resolved step is shown in a prefix.
+enum Label<'s> {
+    Key(&'s str),
+    Index(usize),
+}
+
+fn push_label(shown: &mut String, label: Label<'_>) {
+    match label {
+        Label::Index(i) => {
+            shown.push('[');
+            shown.push_str(&i.to_string());
+            shown.push(']');
+        }
+        Label::Key(k) => push_key_label(shown, k),
+    }
+}
+
+/// Appends `.key`, or `["key"]` when the key would not read back as a plain segment.
+pub(crate) fn push_key_label(shown: &mut String, k: &str) {
+    let plain = !k.is_empty()
+        && !k.starts_with('$')
+        && k != "*"
+        && !k.bytes().all(|c| c.is_ascii_digit() || c == b'-')
+        && !k.chars().any(|c| {
+            matches!(c, '.' | '[' | ']' | '"' | '\'' | '\\') || c.is_whitespace() || c.is_control()
+        });
+    if plain {
+        if !shown.is_empty() {
+            shown.push('.');
+        }
+        shown.push_str(k);
+    } else {
+        shown.push_str("[\"");
+        for c in k.chars() {
+            if c == '"' || c == '\\' {
+                shown.push('\\');
+            }
+            shown.push(c);
+        }
+        shown.push_str("\"]");
+    }
+}
+
+/// Resolves one non-branching step from the node at `n`.
+fn step<'s>(index: &JsonIndex, b: &[u8], n: usize, seg: &'s Seg) -> Option<(usize, Label<'s>)> {
+    match (b.get(n)?, seg) {
+        (b'{', Seg::Key(k) | Seg::KeyOrIndex(k, _)) => {
+            index.lookup_key(b, n, k).map(|v| (v, Label::Key(k)))
+        }
+        (b'[', Seg::KeyOrIndex(_, i)) => {
+            let i = if *i < 0 {
+                let len = index.child_count(b, n) as i64;
+                usize::try_from(len + *i).ok()?
+            } else {
+                usize::try_from(*i).ok()?
+            };
+            let child = index.children_from(b, n, i).next_child()?;
+            Some((child.value, Label::Index(i)))
+        }
+        _ => None,
+    }
+}
+
+/// Appends to `out` what `seg` selects from the node at `n` (nothing when it does not apply).
+fn expand(index: &JsonIndex, b: &[u8], n: usize, seg: &Seg, out: &mut Vec<usize>) {
+    match seg {
+        Seg::Wild => {
+            if matches!(b.get(n), Some(b'{' | b'[')) {
+                let mut cur = index.children_from(b, n, 0);
+                while let Some(c) = cur.next_child() {
+                    out.push(c.value);
+                }
+            }
+        }
+        Seg::Slice(start, stop, step) => {
+            if b.get(n) != Some(&b'[') {
+                return;
+            }
+            let len = index.child_count(b, n) as i64;
+            let (lo, hi, step) = (*start, *stop, *step);
+            if step > 0 {
+                let from = clamp_bound(lo.unwrap_or(0), len, 0, len);
+                let to = clamp_bound(hi.unwrap_or(len), len, 0, len);
+                if from >= to {
+                    return;
+                }
+                let mut cur = index.children_from(b, n, from as usize);
+                let mut i = from;
+                while i < to {
+                    let Some(c) = cur.next_child() else { break };
+                    if (i - from) % step == 0 {
+                        out.push(c.value);
+                    }
+                    i += 1;
+                }
+            } else {
+                let from = match lo {
+                    Some(v) => clamp_bound(v, len, -1, len - 1),
+                    None => len - 1,
+                };
+                let to = match hi {
+                    Some(v) => clamp_bound(v, len, -1, len - 1),
+                    None => -1,
+                };
+                if from <= to {
+                    return;
+                }
+                let stride = step.checked_neg().unwrap_or(i64::MAX);
+                let first = (to + 1) as usize;
+                let mut picked = Vec::new();
+                let mut cur = index.children_from(b, n, first);
+                let mut i = to + 1;
+                while i <= from {
+                    let Some(c) = cur.next_child() else { break };
+                    if (from - i) % stride == 0 {
+                        picked.push(c.value);
+                    }
+                    i += 1;
+                }
+                out.extend(picked.into_iter().rev());
+            }
+        }
+        other => {
+            if let Some((v, _)) = step(index, b, n, other) {
+                out.push(v);
+            }
+        }
+    }
+}
+
+/// Python's slice-bound normalisation: negatives count from the end, then clamp.
+fn clamp_bound(v: i64, len: i64, lo: i64, hi: i64) -> i64 {
+    let v = if v < 0 { v.saturating_add(len) } else { v };
+    v.clamp(lo, hi)
+}
+
+fn not_found(path: &str, shown: &str, index: &JsonIndex, b: &[u8], node: usize) -> String {
+    let shown = if shown.is_empty() {
+        "$".to_string()
+    } else {
+        cut(shown, ECHO_CHARS)
+    };
+    format!(
+        "[recall: json_path '{}' not found: '{}' {}]",
+        echo(path),
+        shown,
+        describe(index, b, node)
+    )
+}
+
+/// What is at `node`, for a not-found message.
+fn describe(index: &JsonIndex, b: &[u8], node: usize) -> String {
+    match Kind::of(b[node]) {
+        Kind::Object => {
+            let count = index.child_count(b, node);
+            let mut cur = index.children_from(b, node, 0);
+            let mut keys = Vec::new();
+            while keys.len() < LIST_KEYS {
+                let Some(c) = cur.next_child() else { break };
+                keys.push(cut(&scan::decode(c.key_raw(b)), KEY_CHARS));
+            }
+            let more = if count > keys.len() { ",..." } else { "" };
+            let noun = if count == 1 { "key" } else { "keys" };
+            format!(
+                "is an object with {count} {noun} [{}{more}]",
+                keys.join(",")
+            )
+        }
+        Kind::Array => format!("is an array of length {}", index.child_count(b, node)),
+        Kind::Str => "is a string".to_string(),
+        Kind::Num => "is a number".to_string(),
+        Kind::Bool => "is a boolean".to_string(),
+        Kind::Null => "is null".to_string(),
+    }
+}
+
+/// The path as echoed in messages: at most `ECHO_CHARS` code points.
+fn echo(path: &str) -> String {
+    cut(path, ECHO_CHARS)
+}
+
+/// At most `max` code points of `s`, with `...` when cut; control characters become spaces.
+pub(crate) fn cut(s: &str, max: usize) -> String {
+    let mut out: String = s
+        .chars()
+        .take(max)
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if s.chars().nth(max).is_some() {
+        out.push_str("...");
+    }
+    out
+}
