@@ -248,9 +248,13 @@ async function recallFromJs(ledger, memId, o) {
     out = await ledger.fetch(memId, { format })
     contiguousFrom = format === 'full' ? 0 : undefined
   }
-  const text = answerText(out, memId)
-  if (text.length <= o.maxOutputChars) return text // UTF-16 length bounds code points
-  return binding.capRecallOutput(text, memId, o.maxOutputChars, contiguousFrom)
+  return { text: answerText(out, memId), contiguousFrom }
+}
+
+// Every answer, errors included, fits the cap.
+function fit(text, memId, max, contiguousFrom) {
+  if (text.length <= max) return text // UTF-16 length bounds code points
+  return binding.capRecallOutput(text, memId, max, contiguousFrom)
 }
 
 /**
@@ -258,17 +262,26 @@ async function recallFromJs(ledger, memId, o) {
  * Never throws, never rejects.
  */
 async function recall(ledger, memId, options) {
-  if (typeof memId !== 'string' || memId.trim() === '') return MEM_ID_ERROR
-  memId = memId.trim()
+  let o
   try {
-    const o = recallOptions(options)
-    if (ledger instanceof binding.Ledger) return await binding.Ledger.prototype.recall.call(ledger, memId, o)
-    if (ledger === null || typeof ledger !== 'object' || typeof ledger.fetch !== 'function') {
-      return `[tool_memory error: ledger fetch failed for ${echo(memId)}]`
-    }
-    return await recallFromJs(ledger, memId, o)
+    o = recallOptions(options)
   } catch {
-    return `[tool_memory error: ledger fetch failed for ${echo(memId)}]`
+    o = recallOptions(undefined) // e.g. an options object whose getters throw
+  }
+  const id = typeof memId === 'string' ? memId.trim() : ''
+  if (id === '') return fit(MEM_ID_ERROR, '', o.maxOutputChars)
+  const failed = `[tool_memory error: ledger fetch failed for ${echo(id)}]`
+  try {
+    if (ledger instanceof binding.Ledger) {
+      return fit(await binding.Ledger.prototype.recall.call(ledger, id, o), id, o.maxOutputChars)
+    }
+    if (ledger === null || typeof ledger !== 'object' || typeof ledger.fetch !== 'function') {
+      return fit(failed, id, o.maxOutputChars)
+    }
+    const { text, contiguousFrom } = await recallFromJs(ledger, id, o)
+    return fit(text, id, o.maxOutputChars, contiguousFrom)
+  } catch {
+    return fit(failed, id, o.maxOutputChars)
   }
 }
 

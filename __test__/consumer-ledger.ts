@@ -1,0 +1,55 @@
+// Strict TypeScript consumer of the root API: type-checked in CI (`npm run
+// typecheck`) so index.d.ts cannot drift from what the package exports.
+import {
+  Ledger,
+  memIdFor,
+  recall,
+  MAX_OUTPUT_CHARS,
+  type LedgerOptions,
+  type RecordInput,
+  type ToolResultHandle,
+  type FetchOptions,
+  type RecallOptions,
+  type StubOptions,
+  type LedgerStats,
+  type ToolResultLedgerLike,
+} from '@symfonic/core'
+
+async function main(): Promise<void> {
+  const options: LedgerOptions = { maxBytes: 64 * 1024 * 1024, previewChars: 200 }
+  const ledger = new Ledger(options)
+  const input: RecordInput = {
+    toolCallId: 'call_1',
+    toolName: 'catalog',
+    toolArgs: { page: 1 },
+    content: Buffer.from('{"rows":[]}'),
+    namespace: 'thread-1',
+  }
+  const handle: ToolResultHandle = await ledger.record(input)
+  const again: ToolResultHandle = ledger.recordSync({ toolCallId: 'c', toolName: 't', content: 'text' })
+  const id: string = handle.memId
+  const size: number = handle.sizeChars
+  const schema: string | null = handle.schema
+  const preview: string | null = again.preview
+  const fetchOptions: FetchOptions = { format: 'full', jsonPath: 'rows', namespace: 'thread-1' }
+  const text: string = await ledger.fetch(id, fetchOptions)
+  const sync: string = ledger.fetchSync(id, { query: 'rows', offset: 0, maxChars: 10 })
+  const maybe: ToolResultHandle | null = ledger.handle(id, 'thread-1')
+  const stubOptions: StubOptions = { previewChars: 2000 }
+  const stub: string | null = ledger.stub(id, 'thread-1', stubOptions)
+  const removed: boolean = ledger.delete(id, 'thread-1')
+  const cleared: number = ledger.clear()
+  const stats: LedgerStats = ledger.stats()
+  const n: number = stats.entries + stats.bytes + stats.hits + stats.misses + stats.evictions
+  const computed: string = memIdFor('call_1', 'content')
+  const cap: 50000 = MAX_OUTPUT_CHARS
+  const recallOptions: RecallOptions = { format: 'summary', maxOutputChars: 1000 }
+  const a: string = await recall(ledger, id, recallOptions)
+  const jsLedger: ToolResultLedgerLike = { fetch: (memId: string, o: FetchOptions) => `${memId}:${o.format ?? 'summary'}` }
+  const b: string = await recall(jsLedger, 42, null)
+  // @ts-expect-error format is 'summary' | 'full'
+  const bad: FetchOptions = { format: 'everything' }
+  console.log(text, sync, maybe, stub, removed, cleared, n, computed, cap, a, b, size, schema, preview, bad)
+}
+
+void main()
