@@ -61,8 +61,8 @@ export declare class Ledger {
 export declare class PaletteMatcher {
   /**
    * Compiles one allowlist per role; roles are then addressed by their
-   * index in `allowlists`. Throws on an empty entry or a `*` that is not
-   * the entry's last character.
+   * index in `allowlists`. Throws a `TypeError` on an empty entry or a
+   * `*` that is not the entry's last character.
    */
   constructor(allowlists: Array<Array<string>>)
   /** Number of roles compiled. */
@@ -81,11 +81,12 @@ export declare class PaletteMatcher {
  */
 export declare class ToolNameList {
   /**
-   * `joined`: one segment per tool, separated by `"\0"`; `"+name"` for a
-   * tool named `name`, `"-"` for a tool without a string name (it never
-   * matches). The empty string is the empty list.
+   * `wire`: UTF-8 bytes, one segment per tool, separated by `\0`;
+   * `+name` for a tool named `name`, `-` for a tool without a string name
+   * (it never matches). Empty bytes are the empty list. Bytes rather than
+   * a string, because JS encodes them faster than napi converts a string.
    */
-  constructor(joined: string)
+  constructor(wire: Uint8Array)
   /** Number of tools in the list. */
   get length(): number
 }
@@ -158,10 +159,15 @@ export declare function memIdFor(toolCallId: string, content: string | Uint8Arra
 export interface RecallOptions {
   /** `'summary'` or `'full'`; any keyed option below implies full-fetch semantics. */
   format?: 'summary' | 'full'
+  /** A substring to show windows around (see `FetchOptions.query`). */
   query?: string
+  /** Start of a code-point range (see `FetchOptions.offset`). */
   offset?: number
+  /** Length of a code-point range (see `FetchOptions.maxChars`). */
   maxChars?: number
+  /** A path into a JSON payload (see `FetchOptions.jsonPath`). */
   jsonPath?: string
+  /** The entry's namespace. Default `""`. */
   namespace?: string
   /** Longest answer in code points, truncation marker included. Default `MAX_OUTPUT_CHARS`. */
   maxOutputChars?: number
@@ -194,8 +200,11 @@ export interface StubOptions {
 export interface ToolResultHandle {
   /** `trm_` + 12 lowercase hex; a pure function of (toolCallId, content). */
   memId: string
+  /** The namespace the entry lives in (`""` by default). */
   namespace: string
+  /** The tool that produced the result. */
   toolName: string
+  /** The tool call the result answers (in full; the stub may shorten it). */
   toolCallId: string
   /** Length of the payload in code points. */
   sizeChars: number

@@ -52,8 +52,11 @@ pub struct RecordInput {
 pub struct ToolResultHandle {
   /// `trm_` + 12 lowercase hex; a pure function of (toolCallId, content).
   pub mem_id: String,
+  /// The namespace the entry lives in (`""` by default).
   pub namespace: String,
+  /// The tool that produced the result.
   pub tool_name: String,
+  /// The tool call the result answers (in full; the stub may shorten it).
   pub tool_call_id: String,
   /// Length of the payload in code points.
   pub size_chars: u32,
@@ -93,10 +96,15 @@ pub struct RecallOptions {
   /// `'summary'` or `'full'`; any keyed option below implies full-fetch semantics.
   #[napi(ts_type = "'summary' | 'full'")]
   pub format: Option<String>,
+  /// A substring to show windows around (see `FetchOptions.query`).
   pub query: Option<String>,
+  /// Start of a code-point range (see `FetchOptions.offset`).
   pub offset: Option<f64>,
+  /// Length of a code-point range (see `FetchOptions.maxChars`).
   pub max_chars: Option<f64>,
+  /// A path into a JSON payload (see `FetchOptions.jsonPath`).
   pub json_path: Option<String>,
+  /// The entry's namespace. Default `""`.
   pub namespace: Option<String>,
   /// Longest answer in code points, truncation marker included. Default `MAX_OUTPUT_CHARS`.
   pub max_output_chars: Option<f64>,

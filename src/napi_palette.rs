@@ -7,6 +7,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::core::palette::{Palette, ToolNames};
+use crate::error::type_error;
 
 /// Every role's tool allowlist, compiled once (internal: used by
 /// `StaticPaletteResolver`). Entries are exact tool names, or prefixes when
@@ -19,13 +20,13 @@ pub struct PaletteMatcher {
 #[napi]
 impl PaletteMatcher {
     /// Compiles one allowlist per role; roles are then addressed by their
-    /// index in `allowlists`. Throws on an empty entry or a `*` that is not
-    /// the entry's last character.
+    /// index in `allowlists`. Throws a `TypeError` on an empty entry or a
+    /// `*` that is not the entry's last character.
     #[napi(constructor)]
-    pub fn new(allowlists: Vec<Vec<String>>) -> Result<Self> {
+    pub fn new(env: Env, allowlists: Vec<Vec<String>>) -> Result<Self> {
         Palette::compile(&allowlists)
             .map(|inner| PaletteMatcher { inner })
-            .map_err(|e| Error::new(Status::InvalidArg, e.to_string()))
+            .map_err(|e| type_error(&env, &e.to_string()))
     }
 
     /// Number of roles compiled.
@@ -38,12 +39,7 @@ impl PaletteMatcher {
     /// into `out`, in input order, and returns how many were written. `out`
     /// should hold `names.length` slots; nothing is written past its end.
     #[napi]
-    pub fn select_into(
-        &self,
-        role: u32,
-        names: &ToolNameList,
-        mut out: Uint32ArraySlice,
-    ) -> u32 {
+    pub fn select_into(&self, role: u32, names: &ToolNameList, mut out: Uint32ArraySlice) -> u32 {
         // SAFETY: a synchronous call on the JS thread; no JS runs while we
         // write, and the view's bounds come from the typed array itself.
         let out = unsafe { out.as_mut() };
@@ -60,14 +56,17 @@ pub struct ToolNameList {
 
 #[napi]
 impl ToolNameList {
-    /// `joined`: one segment per tool, separated by `"\0"`; `"+name"` for a
-    /// tool named `name`, `"-"` for a tool without a string name (it never
-    /// matches). The empty string is the empty list.
+    /// `wire`: UTF-8 bytes, one segment per tool, separated by `\0`;
+    /// `+name` for a tool named `name`, `-` for a tool without a string name
+    /// (it never matches). Empty bytes are the empty list. Bytes rather than
+    /// a string, because JS encodes them faster than napi converts a string.
     #[napi(constructor)]
-    pub fn new(joined: String) -> Self {
-        ToolNameList {
+    pub fn new(env: Env, wire: Uint8ArraySlice) -> Result<Self> {
+        let joined = std::str::from_utf8(&wire)
+            .map_err(|e| type_error(&env, &format!("tool names are not UTF-8: {e}")))?;
+        Ok(ToolNameList {
             inner: ToolNames::parse(joined),
-        }
+        })
     }
 
     /// Number of tools in the list.

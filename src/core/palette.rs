@@ -6,12 +6,57 @@
 //! trailing `*` is special; a `*` anywhere else is rejected at compile time so
 //! that `github_*_read` cannot silently mean something other than it looks.
 //!
-//! Tool names cross from JS once per tool list, as one string (see
-//! [`ToolNames::parse`]); each selection then only writes indices.
+//! Tool names cross from JS once per tool list, as one UTF-8 buffer (see
+//! [`ToolNames::parse`]); a selection is matched once per (list, palette,
+//! role) and then only copied out as indices.
 
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The Fx hash (as in rustc): tool names are short and not adversarial, and
+/// SipHash would cost more than the rest of a lookup.
+#[derive(Default, Clone, Copy)]
+struct FxHasher {
+    hash: u64,
+}
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.add(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(last));
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.hash
+    }
+}
+
+type NameSet = HashSet<Box<str>, BuildHasherDefault<FxHasher>>;
 
 /// Why an allowlist did not compile. The JS layer validates first, so these
 /// only surface for direct Rust callers.
@@ -42,11 +87,11 @@ impl fmt::Display for PaletteError {
 
 impl std::error::Error for PaletteError {}
 
-/// One role's allowlist, compiled: exact names and prefixes, each sorted so a
-/// lookup is a binary search rather than a scan over every entry.
+/// One role's allowlist, compiled: exact names in a hash set, prefixes sorted
+/// so a lookup is a binary search rather than a scan over every entry.
 #[derive(Debug, Clone, Default)]
 pub struct Allowlist {
-    exact: Vec<Box<str>>,
+    exact: NameSet,
     /// Sorted, and minimal: no prefix is itself a prefix of another (the longer
     /// one is redundant). That makes the greatest prefix `<= name` the only one
     /// that can match it, so matching is one binary search.
@@ -59,7 +104,7 @@ pub struct Allowlist {
 impl Allowlist {
     /// Compiles `entries` (`role` only labels errors).
     pub fn compile<S: AsRef<str>>(role: usize, entries: &[S]) -> Result<Self, PaletteError> {
-        let mut exact: Vec<Box<str>> = Vec::new();
+        let mut exact = NameSet::default();
         let mut prefixes: Vec<Box<str>> = Vec::new();
         let mut any = false;
         for entry in entries {
@@ -80,11 +125,11 @@ impl Allowlist {
             match (is_prefix, body.is_empty()) {
                 (true, true) => any = true,
                 (true, false) => prefixes.push(body.into()),
-                (false, _) => exact.push(body.into()),
+                (false, _) => {
+                    exact.insert(body.into());
+                }
             }
         }
-        exact.sort_unstable();
-        exact.dedup();
         prefixes.sort_unstable();
         prefixes.dedup();
         // After sorting, a redundant prefix directly follows the shorter prefix it
@@ -118,7 +163,7 @@ impl Allowlist {
         if self.any {
             return true;
         }
-        if self.exact.binary_search_by(|e| (**e).cmp(name)).is_ok() {
+        if self.exact.contains(name) {
             return true;
         }
         // Greatest prefix <= name; see the invariant on `prefixes`.
@@ -159,7 +204,7 @@ impl ToolNames {
     /// segment is `+name` for a tool named `name`, or `-` for a tool without a
     /// string name. The empty string is the empty list. (A name containing `\0`
     /// cannot be sent and is sent as `-`: no provider accepts such a name.)
-    pub fn parse(joined: String) -> Self {
+    pub fn parse(joined: &str) -> Self {
         let mut spans = Vec::new();
         if !joined.is_empty() {
             let mut start = 0usize;
@@ -173,7 +218,7 @@ impl ToolNames {
             }
         }
         ToolNames {
-            text: joined,
+            text: joined.to_owned(),
             spans,
             memo: RefCell::default(),
         }
@@ -458,24 +503,24 @@ mod tests {
 
     #[test]
     fn wire_format_round_trips() {
-        let names = ToolNames::parse(wire(&[Some("a"), None, Some(""), Some("日本"), Some("b*")]));
+        let names = ToolNames::parse(&wire(&[Some("a"), None, Some(""), Some("日本"), Some("b*")]));
         assert_eq!(names.len(), 5);
         assert_eq!(names.name(0), Some("a"));
         assert_eq!(names.name(1), None);
         assert_eq!(names.name(2), Some(""));
         assert_eq!(names.name(3), Some("日本"));
         assert_eq!(names.name(4), Some("b*"));
-        assert!(ToolNames::parse(String::new()).is_empty());
+        assert!(ToolNames::parse("").is_empty());
         // A single tool with the empty name is not the empty list.
-        assert_eq!(ToolNames::parse("+".into()).len(), 1);
+        assert_eq!(ToolNames::parse("+").len(), 1);
         // Anything that is not `+name` is a tool without a name.
-        assert_eq!(ToolNames::parse("x\0+y".into()).name(0), None);
+        assert_eq!(ToolNames::parse("x\0+y").name(0), None);
     }
 
     #[test]
     fn select_keeps_input_order_and_skips_unnamed_tools() {
         let palette = Palette::compile(&[vec!["b", "github_*"], vec![]]).unwrap();
-        let names = ToolNames::parse(wire(&[
+        let names = ToolNames::parse(&wire(&[
             Some("github_z"),
             Some("a"),
             None,
@@ -524,7 +569,7 @@ mod tests {
     #[test]
     fn from_names_matches_parse() {
         let a = ToolNames::from_names([Some("x"), None, Some("yz")]);
-        let b = ToolNames::parse(wire(&[Some("x"), None, Some("yz")]));
+        let b = ToolNames::parse(&wire(&[Some("x"), None, Some("yz")]));
         for i in 0..3 {
             assert_eq!(a.name(i), b.name(i));
         }

@@ -1,0 +1,49 @@
+import type { AgentMiddleware, Runtime } from 'langchain'
+import type { BaseMessage } from '@langchain/core/messages'
+import type { Logger, ToolPaletteResolver } from '../lib/palette'
+
+/** The state a role or forced-choice function sees: the messages, plus any state fields of the middleware. */
+export type ToolPaletteState = { messages: BaseMessage[] } & Record<string, unknown>
+
+export interface ToolPaletteMiddlewareOptions {
+  /**
+   * Allowlist of tool names per role (exact names, or prefixes ending in
+   * `*`), compiled once into a `StaticPaletteResolver`. Give this or
+   * `resolver`, not both; with neither, no palette applies (the forced choice
+   * and `alwaysInclude` still do).
+   */
+  roleTools?: Record<string, Iterable<string>>
+  /** A custom palette policy, called before every model call. */
+  resolver?: ToolPaletteResolver
+  /** The role to resolve the palette for, or a function of the state and runtime. Default: `"action"`. */
+  role?: string | ((state: ToolPaletteState, runtime: Runtime<unknown>) => string)
+  /**
+   * A tool the model must call, or a function returning one (or `undefined`).
+   * While forced, the tool is bound even if the palette excludes it, and
+   * `request.toolChoice` is set to its name; the choice is released once a
+   * ToolMessage from that tool exists in the conversation.
+   */
+  forcedToolChoice?: string | ((state: ToolPaletteState, runtime: Runtime<unknown>) => string | undefined)
+  /** Tools bound whatever the palette says. Default: `["recall_tool_result"]`. */
+  alwaysInclude?: string[]
+  /**
+   * Guard execution (default `true`): a call to a tool outside the palette
+   * that was bound for the model call that produced it is answered with an
+   * error ToolMessage naming the role and the available tools, and the tool
+   * does not run. The guard also turns tool errors into error ToolMessages
+   * (LangChain stops doing so once any `wrapToolCall` is present) and
+   * re-throws interrupts and other LangGraph control flow.
+   */
+  guard?: boolean
+  /** Receives the palette warnings. Default: `console`. */
+  logger?: Logger
+}
+
+/**
+ * Role-aware tool palettes for `createAgent`: narrows `request.tools` in
+ * `wrapModelCall` (through `applyPalette`), forces a tool choice while it is
+ * pending, and, with `guard`, refuses to run tools outside the palette.
+ *
+ * @throws {TypeError} for malformed options.
+ */
+export declare function toolPaletteMiddleware(options?: ToolPaletteMiddlewareOptions): AgentMiddleware

@@ -1,0 +1,205 @@
+'use strict'
+// toolPaletteMiddleware: role-aware tool palettes for langchain's createAgent.
+// wrapModelCall narrows what is bound; wrapToolCall (the guard) stops what is
+// not bound from running anyway, because the agent's tool node holds every
+// registered tool and runs whatever the model names.
+
+// `langchain` is an optional peer: it is loaded when a middleware is made,
+// so `@symfonic/core/langchain` itself loads without it.
+const { AIMessage, ToolMessage } = require('@langchain/core/messages')
+const { ROLES, StaticPaletteResolver, applyPaletteIn, checkAlwaysInclude, checkLogger } = require('../lib/palette.js')
+
+const NAME = 'toolPaletteMiddleware'
+// Palettes remembered per tool call id, so the guard judges a call against
+// the palette that was bound when the model made it.
+const SNAPSHOT_LIMIT = 1024
+
+function nameOf(tool) {
+  if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) return undefined
+  return typeof tool.name === 'string' ? tool.name : undefined
+}
+
+function validate(options) {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`${NAME}: expected an options object, got ${options === null ? 'null' : typeof options}`)
+  }
+  const { roleTools, resolver, role, forcedToolChoice, guard } = options
+  if (roleTools != null && resolver != null) {
+    throw new TypeError(`${NAME}: pass either roleTools or resolver, not both`)
+  }
+  if (resolver != null && typeof resolver.resolve !== 'function') {
+    throw new TypeError(`${NAME}: resolver must have a resolve(state, role, allTools) method`)
+  }
+  if (role !== undefined && typeof role !== 'string' && typeof role !== 'function') {
+    throw new TypeError(`${NAME}: role must be a string or a function (state, runtime) => string`)
+  }
+  if (forcedToolChoice != null && typeof forcedToolChoice !== 'string' && typeof forcedToolChoice !== 'function') {
+    throw new TypeError(`${NAME}: forcedToolChoice must be a tool name or a function (state, runtime) => string | undefined`)
+  }
+  if (guard !== undefined && typeof guard !== 'boolean') {
+    throw new TypeError(`${NAME}: guard must be a boolean`)
+  }
+  checkLogger(options.logger, NAME)
+  return checkAlwaysInclude(options.alwaysInclude, NAME)
+}
+
+// The original releases a forced choice once the conversation holds a
+// ToolMessage from that tool; match by name or by the id of a call to it.
+function isReleased(messages, forced) {
+  if (!Array.isArray(messages)) return false
+  const callIds = new Set()
+  for (const m of messages) {
+    if (AIMessage.isInstance(m)) {
+      for (const call of m.tool_calls ?? []) if (call.name === forced && call.id) callIds.add(call.id)
+    }
+  }
+  return messages.some((m) => ToolMessage.isInstance(m) && (m.name === forced || callIds.has(m.tool_call_id)))
+}
+
+// LangGraph's own test for interrupts and other control-flow errors
+// (`isGraphBubbleUp`), without loading LangGraph for it.
+function isGraphBubbleUp(error) {
+  return error !== undefined && error !== null && error.is_bubble_up === true
+}
+
+// What LangChain's tool node does with a tool error when no wrapToolCall is
+// present; adding a wrapToolCall turns that off, so the guard does it itself.
+function toolErrorMessage(error, request, { MiddlewareError, ToolInvocationError }) {
+  if (isGraphBubbleUp(error)) throw error // interrupts and other control flow
+  if (request.runtime?.signal?.aborted) throw error
+  let root = error
+  while (MiddlewareError.isInstance(root) && root.cause !== undefined) root = root.cause
+  // An inner middleware's own failure stays fatal, as it is without the guard.
+  if (MiddlewareError.isInstance(error) && !ToolInvocationError.isInstance(root)) throw error
+  const call = request.toolCall
+  return new ToolMessage({
+    content: ToolInvocationError.isInstance(root) ? root.message : `${root}\n Please fix your mistakes.`,
+    tool_call_id: call.id ?? '',
+    name: call.name,
+    status: 'error',
+  })
+}
+
+function refusal(call, role, available) {
+  const list = available === null ? 'unknown in this process' : `[${available.join(', ')}]`
+  return new ToolMessage({
+    content: `[tool_palette: '${call.name}' is not in the tool palette for role '${role}'; it was not run. Available tools: ${list}]`,
+    tool_call_id: call.id ?? '',
+    name: call.name,
+    status: 'error',
+  })
+}
+
+function toolPaletteMiddleware(options = {}) {
+  const alwaysInclude = validate(options)
+  const langchain = require('langchain')
+  const { roleTools, role = ROLES.ACTION, forcedToolChoice, guard = true, logger } = options
+  const resolver = options.resolver ?? (roleTools != null ? new StaticPaletteResolver({ roleTools, logger }) : null)
+  const forcedWarnings = new Set()
+  const snapshots = new Map()
+  let lastTools = null
+
+  const roleOf = (state, runtime) => (typeof role === 'function' ? role(state, runtime) : role)
+
+  function forcedOf(state, runtime, messages) {
+    const forced = typeof forcedToolChoice === 'function' ? forcedToolChoice(state, runtime) : forcedToolChoice
+    if (typeof forced !== 'string' || forced === '') return undefined
+    return isReleased(messages, forced) ? undefined : forced
+  }
+
+  async function paletteFor(state, runtime, tools, messages) {
+    const r = roleOf(state, runtime)
+    const forced = forcedOf(state, runtime, messages)
+    const input = { state, role: r, allTools: tools, resolver, forcedToolChoice: forced, alwaysInclude, logger }
+    const { tools: bound, toolChoice } = await applyPaletteIn(input, forcedWarnings)
+    return { role: r, bound, toolChoice }
+  }
+
+  // Tool-call ids are unique per provider response, not across threads
+  // (some local models number them from 0), hence the thread in the key.
+  const snapshotKey = (runtime, id) => `${runtime?.configurable?.thread_id ?? ''}\0${id}`
+
+  // Remembers, per tool call, the palette bound for the model call that made
+  // it. The sets are built on first use: most model calls are judged never
+  // or once.
+  function remember(response, runtime, tools, p) {
+    if (!AIMessage.isInstance(response) || !response.tool_calls?.length) return
+    let sets
+    const snapshot = {
+      role: p.role,
+      sets: () => {
+        if (sets === undefined) {
+          const available = p.bound.map(nameOf).filter((n) => n !== undefined)
+          const bound = new Set(available)
+          const hidden = new Set(tools.map(nameOf).filter((n) => n !== undefined && !bound.has(n)))
+          sets = { available, hidden }
+        }
+        return sets
+      },
+    }
+    for (const call of response.tool_calls) {
+      if (!call.id) continue
+      const key = snapshotKey(runtime, call.id)
+      snapshots.delete(key)
+      snapshots.set(key, snapshot)
+      if (snapshots.size > SNAPSHOT_LIMIT) snapshots.delete(snapshots.keys().next().value)
+    }
+  }
+
+  // The verdict on one tool call: null to run it, else what to tell the model.
+  async function judge(request) {
+    const call = request.toolCall
+    const snapshot = call.id ? snapshots.get(snapshotKey(request.runtime, call.id)) : undefined
+    if (snapshot !== undefined) {
+      const { hidden, available } = snapshot.sets()
+      return hidden.has(call.name) ? { role: snapshot.role, available } : null
+    }
+    // The call was made before this process saw a model call (e.g. a resumed
+    // thread): judge it against the palette for the current state.
+    const messages = request.state?.messages
+    if (lastTools === null && resolver instanceof StaticPaletteResolver) {
+      const r = roleOf(request.state, request.runtime)
+      if (alwaysInclude.includes(call.name) || forcedOf(request.state, request.runtime, messages) === call.name) return null
+      return resolver.allows(r, call.name) === false ? { role: r, available: null } : null
+    }
+    const tools = lastTools ?? (request.tool ? [request.tool] : [])
+    const p = await paletteFor(request.state, request.runtime, tools, messages)
+    const bound = p.bound.map(nameOf)
+    const known = tools.some((t) => nameOf(t) === call.name)
+    return known && !bound.includes(call.name) ? { role: p.role, available: bound.filter((n) => n !== undefined) } : null
+  }
+
+  return langchain.createMiddleware({
+    name: NAME,
+    wrapModelCall: async (request, handler) => {
+      const all = Array.isArray(request.tools) ? request.tools : []
+      // Provider-side tools without a name (`{ type: 'web_search_preview' }`)
+      // cannot be listed in an allowlist and never reach the tool node: they
+      // are bound as they are. The common all-named list is passed as is, so
+      // its names stay cached.
+      const tools = all.every((t) => nameOf(t) !== undefined) ? all : all.filter((t) => nameOf(t) !== undefined)
+      lastTools = tools
+      const p = await paletteFor(request.state, request.runtime, tools, request.state?.messages ?? request.messages)
+      const unnamed = tools === all ? [] : all.filter((t) => nameOf(t) === undefined)
+      const next = { ...request, tools: unnamed.length === 0 ? p.bound : [...p.bound, ...unnamed] }
+      // LangChain's providers turn a tool name into their forced-choice format.
+      if (p.toolChoice !== undefined) next.toolChoice = p.toolChoice
+      const response = await handler(next)
+      if (guard) remember(response, request.runtime, tools, p)
+      return response
+    },
+    wrapToolCall: guard
+      ? async (request, handler) => {
+          const verdict = await judge(request)
+          if (verdict !== null) return refusal(request.toolCall, verdict.role, verdict.available)
+          try {
+            return await handler(request)
+          } catch (error) {
+            return toolErrorMessage(error, request, langchain)
+          }
+        }
+      : undefined,
+  })
+}
+
+module.exports = { toolPaletteMiddleware }
