@@ -269,7 +269,8 @@ describe('json paths', () => {
     expect(get('meta["key.with.dots"]')).toBe('"dotted"')
     expect(get("meta['key.with.dots']")).toBe('"dotted"')
     expect(get('$.meta.count')).toBe('7')
-    expect(get('$meta.count')).toBe('7')
+    expect(get('$["meta"].count')).toBe('7')
+    expect(JSON.parse(get('$'))).toEqual(doc)
     expect(get('rows..1.id')).toBe('20')
   })
 

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::{Map, Value};
 
 use crate::core::ids::mem_id_for;
-use crate::core::json_shim::{analyze, JsonDoc};
+use crate::core::json::{analyze, JsonDoc};
 use crate::core::recall::{self, FetchSpec};
 use crate::core::stub::{self, StubParts};
 use crate::core::text::Text;

@@ -2,7 +2,6 @@
 
 pub mod ids;
 pub mod json;
-pub mod json_shim;
 pub mod ledger;
 pub mod palette;
 pub mod recall;

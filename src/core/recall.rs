@@ -5,7 +5,7 @@
 
 use memchr::memmem;
 
-use crate::core::json_shim::{select, Selection};
+use crate::core::json::{select, Selection};
 use crate::core::ledger::Entry;
 use crate::core::text::{count_chars, ellipsize, take_chars, Text};
 

@@ -33,7 +33,7 @@ struct Big {
 }
 
 /// Compact structural index of a JSON payload (see the module docs).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct JsonIndex {
     root_start: u32,
     root_end: u32,
@@ -115,11 +115,13 @@ impl JsonIndex {
     pub(crate) fn children_from<'a>(&'a self, b: &'a [u8], c: usize, from: usize) -> Children<'a> {
         let (mut idx, mut pos) = (0usize, c);
         if let Some(big) = self.big_at(c) {
+            if from >= big.children as usize {
+                let mut cur = Children::new(self, b, c, idx, pos);
+                cur.done = true;
+                return cur;
+            }
             let at = big.samples_at as usize;
-            let s = self
-                .samples
-                .get(at..at + big.samples_len as usize)
-                .unwrap_or(&[]);
+            let s = self.samples.get(at..at + big.samples_len as usize).unwrap_or(&[]);
             let k = s.partition_point(|x| (x[0] as usize) <= from);
             if k > 0 {
                 idx = s[k - 1][0] as usize;
@@ -140,10 +142,7 @@ impl JsonIndex {
         if let Some(big) = self.big_at(c) {
             if big.hashes_at != u32::MAX {
                 let from = big.hashes_at as usize;
-                let hs = self
-                    .hashes
-                    .get(from..from + big.children as usize)
-                    .unwrap_or(&[]);
+                let hs = self.hashes.get(from..from + big.children as usize).unwrap_or(&[]);
                 let h = scan::key_hash(key.as_bytes());
                 for (i, &x) in hs.iter().enumerate() {
                     if x == h || x == 0 {
@@ -246,10 +245,7 @@ impl<'a> Children<'a> {
                 value: v,
             }
         } else {
-            Child {
-                key: None,
-                value: p,
-            }
+            Child { key: None, value: p }
         };
         if child.value >= b.len() {
             self.done = true;
@@ -269,7 +265,6 @@ impl<'a> Children<'a> {
 struct Frame {
     start: u32,
     is_obj: bool,
-    expect_key: bool,
     children: u32,
     /// Scan-cost credit of indexed descendants (their span minus `JUMP_COST`).
     skip: u32,
@@ -293,137 +288,381 @@ impl Frame {
     }
 }
 
-/// Builds the index in one iterative pass. `b` must be valid JSON for the
-/// result to be meaningful (simd-json checks that separately); on other input
-/// it still terminates without panicking. `b.len()` must fit in `u32`.
-pub(crate) fn build(b: &[u8]) -> JsonIndex {
-    let mut index = JsonIndex::default();
-    let n = b.len();
-    let mut p = scan::ws(b, 0);
-    index.root_start = p as u32;
-    match b.get(p) {
-        Some(b'{' | b'[') => {}
-        Some(b'"') => {
-            index.root_end = scan::string_end(b, p) as u32;
-            return index;
+/// Where the validating walk is in the grammar.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// At a value (whitespace not yet skipped).
+    Value,
+    /// At an object key (whitespace skipped).
+    Key,
+    /// Just after a complete value.
+    After,
+}
+
+/// Why a walk stopped.
+enum Stop {
+    /// The root value is complete and only whitespace follows it.
+    Done,
+    /// At the checkpoint comma.
+    Checkpoint,
+    /// At the bracket (this position) that closes the container the walk started inside.
+    OuterClose(usize),
+}
+
+/// Payloads at least this large are walked by two threads (see `build_with`).
+pub(crate) const PARALLEL_MIN_BYTES: usize = 1 << 20;
+
+/// The validating, index-building walk; resumable so that a payload can be
+/// split between two threads.
+struct Walker<'b> {
+    b: &'b [u8],
+    stack: Vec<Frame>,
+    /// Samples and key offsets of still-open containers.
+    pending: Vec<[u32; 2]>,
+    pending_keys: Vec<u32>,
+    closed: Vec<Big>,
+    samples: Vec<[u32; 2]>,
+    hashes: Vec<u16>,
+    root_end: u32,
+    root_kinds: u8,
+    /// Closing the frame at this depth stops the walk (`Stop::OuterClose`);
+    /// 0 = never (the walk owns the whole document).
+    floor: usize,
+}
+
+impl<'b> Walker<'b> {
+    fn new(b: &'b [u8], floor: usize) -> Self {
+        Walker {
+            b,
+            stack: Vec::with_capacity(64),
+            pending: Vec::new(),
+            pending_keys: Vec::new(),
+            closed: Vec::new(),
+            samples: Vec::new(),
+            hashes: Vec::new(),
+            root_end: 0,
+            root_kinds: 0,
+            floor,
         }
-        Some(_) => {
-            index.root_end = scan::scalar_end(b, p) as u32;
-            return index;
-        }
-        None => return index,
     }
-    let mut stack: Vec<Frame> = Vec::with_capacity(64);
-    let mut pending: Vec<[u32; 2]> = Vec::new();
-    let mut pending_keys: Vec<u32> = Vec::new();
-    let mut closed: Vec<Big> = Vec::new();
-    while p < n {
-        let c = b[p];
-        match c {
-            b' ' | b'\t' | b'\n' | b'\r' | b':' => p += 1,
-            b',' => {
-                if let Some(f) = stack.last_mut() {
-                    f.expect_key = f.is_obj;
-                }
-                p += 1;
-            }
-            b'"' => {
-                if let Some(f) = stack.last_mut() {
-                    if !f.is_obj {
-                        f.child_start(p as u32, &mut pending);
-                        f.kinds |= Kind::Str.bit();
-                    } else if f.expect_key {
-                        f.child_start(p as u32, &mut pending);
-                        pending_keys.push(p as u32);
-                        f.expect_key = false;
-                    }
-                }
-                p = scan::string_end(b, p);
-            }
-            b'{' | b'[' => {
-                let is_obj = c == b'{';
-                if let Some(f) = stack.last_mut() {
-                    if !f.is_obj {
-                        f.child_start(p as u32, &mut pending);
+
+    fn open(&mut self, p: usize, is_obj: bool) {
+        self.stack.push(Frame {
+            start: p as u32,
+            is_obj,
+            children: 0,
+            skip: 0,
+            last_sample_pos: p as u32,
+            skip_at_sample: 0,
+            samples_mark: self.pending.len() as u32,
+            keys_mark: self.pending_keys.len() as u32,
+            kinds: 0,
+        });
+    }
+
+    /// Walks from `p` in `state`. `None` = not JSON. Stops early at the comma
+    /// at `checkpoint.0` when it separates members (`checkpoint.1`, object)
+    /// or elements (array).
+    fn run(&mut self, mut p: usize, mut state: State, checkpoint: (usize, bool)) -> Option<Stop> {
+        let b = self.b;
+        let n = b.len();
+        // Whether the innermost open container is an array (its values are children).
+        let mut in_array = self.stack.last().is_some_and(|f| !f.is_obj);
+        loop {
+            match state {
+                State::Value => {
+                    p = scan::ws(b, p);
+                    let c = *b.get(p)?;
+                    if in_array {
+                        let f = self.stack.last_mut()?;
+                        f.child_start(p as u32, &mut self.pending);
                         f.kinds |= Kind::of(c).bit();
                     }
+                    match c {
+                        b'"' => {
+                            p = scan::valid_string_end(b, p)?;
+                            state = State::After;
+                        }
+                        b'{' | b'[' => {
+                            let is_obj = c == b'{';
+                            self.open(p, is_obj);
+                            in_array = !is_obj;
+                            p = scan::ws(b, p + 1);
+                            state = match b.get(p) {
+                                Some(b'}') if is_obj => State::After,
+                                Some(b']') if !is_obj => State::After,
+                                _ if is_obj => State::Key,
+                                _ => State::Value,
+                            };
+                            if state == State::After {
+                                // Empty container: closed right here (never indexed).
+                                p += 1;
+                                let f = self.stack.pop()?;
+                                match self.stack.last_mut() {
+                                    Some(parent) => {
+                                        parent.skip += f.skip;
+                                        in_array = !parent.is_obj;
+                                    }
+                                    None => self.root_end = p as u32,
+                                }
+                            }
+                        }
+                        b'1'..=b'9' => {
+                            // Fast path for the common plain integer: digits then a delimiter.
+                            let mut q = p + 1;
+                            while q < n && b[q].is_ascii_digit() {
+                                q += 1;
+                            }
+                            p = match b.get(q) {
+                                Some(b',' | b']' | b'}') => q,
+                                _ => scan::valid_scalar_end(b, p)?,
+                            };
+                            state = State::After;
+                        }
+                        b'-' | b'0' | b't' | b'f' | b'n' => {
+                            p = scan::valid_scalar_end(b, p)?;
+                            state = State::After;
+                        }
+                        _ => return None,
+                    }
                 }
-                stack.push(Frame {
-                    start: p as u32,
-                    is_obj,
-                    expect_key: is_obj,
-                    children: 0,
-                    skip: 0,
-                    last_sample_pos: p as u32,
-                    skip_at_sample: 0,
-                    samples_mark: pending.len() as u32,
-                    keys_mark: pending_keys.len() as u32,
-                    kinds: 0,
-                });
-                p += 1;
-            }
-            b'}' | b']' => {
-                p += 1;
-                let Some(f) = stack.pop() else { break };
-                let end = p as u32;
-                let span = end - f.start;
-                let own = span.saturating_sub(f.skip);
-                let indexed = own >= BIG || (f.children >= MANY_CHILDREN && span >= BIG);
-                if indexed {
-                    let samples_at = index.samples.len() as u32;
-                    index
-                        .samples
-                        .extend_from_slice(&pending[f.samples_mark as usize..]);
-                    let hashes_at = if f.is_obj
-                        && f.children >= HASH_MIN_MEMBERS
-                        && own / f.children >= HASH_MIN_MEMBER_BYTES
-                    {
-                        push_hashes(b, &pending_keys[f.keys_mark as usize..], &mut index.hashes)
-                    } else {
-                        u32::MAX
+                State::Key => {
+                    if b.get(p) != Some(&b'"') {
+                        return None;
+                    }
+                    let f = self.stack.last_mut()?;
+                    f.child_start(p as u32, &mut self.pending);
+                    self.pending_keys.push(p as u32);
+                    p = scan::ws(b, scan::valid_string_end(b, p)?);
+                    if b.get(p) != Some(&b':') {
+                        return None;
+                    }
+                    p += 1;
+                    state = State::Value;
+                }
+                State::After => {
+                    p = scan::ws(b, p);
+                    let Some(f) = self.stack.last() else {
+                        // The root value is complete: only whitespace may follow.
+                        return (p == n).then_some(Stop::Done);
                     };
-                    closed.push(Big {
-                        start: f.start,
-                        end,
-                        children: f.children,
-                        samples_at,
-                        samples_len: index.samples.len() as u32 - samples_at,
-                        hashes_at,
-                    });
-                }
-                pending.truncate(f.samples_mark as usize);
-                pending_keys.truncate(f.keys_mark as usize);
-                match stack.last_mut() {
-                    Some(parent) => {
-                        parent.skip += if indexed { span - JUMP_COST } else { f.skip };
-                    }
-                    None => {
-                        index.root_end = end;
-                        index.root_kinds = f.kinds;
-                        break;
-                    }
-                }
-            }
-            _ => {
-                if let Some(f) = stack.last_mut() {
-                    if !f.is_obj {
-                        f.child_start(p as u32, &mut pending);
-                        f.kinds |= Kind::of(c).bit();
+                    let is_obj = f.is_obj;
+                    match b.get(p) {
+                        Some(b',') => {
+                            if p == checkpoint.0 && is_obj == checkpoint.1 {
+                                return Some(Stop::Checkpoint);
+                            }
+                            p = scan::ws(b, p + 1);
+                            state = if is_obj { State::Key } else { State::Value };
+                        }
+                        Some(b'}') if is_obj => {
+                            if self.stack.len() == self.floor {
+                                return Some(Stop::OuterClose(p));
+                            }
+                            p += 1;
+                            in_array = self.close(p)?;
+                        }
+                        Some(b']') if !is_obj => {
+                            if self.stack.len() == self.floor {
+                                return Some(Stop::OuterClose(p));
+                            }
+                            p += 1;
+                            in_array = self.close(p)?;
+                        }
+                        _ => return None,
                     }
                 }
-                p = scan::scalar_end(b, p);
             }
         }
     }
-    if index.root_end == 0 {
-        index.root_end = n as u32;
+
+    /// Pops the container that ends just before `end`, indexing it when it is
+    /// big. Returns whether the new innermost container is an array.
+    #[inline]
+    fn close(&mut self, end: usize) -> Option<bool> {
+        let f = self.stack.pop()?;
+        let end = end as u32;
+        let span = end - f.start;
+        let own = span.saturating_sub(f.skip);
+        let indexed = own >= BIG || (f.children >= MANY_CHILDREN && span >= BIG);
+        if indexed {
+            let samples_at = self.samples.len() as u32;
+            self.samples
+                .extend_from_slice(&self.pending[f.samples_mark as usize..]);
+            let hashes_at =
+                if f.is_obj && f.children >= HASH_MIN_MEMBERS && own / f.children >= HASH_MIN_MEMBER_BYTES {
+                    push_hashes(
+                        self.b,
+                        &self.pending_keys[f.keys_mark as usize..],
+                        &mut self.hashes,
+                    )
+                } else {
+                    u32::MAX
+                };
+            self.closed.push(Big {
+                start: f.start,
+                end,
+                children: f.children,
+                samples_at,
+                samples_len: self.samples.len() as u32 - samples_at,
+                hashes_at,
+            });
+        }
+        self.pending.truncate(f.samples_mark as usize);
+        self.pending_keys.truncate(f.keys_mark as usize);
+        match self.stack.last_mut() {
+            Some(parent) => {
+                parent.skip += if indexed { span - JUMP_COST } else { f.skip };
+                Some(!parent.is_obj)
+            }
+            None => {
+                self.root_end = end;
+                self.root_kinds = f.kinds;
+                Some(false)
+            }
+        }
     }
-    closed.sort_unstable_by_key(|x| x.start);
-    index.bigs = closed;
+
+    /// Takes over the work of a walker that started inside this walker's
+    /// innermost container, right after the checkpoint comma, and stopped at
+    /// that container's closing bracket.
+    fn adopt(&mut self, w: Walker<'_>) -> Option<()> {
+        let outer = w.stack.first()?;
+        let base = self.stack.last()?.children;
+        let (samples_base, hashes_base) = (self.samples.len() as u32, self.hashes.len() as u32);
+        self.samples.extend_from_slice(&w.samples);
+        self.hashes.extend_from_slice(&w.hashes);
+        self.closed.extend(w.closed.iter().map(|x| Big {
+            samples_at: x.samples_at + samples_base,
+            hashes_at: if x.hashes_at == u32::MAX {
+                u32::MAX
+            } else {
+                x.hashes_at + hashes_base
+            },
+            ..*x
+        }));
+        // The container's own samples and keys were still pending over there;
+        // child indices continue after this walker's.
+        self.pending.extend(w.pending.iter().map(|s| [s[0] + base, s[1]]));
+        self.pending_keys.extend_from_slice(&w.pending_keys);
+        let top = self.stack.last_mut()?;
+        if !w.pending.is_empty() {
+            top.last_sample_pos = outer.last_sample_pos;
+            top.skip_at_sample = top.skip + outer.skip_at_sample;
+        }
+        top.children += outer.children;
+        top.skip += outer.skip;
+        top.kinds |= outer.kinds;
+        Some(())
+    }
+}
+
+/// Validates `b` as one JSON document (RFC 8259, what `JSON.parse` accepts:
+/// numbers of any magnitude, any `\uXXXX` escape) and builds its index in the
+/// same iterative pass. `None` = not JSON. `b` must be valid UTF-8 (checked
+/// by the caller) and shorter than `u32::MAX`.
+///
+/// Payloads of at least `parallel_min` bytes are split between two threads:
+/// a second walker starts after a comma near the middle that looks like an
+/// array-element boundary, assuming it is one; the first walker checks that
+/// assumption when it gets there and then adopts the second's work, or
+/// (assumption wrong, or no thread) simply walks on alone.
+pub(crate) fn build_with(b: &[u8], parallel_min: usize) -> Option<JsonIndex> {
+    let start = scan::ws(b, 0);
+    let mut a = Walker::new(b, 0);
+    let split = if b.len() >= parallel_min {
+        split_point(b)
+    } else {
+        None
+    };
+    let nowhere = (usize::MAX, false);
+    match split {
+        None => {
+            a.run(start, State::Value, nowhere)?;
+        }
+        Some((m, is_obj)) => std::thread::scope(|s| {
+            let second = std::thread::Builder::new().spawn_scoped(s, move || {
+                let mut w = Walker::new(b, 1);
+                w.open(m, is_obj);
+                let stop = if is_obj {
+                    w.run(scan::ws(b, m + 1), State::Key, nowhere)
+                } else {
+                    w.run(m + 1, State::Value, nowhere)
+                };
+                (w, stop)
+            });
+            match a.run(start, State::Value, (m, is_obj))? {
+                Stop::Checkpoint => {}
+                _ => return Some(()),
+            }
+            match second.ok().and_then(|h| h.join().ok()) {
+                Some((w, Some(Stop::OuterClose(q)))) => {
+                    a.adopt(w)?;
+                    a.run(q, State::After, nowhere)?;
+                }
+                // The assumption held, so a failure over there is a real error.
+                Some((_, None)) => return None,
+                _ => {
+                    a.run(m, State::After, nowhere)?;
+                }
+            }
+            Some(())
+        })?,
+    }
+    let mut index = JsonIndex {
+        root_start: start as u32,
+        root_end: a.root_end,
+        root_kinds: a.root_kinds,
+        bigs: a.closed,
+        samples: a.samples,
+        hashes: a.hashes,
+    };
+    match b.get(start) {
+        Some(b'{' | b'[') => {}
+        Some(b'"') => index.root_end = scan::string_end(b, start) as u32,
+        _ => index.root_end = scan::scalar_end(b, start) as u32,
+    }
+    index.bigs.sort_unstable_by_key(|x| x.start);
     index.bigs.shrink_to_fit();
     index.samples.shrink_to_fit();
     index.hashes.shrink_to_fit();
-    index
+    Some(index)
+}
+
+/// A comma near the middle of `b` that is probably between two elements of
+/// an array (`false`) or two members of an object (`true`), preferring one
+/// with containers on both sides (a row boundary such as `},{`), which is
+/// likely to sit in the big container rather than inside one row.
+fn split_point(b: &[u8]) -> Option<(usize, bool)> {
+    let from = b.len() / 2;
+    let window = b.get(from..(from + (64 << 10)).min(b.len()))?;
+    let is_open = |c: Option<&u8>| matches!(c, Some(b'{' | b'['));
+    // What follows the comma says which container it is in: a value that can
+    // only be an element, a string followed by `:` (a key) or by `,`/`]`.
+    // Also returns whether the next element or member value is a container.
+    let context = |i: usize| {
+        let j = scan::ws(b, i + 1);
+        match b.get(j)? {
+            b'{' | b'[' => Some((false, true)),
+            b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => Some((false, false)),
+            b'"' => {
+                let k = scan::ws(b, scan::string_end(b, j));
+                match b.get(k)? {
+                    b':' => Some((true, is_open(b.get(scan::ws(b, k + 1))))),
+                    b',' | b']' => Some((false, false)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    };
+    let commas = || memchr::memchr_iter(b',', window).map(|k| from + k);
+    let after_container =
+        |i: usize| matches!(b[..i].iter().rev().find(|c| !scan::is_ws(**c)), Some(b'}' | b']'));
+    commas()
+        .filter(|&i| after_container(i))
+        .find_map(|i| context(i).filter(|c| c.1).map(|c| (i, c.0)))
+        .or_else(|| commas().find_map(|i| context(i).map(|c| (i, c.0))))
 }
 
 /// Appends one hash per member key; `u32::MAX` (no hashes) when too many keys

@@ -1,17 +1,21 @@
-//! JSON: validation and shape (simd-json), the structural index and json paths.
+//! JSON: validation, the stub's schema/shape, the structural index and json paths.
 //! The engine: plain Rust, no napi types, covered by `cargo test`.
+//!
+//! `analyze` makes one iterative pass over the payload that both validates it
+//! and records where its big containers are (`index`); `select` walks a path
+//! with that index, scanning only a few hundred bytes per step, and returns
+//! slices of the original text. Nothing recurses on the payload's nesting.
 
 mod index;
 mod path;
 mod scan;
 mod schema;
 mod select;
-mod validate;
 
 pub use index::JsonIndex;
 
 /// Everything the ledger keeps about a JSON payload. Built once at record time.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct JsonDoc {
     pub index: JsonIndex,
     /// The stub's `schema:` hint (at most 300 code points).
@@ -29,51 +33,26 @@ pub enum Selection<'a> {
     Many(String),
 }
 
-/// Payloads at least this large are validated on a second thread while the
-/// index is built on this one.
-const PARALLEL_MIN_BYTES: usize = 256 << 10;
-
-/// `None` when `bytes` is not a JSON document (simd-json decides validity;
-/// empty/whitespace-only = not JSON).
+/// `None` when `bytes` is not one JSON document. Validity is RFC 8259, what
+/// `JSON.parse` accepts (numbers of any magnitude, lone `\uD800` escapes),
+/// checked in the same pass that builds the index; whitespace-only is not JSON.
 pub fn analyze(bytes: &[u8]) -> Option<JsonDoc> {
+    analyze_with(bytes, index::PARALLEL_MIN_BYTES)
+}
+
+fn analyze_with(bytes: &[u8], parallel_min: usize) -> Option<JsonDoc> {
     if bytes.len() >= u32::MAX as usize - 64 {
         return None;
     }
-    let (ok, index) = if bytes.len() >= PARALLEL_MIN_BYTES {
-        std::thread::scope(|s| {
-            match std::thread::Builder::new()
-                .name("symfonic-json".into())
-                .spawn_scoped(s, || validate::is_json(bytes))
-            {
-                Ok(h) => {
-                    let index = index::build(bytes);
-                    (h.join().unwrap_or(false), Some(index))
-                }
-                Err(_) => (validate::is_json(bytes), None),
-            }
-        })
-    } else {
-        (validate::is_json(bytes), None)
-    };
-    if !ok {
-        return None;
-    }
-    let index = index.unwrap_or_else(|| index::build(bytes));
+    std::str::from_utf8(bytes).ok()?;
+    let index = index::build_with(bytes, parallel_min)?;
     let (schema, shape) = schema::describe(bytes, &index);
-    Some(JsonDoc {
-        index,
-        schema,
-        shape,
-    })
+    Some(JsonDoc { index, schema, shape })
 }
 
 /// Resolves a model-supplied path against a payload that `analyze` accepted.
 /// `Err` is the complete model-facing message.
-pub fn select<'a>(
-    payload: &'a str,
-    index: &JsonIndex,
-    path: &str,
-) -> Result<Selection<'a>, String> {
+pub fn select<'a>(payload: &'a str, index: &JsonIndex, path: &str) -> Result<Selection<'a>, String> {
     select::select(payload, index, path)
 }
 

@@ -20,35 +20,36 @@ impl Seg {
     }
 }
 
-/// Parses a path; `Err` is the short reason for the model.
+/// Parses a path; `Err` is the short reason for the model. Works on bytes:
+/// every syntax character is ASCII, so UTF-8 continuation bytes never match.
 pub(crate) fn parse(path: &str) -> Result<Vec<Seg>, String> {
     let s = path.trim();
-    let chars: Vec<char> = s.chars().collect();
+    let b = s.as_bytes();
     let mut i = 0;
-    if chars.first() == Some(&'$') && matches!(chars.get(1), None | Some('.') | Some('[')) {
+    if b.first() == Some(&b'$') && matches!(b.get(1), None | Some(b'.' | b'[')) {
         i = 1;
     }
     let mut segs = Vec::new();
-    while i < chars.len() {
-        match chars[i] {
-            '.' => i += 1,
-            '[' => {
-                let (seg, next) = bracket(&chars, i)?;
+    while i < b.len() {
+        match b[i] {
+            b'.' => i += 1,
+            b'[' => {
+                let (seg, next) = bracket(s, i)?;
                 segs.push(seg);
                 i = next;
             }
             _ => {
                 let from = i;
-                while i < chars.len() && chars[i] != '.' && chars[i] != '[' {
+                while i < b.len() && b[i] != b'.' && b[i] != b'[' {
                     i += 1;
                 }
-                let text: String = chars[from..i].iter().collect();
+                let text = &s[from..i];
                 segs.push(if text == "*" {
                     Seg::Wild
                 } else {
-                    match int(&text) {
-                        Some(n) => Seg::KeyOrIndex(text, n),
-                        None => Seg::Key(text),
+                    match int(text) {
+                        Some(n) => Seg::KeyOrIndex(text.to_string(), n),
+                        None => Seg::Key(text.to_string()),
                     }
                 });
             }
@@ -57,71 +58,81 @@ pub(crate) fn parse(path: &str) -> Result<Vec<Seg>, String> {
     Ok(segs)
 }
 
-/// Parses `[...]` starting at `chars[open] == '['`; returns the segment and the
-/// position after `]`.
-fn bracket(chars: &[char], open: usize) -> Result<(Seg, usize), String> {
-    let mut i = open + 1;
-    while i < chars.len() && chars[i].is_whitespace() {
-        i += 1;
+/// Position of byte `i` of `s` in code points, 1-based, for messages.
+fn at(s: &str, i: usize) -> usize {
+    s[..i.min(s.len())].chars().count() + 1
+}
+
+/// First `max` code points of `s`, with `...` when cut.
+fn short(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
     }
-    let unclosed = || format!("unclosed '[' at character {}", open + 1);
-    if let Some(&q) = chars.get(i).filter(|c| **c == '"' || **c == '\'') {
+}
+
+/// Parses `[...]` starting at `s[open] == '['`; returns the segment and the
+/// position after `]`.
+fn bracket(s: &str, open: usize) -> Result<(Seg, usize), String> {
+    let b = s.as_bytes();
+    let skip_ws = |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    };
+    let unclosed = || format!("unclosed '[' at character {}", at(s, open));
+    let mut i = skip_ws(open + 1);
+    if let Some(&q) = b.get(i).filter(|c| **c == b'"' || **c == b'\'') {
+        let unterminated = || format!("unterminated quoted key at character {}", at(s, i));
         let mut key = String::new();
-        i += 1;
+        let mut j = i + 1;
         loop {
-            match chars.get(i) {
-                None => return Err(format!("unterminated quoted key at character {}", open + 2)),
-                Some('\\') => {
-                    match chars.get(i + 1) {
-                        Some(&c) => key.push(c),
-                        None => {
-                            return Err(format!(
-                                "unterminated quoted key at character {}",
-                                open + 2
-                            ))
-                        }
-                    }
-                    i += 2;
-                }
+            let from = j;
+            while j < b.len() && b[j] != q && b[j] != b'\\' {
+                j += 1;
+            }
+            key.push_str(&s[from..j]);
+            match b.get(j) {
+                None => return Err(unterminated()),
                 Some(&c) if c == q => {
-                    i += 1;
+                    j += 1;
                     break;
                 }
-                Some(&c) => {
+                Some(_) => {
+                    // A backslash keeps the next character literally (\" \' \\).
+                    let c = s[j + 1..].chars().next().ok_or_else(unterminated)?;
                     key.push(c);
-                    i += 1;
+                    j += 1 + c.len_utf8();
                 }
             }
         }
-        while i < chars.len() && chars[i].is_whitespace() {
-            i += 1;
-        }
-        return match chars.get(i) {
-            Some(']') => Ok((Seg::Key(key), i + 1)),
+        let j = skip_ws(j);
+        return match b.get(j) {
+            Some(b']') => Ok((Seg::Key(key), j + 1)),
             None => Err(unclosed()),
             Some(_) => Err(format!(
                 "expected ']' after the quoted key at character {}",
-                i + 1
+                at(s, j)
             )),
         };
     }
-    let from = i;
-    while i < chars.len() && chars[i] != ']' {
+    while i < b.len() && b[i] != b']' {
         i += 1;
     }
-    if i >= chars.len() {
+    if i >= b.len() {
         return Err(unclosed());
     }
-    let inner: String = chars[from..i].iter().collect();
-    let inner = inner.trim();
+    let inner = s[open + 1..i].trim();
     let next = i + 1;
     if inner == "*" {
         return Ok((Seg::Wild, next));
     }
     if inner.contains(':') {
+        let shown = short(inner, 40);
         let parts: Vec<&str> = inner.split(':').map(str::trim).collect();
         if parts.len() > 3 {
-            return Err(format!("bad slice '[{inner}]': at most start:stop:step"));
+            return Err(format!("bad slice '[{shown}]': at most start:stop:step"));
         }
         let bound = |t: &str| -> Result<Option<i64>, String> {
             if t.is_empty() {
@@ -129,7 +140,7 @@ fn bracket(chars: &[char], open: usize) -> Result<(Seg, usize), String> {
             } else {
                 int(t)
                     .map(Some)
-                    .ok_or_else(|| format!("bad slice '[{inner}]': '{t}' is not an integer"))
+                    .ok_or_else(|| format!("bad slice '[{shown}]': '{}' is not an integer", short(t, 20)))
             }
         };
         let start = bound(parts[0])?;
@@ -145,10 +156,10 @@ fn bracket(chars: &[char], open: usize) -> Result<(Seg, usize), String> {
     }
     match int(inner) {
         Some(n) => Ok((Seg::KeyOrIndex(inner.to_string(), n), next)),
-        None if inner.is_empty() => Err(format!("empty '[]' at character {}", open + 1)),
+        None if inner.is_empty() => Err(format!("empty '[]' at character {}", at(s, open))),
         None => Err(format!(
             "'[{}]' is not an index, slice or '*'; quote keys as [\"key\"]",
-            inner.chars().take(40).collect::<String>()
+            short(inner, 40)
         )),
     }
 }

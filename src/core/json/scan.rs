@@ -97,11 +97,7 @@ pub(crate) fn scalar_end(b: &[u8], i: usize) -> usize {
 /// `Some(end)` the scan continues from `end` (a subtree skipped via the index).
 /// Iterative: depth costs a counter, not stack.
 #[inline]
-pub(crate) fn container_end(
-    b: &[u8],
-    i: usize,
-    mut jump: impl FnMut(usize) -> Option<usize>,
-) -> usize {
+pub(crate) fn container_end(b: &[u8], i: usize, mut jump: impl FnMut(usize) -> Option<usize>) -> usize {
     let mut depth: usize = 1;
     let mut p = i + 1;
     while p < b.len() {
@@ -275,5 +271,118 @@ pub(crate) fn key_hash(bytes: &[u8]) -> u16 {
         1
     } else {
         h
+    }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// High bit set in each byte of `x` that may be `"`, `\` or a control
+/// character (< 0x20). The lowest set bit is always exact (borrows only
+/// propagate upwards), which is all the caller relies on.
+#[inline]
+fn special_mask(x: u64) -> u64 {
+    let q = x ^ (ONES * b'"' as u64);
+    let s = x ^ (ONES * b'\\' as u64);
+    let zero_q = q.wrapping_sub(ONES) & !q;
+    let zero_s = s.wrapping_sub(ONES) & !s;
+    let ctrl = x.wrapping_sub(ONES * 0x20) & !x;
+    (zero_q | zero_s | ctrl) & HIGHS
+}
+
+/// Validating version of [`string_end`]: `None` on a raw control character,
+/// a bad escape or a missing closing quote. `\uXXXX` may be any code unit
+/// (lone surrogates included), as `JSON.parse` accepts.
+#[inline]
+pub(crate) fn valid_string_end(b: &[u8], i: usize) -> Option<usize> {
+    let mut p = i + 1;
+    loop {
+        // Eight bytes at a time up to the first byte that needs a look.
+        while let Some(w) = b.get(p..p + 8) {
+            let m = special_mask(u64::from_le_bytes(w.try_into().ok()?));
+            if m != 0 {
+                p += (m.trailing_zeros() / 8) as usize;
+                break;
+            }
+            p += 8;
+        }
+        match *b.get(p)? {
+            b'"' => return Some(p + 1),
+            b'\\' => match *b.get(p + 1)? {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => p += 2,
+                b'u' => {
+                    let h = b.get(p + 2..p + 6)?;
+                    if !h.iter().all(u8::is_ascii_hexdigit) {
+                        return None;
+                    }
+                    p += 6;
+                }
+                _ => return None,
+            },
+            0..=0x1f => return None,
+            _ => p += 1,
+        }
+    }
+}
+
+/// Validating scalar scan: a number (RFC 8259 grammar) or `true`/`false`/`null`,
+/// which must be followed by a delimiter or the end. Returns the end.
+#[inline]
+pub(crate) fn valid_scalar_end(b: &[u8], i: usize) -> Option<usize> {
+    let digit = |p: usize| b.get(p).is_some_and(u8::is_ascii_digit);
+    let mut p = i;
+    match b[i] {
+        b't' | b'f' | b'n' => {
+            let word: &[u8] = match b[i] {
+                b't' => b"true",
+                b'f' => b"false",
+                _ => b"null",
+            };
+            let got = b.get(i..i + word.len())?;
+            if !got.iter().zip(word).all(|(x, y)| x == y) {
+                return None;
+            }
+            p += word.len();
+        }
+        _ => {
+            if b[p] == b'-' {
+                p += 1;
+            }
+            match b.get(p) {
+                Some(b'0') => p += 1,
+                Some(b'1'..=b'9') => {
+                    p += 1;
+                    while digit(p) {
+                        p += 1;
+                    }
+                }
+                _ => return None,
+            }
+            if b.get(p) == Some(&b'.') {
+                p += 1;
+                if !digit(p) {
+                    return None;
+                }
+                while digit(p) {
+                    p += 1;
+                }
+            }
+            if matches!(b.get(p), Some(b'e' | b'E')) {
+                p += 1;
+                if matches!(b.get(p), Some(b'+' | b'-')) {
+                    p += 1;
+                }
+                if !digit(p) {
+                    return None;
+                }
+                while digit(p) {
+                    p += 1;
+                }
+            }
+        }
+    }
+    match b.get(p) {
+        None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') => Some(p),
+        _ => None,
     }
 }

@@ -5,6 +5,8 @@ use super::path::{self, Seg};
 use super::scan::{self, Kind};
 use super::Selection;
 
+/// Slices with a larger step seek each element instead of walking them all.
+const SEEK_STEP: u64 = 8;
 /// Longest path echoed back in a message, in code points.
 const ECHO_CHARS: usize = 200;
 /// Keys listed when an object prefix is described.
@@ -12,13 +14,9 @@ const LIST_KEYS: usize = 20;
 /// Longest key shown in a message or schema, in code points.
 const KEY_CHARS: usize = 60;
 
-pub(crate) fn select<'a>(
-    payload: &'a str,
-    index: &JsonIndex,
-    path: &str,
-) -> Result<Selection<'a>, String> {
-    let segs = path::parse(path)
-        .map_err(|why| format!("[recall: invalid json_path '{}': {why}]", echo(path)))?;
+pub(crate) fn select<'a>(payload: &'a str, index: &JsonIndex, path: &str) -> Result<Selection<'a>, String> {
+    let segs =
+        path::parse(path).map_err(|why| format!("[recall: invalid json_path '{}': {why}]", echo(path)))?;
     let b = payload.as_bytes();
     let root = index.root();
     if root >= b.len() {
@@ -50,7 +48,7 @@ pub(crate) fn select<'a>(
     }
     // The first branching step applies to a single node: a scalar (or a slice
     // of an object) there is an error worth reporting, later ones are skipped.
-    let first_kind = Kind::of(b[node]);
+    let first_kind = Kind::of(b.get(node).copied().unwrap_or(b'n'));
     let applicable = match &segs[k] {
         Seg::Wild => matches!(first_kind, Kind::Object | Kind::Array),
         _ => first_kind == Kind::Array,
@@ -105,9 +103,9 @@ pub(crate) fn push_key_label(shown: &mut String, k: &str) {
         && !k.starts_with('$')
         && k != "*"
         && !k.bytes().all(|c| c.is_ascii_digit() || c == b'-')
-        && !k.chars().any(|c| {
-            matches!(c, '.' | '[' | ']' | '"' | '\'' | '\\') || c.is_whitespace() || c.is_control()
-        });
+        && !k
+            .chars()
+            .any(|c| matches!(c, '.' | '[' | ']' | '"' | '\'' | '\\') || c.is_whitespace() || c.is_control());
     if plain {
         if !shown.is_empty() {
             shown.push('.');
@@ -128,9 +126,7 @@ pub(crate) fn push_key_label(shown: &mut String, k: &str) {
 /// Resolves one non-branching step from the node at `n`.
 fn step<'s>(index: &JsonIndex, b: &[u8], n: usize, seg: &'s Seg) -> Option<(usize, Label<'s>)> {
     match (b.get(n)?, seg) {
-        (b'{', Seg::Key(k) | Seg::KeyOrIndex(k, _)) => {
-            index.lookup_key(b, n, k).map(|v| (v, Label::Key(k)))
-        }
+        (b'{', Seg::Key(k) | Seg::KeyOrIndex(k, _)) => index.lookup_key(b, n, k).map(|v| (v, Label::Key(k))),
         (b'[', Seg::KeyOrIndex(_, i)) => {
             let i = if *i < 0 {
                 let len = index.child_count(b, n) as i64;
@@ -162,46 +158,54 @@ fn expand(index: &JsonIndex, b: &[u8], n: usize, seg: &Seg, out: &mut Vec<usize>
             }
             let len = index.child_count(b, n) as i64;
             let (lo, hi, step) = (*start, *stop, *step);
-            if step > 0 {
-                let from = clamp_bound(lo.unwrap_or(0), len, 0, len);
-                let to = clamp_bound(hi.unwrap_or(len), len, 0, len);
-                if from >= to {
-                    return;
-                }
-                let mut cur = index.children_from(b, n, from as usize);
-                let mut i = from;
-                while i < to {
-                    let Some(c) = cur.next_child() else { break };
-                    if (i - from) % step == 0 {
+            // Python's bounds: the range of indices [from, to) walked by `step`.
+            let (from, to) = if step > 0 {
+                (
+                    clamp_bound(lo.unwrap_or(0), len, 0, len),
+                    clamp_bound(hi.unwrap_or(len), len, 0, len),
+                )
+            } else {
+                (
+                    lo.map_or(len - 1, |v| clamp_bound(v, len, -1, len - 1)),
+                    hi.map_or(-1, |v| clamp_bound(v, len, -1, len - 1)),
+                )
+            };
+            let count = if step > 0 {
+                ((to - from).max(0) as u64).div_ceil(step as u64) as i64
+            } else {
+                let stride = step.checked_neg().unwrap_or(i64::MAX);
+                ((from - to).max(0) as u64).div_ceil(stride as u64) as i64
+            };
+            if count == 0 {
+                return;
+            }
+            let picks = (0..count).map(|k| from + k * step);
+            if step.unsigned_abs() > SEEK_STEP {
+                // Sparse picks: seek each through the index instead of walking every element.
+                for i in picks {
+                    if let Some(c) = index.children_from(b, n, i as usize).next_child() {
                         out.push(c.value);
                     }
-                    i += 1;
                 }
+                return;
+            }
+            let (first, last) = if step > 0 {
+                (from, from + (count - 1) * step)
             } else {
-                let from = match lo {
-                    Some(v) => clamp_bound(v, len, -1, len - 1),
-                    None => len - 1,
-                };
-                let to = match hi {
-                    Some(v) => clamp_bound(v, len, -1, len - 1),
-                    None => -1,
-                };
-                if from <= to {
-                    return;
+                (from + (count - 1) * step, from)
+            };
+            let mut cur = index.children_from(b, n, first as usize);
+            let mut values = Vec::with_capacity((last - first + 1) as usize);
+            for _ in first..=last {
+                match cur.next_child() {
+                    Some(c) => values.push(c.value),
+                    None => break,
                 }
-                let stride = step.checked_neg().unwrap_or(i64::MAX);
-                let first = (to + 1) as usize;
-                let mut picked = Vec::new();
-                let mut cur = index.children_from(b, n, first);
-                let mut i = to + 1;
-                while i <= from {
-                    let Some(c) = cur.next_child() else { break };
-                    if (from - i) % stride == 0 {
-                        picked.push(c.value);
-                    }
-                    i += 1;
+            }
+            for i in picks {
+                if let Some(&v) = values.get((i - first) as usize) {
+                    out.push(v);
                 }
-                out.extend(picked.into_iter().rev());
             }
         }
         other => {
@@ -234,7 +238,10 @@ fn not_found(path: &str, shown: &str, index: &JsonIndex, b: &[u8], node: usize) 
 
 /// What is at `node`, for a not-found message.
 fn describe(index: &JsonIndex, b: &[u8], node: usize) -> String {
-    match Kind::of(b[node]) {
+    let Some(&c) = b.get(node) else {
+        return "is missing".to_string();
+    };
+    match Kind::of(c) {
         Kind::Object => {
             let count = index.child_count(b, node);
             let mut cur = index.children_from(b, node, 0);
@@ -245,10 +252,7 @@ fn describe(index: &JsonIndex, b: &[u8], node: usize) -> String {
             }
             let more = if count > keys.len() { ",..." } else { "" };
             let noun = if count == 1 { "key" } else { "keys" };
-            format!(
-                "is an object with {count} {noun} [{}{more}]",
-                keys.join(",")
-            )
+            format!("is an object with {count} {noun} [{}{more}]", keys.join(","))
         }
         Kind::Array => format!("is an array of length {}", index.child_count(b, node)),
         Kind::Str => "is a string".to_string(),
