@@ -153,7 +153,7 @@ export declare const MAX_OUTPUT_CHARS: number
  * The memory id `record` would give `(toolCallId, content)`, without recording:
  * `trm_` + 12 lowercase hex, the same in any process on any day.
  */
-export declare function memIdFor(toolCallId: string, content: string | Uint8Array): string
+export declare function memIdFor(toolCallId: string, content: string | Buffer): string
 
 /** `FetchOptions` plus the output cap, for `Ledger.recall`. */
 export interface RecallOptions {

@@ -31,7 +31,7 @@ pub struct LedgerOptions {
 }
 
 /// A tool result to record.
-#[napi(object)]
+#[napi(object, object_to_js = false)]
 pub struct RecordInput {
   /// The tool call id the result answers. With the content, it determines the memory id.
   pub tool_call_id: String,
@@ -42,7 +42,8 @@ pub struct RecordInput {
   pub tool_args: Option<Map<String, Value>>,
   /// The result: a string, or a Buffer of UTF-8 (read without a JS string in between;
   /// invalid sequences become U+FFFD).
-  pub content: Either<String, Buffer>,
+  #[napi(ts_type = "string | Buffer")]
+  pub content: Content,
   /// Scope of the entry, e.g. a conversation's thread id. Default `""`.
   pub namespace: Option<String>,
 }
@@ -169,14 +170,84 @@ fn nullable(s: Option<String>) -> Either<String, Null> {
   s.map_or(Either::B(Null), Either::A)
 }
 
-fn content_string(content: Either<String, Buffer>) -> String {
-  match content {
-    Either::A(s) => s,
-    Either::B(b) => match std::str::from_utf8(&b) {
-      Ok(s) => s.to_owned(),
-      Err(_) => String::from_utf8_lossy(&b).into_owned(),
-    },
+/// A payload crossing into Rust, as UTF-8: the one copy it ever makes. A
+/// Buffer's bytes are copied, never passed through a JS string; a JS string is
+/// converted by V8 straight into an exactly sized buffer. (Reserving the 3-byte
+/// worst case to save V8's length pass was measured slower: a 15 MB reservation
+/// is a fresh mapping whose pages all fault on first write.)
+pub struct Content(String);
+
+impl TypeName for Content {
+  fn type_name() -> &'static str {
+    "string | Buffer"
   }
+
+  fn value_type() -> ValueType {
+    ValueType::Unknown
+  }
+}
+
+/// A Buffer's bytes, borrowed for the duration of the call.
+unsafe fn buffer_bytes<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Option<&'a [u8]>> {
+  let mut is_buffer = false;
+  check_status!(unsafe { sys::napi_is_buffer(env, value, &mut is_buffer) })?;
+  if !is_buffer {
+    return Ok(None);
+  }
+  let mut data = std::ptr::null_mut();
+  let mut len = 0usize;
+  check_status!(unsafe { sys::napi_get_buffer_info(env, value, &mut data, &mut len) })?;
+  Ok(Some(if len == 0 { &[] } else { unsafe { std::slice::from_raw_parts(data.cast(), len) } }))
+}
+
+fn not_content() -> Error {
+  Error::new(Status::InvalidArg, "content must be a string or a Buffer".to_string())
+}
+
+impl FromNapiValue for Content {
+  unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
+    if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
+      return Ok(Content(String::from_utf8_lossy(bytes).into_owned()));
+    }
+    match unsafe { String::from_napi_value(env, value) } {
+      Ok(s) => Ok(Content(s)),
+      Err(_) => Err(not_content()),
+    }
+  }
+}
+
+/// Content for hashing only: a Buffer is read in place, not copied. The borrow
+/// is only used inside the call that received it, while the JS value is alive.
+pub struct ContentRef(std::borrow::Cow<'static, [u8]>);
+
+impl TypeName for ContentRef {
+  fn type_name() -> &'static str {
+    "string | Buffer"
+  }
+
+  fn value_type() -> ValueType {
+    ValueType::Unknown
+  }
+}
+
+impl FromNapiValue for ContentRef {
+  unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
+    if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
+      // Invalid UTF-8 hashes as the text `record` would store (U+FFFD for bad bytes).
+      return Ok(ContentRef(match String::from_utf8_lossy(bytes) {
+        std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(bytes),
+        std::borrow::Cow::Owned(s) => std::borrow::Cow::Owned(s.into_bytes()),
+      }));
+    }
+    match unsafe { String::from_napi_value(env, value) } {
+      Ok(s) => Ok(ContentRef(std::borrow::Cow::Owned(s.into_bytes()))),
+      Err(_) => Err(not_content()),
+    }
+  }
+}
+
+fn content_string(content: Content) -> String {
+  content.0
 }
 
 fn request(input: RecordInput) -> RecordRequest {
@@ -419,12 +490,8 @@ impl ObjectFinalize for Ledger {
 /// The memory id `record` would give `(toolCallId, content)`, without recording:
 /// `trm_` + 12 lowercase hex, the same in any process on any day.
 #[napi]
-pub fn mem_id_for(tool_call_id: String, content: Either<String, &[u8]>) -> String {
-  // Invalid UTF-8 hashes as the text `record` would store (U+FFFD for bad bytes).
-  match content {
-    Either::A(s) => core_mem_id(&tool_call_id, s.as_bytes()),
-    Either::B(b) => core_mem_id(&tool_call_id, String::from_utf8_lossy(b).as_bytes()),
-  }
+pub fn mem_id_for(tool_call_id: String, #[napi(ts_arg_type = "string | Buffer")] content: ContentRef) -> String {
+  core_mem_id(&tool_call_id, &content.0)
 }
 
 /// Cuts a recall answer to `maxOutputChars` code points, marker included (for
