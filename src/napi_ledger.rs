@@ -200,6 +200,15 @@ unsafe fn buffer_bytes<'a>(env: sys::napi_env, value: sys::napi_value) -> Result
   Ok(Some(if len == 0 { &[] } else { unsafe { std::slice::from_raw_parts(data.cast(), len) } }))
 }
 
+/// `String::from_utf8_lossy`, with `from_utf8`'s ASCII fast path first (the
+/// lossy scan alone is several times slower on valid multi-megabyte input).
+fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+  match std::str::from_utf8(bytes) {
+    Ok(s) => std::borrow::Cow::Borrowed(s),
+    Err(_) => String::from_utf8_lossy(bytes),
+  }
+}
+
 fn not_content() -> Error {
   Error::new(Status::InvalidArg, "content must be a string or a Buffer".to_string())
 }
@@ -207,13 +216,39 @@ fn not_content() -> Error {
 impl FromNapiValue for Content {
   unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
     if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
-      return Ok(Content(String::from_utf8_lossy(bytes).into_owned()));
+      return Ok(Content(utf8_lossy(bytes).into_owned()));
     }
-    match unsafe { String::from_napi_value(env, value) } {
-      Ok(s) => Ok(Content(s)),
-      Err(_) => Err(not_content()),
-    }
+    unsafe { js_string_utf8(env, value) }.map(Content)
   }
+}
+
+/// A JS string as UTF-8, in as few passes as V8 allows: its UTF-8 length is
+/// one pass; when that equals its UTF-16 length the string is ASCII, and the
+/// Latin-1 copy (a plain narrowing copy in V8) is already its UTF-8.
+unsafe fn js_string_utf8(env: sys::napi_env, value: sys::napi_value) -> Result<String> {
+  let mut kind = 0;
+  check_status!(unsafe { sys::napi_typeof(env, value, &mut kind) })?;
+  if kind != sys::ValueType::napi_string {
+    return Err(not_content());
+  }
+  let (mut units, mut bytes, mut written) = (0usize, 0usize, 0usize);
+  check_status!(unsafe { sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut units) })?;
+  check_status!(unsafe { sys::napi_get_value_string_utf8(env, value, std::ptr::null_mut(), 0, &mut bytes) })?;
+  let mut buf: Vec<u8> = Vec::with_capacity(bytes + 1);
+  let out = buf.as_mut_ptr().cast();
+  if bytes == units {
+    check_status!(unsafe { sys::napi_get_value_string_latin1(env, value, out, bytes + 1, &mut written) })?;
+  } else {
+    check_status!(unsafe { sys::napi_get_value_string_utf8(env, value, out, bytes + 1, &mut written) })?;
+  }
+  // SAFETY: V8 wrote `written` <= bytes bytes.
+  unsafe { buf.set_len(written) };
+  // ASCII, or V8's UTF-8 (lone surrogates already replaced): valid either way,
+  // but a check costs little next to the copy and keeps `String` honest.
+  Ok(match String::from_utf8(buf) {
+    Ok(s) => s,
+    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+  })
 }
 
 /// Content for hashing only: a Buffer is read in place, not copied. The borrow
@@ -234,15 +269,12 @@ impl FromNapiValue for ContentRef {
   unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
     if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
       // Invalid UTF-8 hashes as the text `record` would store (U+FFFD for bad bytes).
-      return Ok(ContentRef(match String::from_utf8_lossy(bytes) {
+      return Ok(ContentRef(match utf8_lossy(bytes) {
         std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(bytes),
         std::borrow::Cow::Owned(s) => std::borrow::Cow::Owned(s.into_bytes()),
       }));
     }
-    match unsafe { String::from_napi_value(env, value) } {
-      Ok(s) => Ok(ContentRef(std::borrow::Cow::Owned(s.into_bytes()))),
-      Err(_) => Err(not_content()),
-    }
+    unsafe { js_string_utf8(env, value) }.map(|s| ContentRef(std::borrow::Cow::Owned(s.into_bytes())))
   }
 }
 
