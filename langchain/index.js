@@ -9,5 +9,6 @@ exports.createRecallToolResultTool = memory.createRecallToolResultTool
 exports.compactToolMessages = memory.compactToolMessages
 exports.toolMemoryMiddleware = memory.toolMemoryMiddleware
 exports.toolMemoryPreModelHook = memory.toolMemoryPreModelHook
+exports.cacheModelFor = memory.cacheModelFor
 
 exports.toolPaletteMiddleware = palette.toolPaletteMiddleware

@@ -4,5 +4,5 @@
 
 pub mod core;
 mod error;
-mod napi_ledger;
-mod napi_palette;
+pub mod napi_ledger;
+pub mod napi_palette;

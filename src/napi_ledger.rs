@@ -22,115 +22,115 @@ pub const MAX_OUTPUT_CHARS: u32 = MAX_OUT as u32;
 /// Options for `new Ledger(options)`.
 #[napi(object)]
 pub struct LedgerOptions {
-  /// Bound on the bytes of payload (and its indexes) held. Past it, the least
-  /// recently used entries are evicted (an entry that alone exceeds it is kept
-  /// until the next record). Default 256 MiB.
-  pub max_bytes: Option<f64>,
-  /// Code points of head preview shown in each stub. Default 200; 0 hides it.
-  pub preview_chars: Option<f64>,
+    /// Bound on the bytes of payload (and its indexes) held. Past it, the least
+    /// recently used entries are evicted (an entry that alone exceeds it is kept
+    /// until the next record). Default 256 MiB.
+    pub max_bytes: Option<f64>,
+    /// Code points of head preview shown in each stub. Default 200; 0 hides it.
+    pub preview_chars: Option<f64>,
 }
 
 /// A tool result to record.
 #[napi(object, object_to_js = false)]
 pub struct RecordInput {
-  /// The tool call id the result answers. With the content, it determines the memory id.
-  pub tool_call_id: String,
-  /// The tool's name, shown in the stub and summary.
-  pub tool_name: String,
-  /// The tool's arguments; the first three appear in the summary line.
-  #[napi(ts_type = "Record<string, unknown>")]
-  pub tool_args: Option<Map<String, Value>>,
-  /// The result: a string, or a Buffer of UTF-8 (read without a JS string in between;
-  /// invalid sequences become U+FFFD).
-  #[napi(ts_type = "string | Buffer")]
-  pub content: Content,
-  /// Scope of the entry, e.g. a conversation's thread id. Default `""`.
-  pub namespace: Option<String>,
+    /// The tool call id the result answers. With the content, it determines the memory id.
+    pub tool_call_id: String,
+    /// The tool's name, shown in the stub and summary.
+    pub tool_name: String,
+    /// The tool's arguments; the first three appear in the summary line.
+    #[napi(ts_type = "Record<string, unknown>")]
+    pub tool_args: Option<Map<String, Value>>,
+    /// The result: a string, or a Buffer of UTF-8 (read without a JS string in between;
+    /// invalid sequences become U+FFFD).
+    #[napi(ts_type = "string | Buffer")]
+    pub content: Content,
+    /// Scope of the entry, e.g. a conversation's thread id. Default `""`.
+    pub namespace: Option<String>,
 }
 
 /// What the ledger keeps about a recorded result. Sizes count Unicode code points.
 #[napi(object)]
 pub struct ToolResultHandle {
-  /// `trm_` + 12 lowercase hex; a pure function of (toolCallId, content).
-  pub mem_id: String,
-  /// The namespace the entry lives in (`""` by default).
-  pub namespace: String,
-  /// The tool that produced the result.
-  pub tool_name: String,
-  /// The tool call the result answers (in full; the stub may shorten it).
-  pub tool_call_id: String,
-  /// Length of the payload in code points.
-  pub size_chars: u32,
-  /// One line: tool name, up to three args, and the payload's shape.
-  pub summary: String,
-  /// The structural index line (`table: ...`, `object: ...`, `array: ...`, `text: lines=N`).
-  pub schema: Either<String, Null>,
-  /// The payload's head, newlines flattened, or null when empty.
-  pub preview: Either<String, Null>,
-  /// The v1 stub that stands in the conversation for the payload.
-  pub stub: String,
+    /// `trm_` + 12 lowercase hex; a pure function of (toolCallId, content).
+    pub mem_id: String,
+    /// The namespace the entry lives in (`""` by default).
+    pub namespace: String,
+    /// The tool that produced the result.
+    pub tool_name: String,
+    /// The tool call the result answers (in full; the stub may shorten it).
+    pub tool_call_id: String,
+    /// Length of the payload in code points.
+    pub size_chars: u32,
+    /// One line: tool name, up to three args, and the payload's shape.
+    pub summary: String,
+    /// The structural index line (`table: ...`, `object: ...`, `array: ...`, `text: lines=N`).
+    pub schema: Either<String, Null>,
+    /// The payload's head, newlines flattened, or null when empty.
+    pub preview: Either<String, Null>,
+    /// The v1 stub that stands in the conversation for the payload.
+    pub stub: String,
 }
 
 /// How to read an archived result. Precedence: `jsonPath`, then `query`, then
 /// `offset`/`maxChars`, then `format`.
 #[napi(object)]
 pub struct FetchOptions {
-  /// `'summary'` (the stub; also for any unknown value) or `'full'` (the payload).
-  #[napi(ts_type = "'summary' | 'full'")]
-  pub format: Option<String>,
-  /// A substring: up to 5 windows of 400 code points either side of its matches
-  /// (case-insensitive matches when there is no exact one).
-  pub query: Option<String>,
-  /// Start of a code-point range; negative means 0, past the end gives `""`.
-  pub offset: Option<f64>,
-  /// Length of the range in code points; missing, 0 or negative means to the end.
-  pub max_chars: Option<f64>,
-  /// A path into a JSON payload: `rows.0.price`, `rows[-1]`, `["a.b"]`, `$.x[*].id`, `rows[0:3]`.
-  pub json_path: Option<String>,
-  /// The entry's namespace. Default `""`.
-  pub namespace: Option<String>,
+    /// `'summary'` (the stub; also for any unknown value) or `'full'` (the payload).
+    #[napi(ts_type = "'summary' | 'full'")]
+    pub format: Option<String>,
+    /// A substring: up to 5 windows of 400 code points either side of its matches
+    /// (case-insensitive matches when there is no exact one).
+    pub query: Option<String>,
+    /// Start of a code-point range; negative means 0, past the end gives `""`.
+    pub offset: Option<f64>,
+    /// Length of the range in code points; missing, 0 or negative means to the end.
+    pub max_chars: Option<f64>,
+    /// A path into a JSON payload: `rows.0.price`, `rows[-1]`, `["a.b"]`, `$.x[*].id`, `rows[0:3]`.
+    pub json_path: Option<String>,
+    /// The entry's namespace. Default `""`.
+    pub namespace: Option<String>,
 }
 
 /// `FetchOptions` plus the output cap, for `Ledger.recall`.
 #[napi(object)]
 pub struct RecallOptions {
-  /// `'summary'` or `'full'`; any keyed option below implies full-fetch semantics.
-  #[napi(ts_type = "'summary' | 'full'")]
-  pub format: Option<String>,
-  /// A substring to show windows around (see `FetchOptions.query`).
-  pub query: Option<String>,
-  /// Start of a code-point range (see `FetchOptions.offset`).
-  pub offset: Option<f64>,
-  /// Length of a code-point range (see `FetchOptions.maxChars`).
-  pub max_chars: Option<f64>,
-  /// A path into a JSON payload (see `FetchOptions.jsonPath`).
-  pub json_path: Option<String>,
-  /// The entry's namespace. Default `""`.
-  pub namespace: Option<String>,
-  /// Longest answer in code points, truncation marker included. Default `MAX_OUTPUT_CHARS`.
-  pub max_output_chars: Option<f64>,
+    /// `'summary'` or `'full'`; any keyed option below implies full-fetch semantics.
+    #[napi(ts_type = "'summary' | 'full'")]
+    pub format: Option<String>,
+    /// A substring to show windows around (see `FetchOptions.query`).
+    pub query: Option<String>,
+    /// Start of a code-point range (see `FetchOptions.offset`).
+    pub offset: Option<f64>,
+    /// Length of a code-point range (see `FetchOptions.maxChars`).
+    pub max_chars: Option<f64>,
+    /// A path into a JSON payload (see `FetchOptions.jsonPath`).
+    pub json_path: Option<String>,
+    /// The entry's namespace. Default `""`.
+    pub namespace: Option<String>,
+    /// Longest answer in code points, truncation marker included. Default `MAX_OUTPUT_CHARS`.
+    pub max_output_chars: Option<f64>,
 }
 
 /// Options for `Ledger.stub`.
 #[napi(object)]
 pub struct StubOptions {
-  /// Preview length for this stub (e.g. 2000 for a result the model has never seen).
-  pub preview_chars: Option<f64>,
+    /// Preview length for this stub (e.g. 2000 for a result the model has never seen).
+    pub preview_chars: Option<f64>,
 }
 
 /// Counters of a ledger.
 #[napi(object)]
 pub struct LedgerStats {
-  /// Entries held.
-  pub entries: u32,
-  /// Bytes held: payloads, their indexes and handles.
-  pub bytes: f64,
-  /// Fetches that found their entry.
-  pub hits: f64,
-  /// Fetches that did not.
-  pub misses: f64,
-  /// Entries evicted to stay within `maxBytes`.
-  pub evictions: f64,
+    /// Entries held.
+    pub entries: u32,
+    /// Bytes held: payloads, their indexes and handles.
+    pub bytes: f64,
+    /// Fetches that found their entry.
+    pub hits: f64,
+    /// Fetches that did not.
+    pub misses: f64,
+    /// Entries evicted to stay within `maxBytes`.
+    pub evictions: f64,
 }
 
 /// An archive of large tool results, keyed by memory id and namespace, bounded
@@ -138,36 +138,36 @@ pub struct LedgerStats {
 /// the conversation carries a stub; `recall` returns the slice the model needs.
 #[napi(custom_finalize)]
 pub struct Ledger {
-  inner: Arc<core::Ledger>,
-  /// Bytes reported to V8 as external memory.
-  reported: Arc<AtomicI64>,
+    inner: Arc<core::Ledger>,
+    /// Bytes reported to V8 as external memory.
+    reported: Arc<AtomicI64>,
 }
 
 fn sync_external(env: &Env, inner: &core::Ledger, reported: &AtomicI64) {
-  let now = inner.stats().bytes as i64;
-  let before = reported.swap(now, Ordering::AcqRel);
-  if now != before {
-    // A failed hint only makes GC timing worse; never fail the call for it.
-    let _ = env.adjust_external_memory(now - before);
-  }
+    let now = inner.stats().bytes as i64;
+    let before = reported.swap(now, Ordering::AcqRel);
+    if now != before {
+        // A failed hint only makes GC timing worse; never fail the call for it.
+        let _ = env.adjust_external_memory(now - before);
+    }
 }
 
 fn to_handle(h: core::Handle) -> ToolResultHandle {
-  ToolResultHandle {
-    mem_id: h.mem_id,
-    namespace: h.namespace,
-    tool_name: h.tool_name,
-    tool_call_id: h.tool_call_id,
-    size_chars: h.size_chars.min(u32::MAX as usize) as u32,
-    summary: h.summary,
-    schema: nullable(h.schema),
-    preview: nullable(h.preview),
-    stub: h.stub,
-  }
+    ToolResultHandle {
+        mem_id: h.mem_id,
+        namespace: h.namespace,
+        tool_name: h.tool_name,
+        tool_call_id: h.tool_call_id,
+        size_chars: h.size_chars.min(u32::MAX as usize) as u32,
+        summary: h.summary,
+        schema: nullable(h.schema),
+        preview: nullable(h.preview),
+        stub: h.stub,
+    }
 }
 
 fn nullable(s: Option<String>) -> Either<String, Null> {
-  s.map_or(Either::B(Null), Either::A)
+    s.map_or(Either::B(Null), Either::A)
 }
 
 /// A payload crossing into Rust, as UTF-8: the one copy it ever makes. A
@@ -178,77 +178,90 @@ fn nullable(s: Option<String>) -> Either<String, Null> {
 pub struct Content(String);
 
 impl TypeName for Content {
-  fn type_name() -> &'static str {
-    "string | Buffer"
-  }
+    fn type_name() -> &'static str {
+        "string | Buffer"
+    }
 
-  fn value_type() -> ValueType {
-    ValueType::Unknown
-  }
+    fn value_type() -> ValueType {
+        ValueType::Unknown
+    }
 }
 
 /// A Buffer's bytes, borrowed for the duration of the call.
 unsafe fn buffer_bytes<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Option<&'a [u8]>> {
-  let mut is_buffer = false;
-  check_status!(unsafe { sys::napi_is_buffer(env, value, &mut is_buffer) })?;
-  if !is_buffer {
-    return Ok(None);
-  }
-  let mut data = std::ptr::null_mut();
-  let mut len = 0usize;
-  check_status!(unsafe { sys::napi_get_buffer_info(env, value, &mut data, &mut len) })?;
-  Ok(Some(if len == 0 { &[] } else { unsafe { std::slice::from_raw_parts(data.cast(), len) } }))
+    let mut is_buffer = false;
+    check_status!(unsafe { sys::napi_is_buffer(env, value, &mut is_buffer) })?;
+    if !is_buffer {
+        return Ok(None);
+    }
+    let mut data = std::ptr::null_mut();
+    let mut len = 0usize;
+    check_status!(unsafe { sys::napi_get_buffer_info(env, value, &mut data, &mut len) })?;
+    Ok(Some(if len == 0 {
+        &[]
+    } else {
+        unsafe { std::slice::from_raw_parts(data.cast(), len) }
+    }))
 }
 
 /// `String::from_utf8_lossy`, with `from_utf8`'s ASCII fast path first (the
 /// lossy scan alone is several times slower on valid multi-megabyte input).
 fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-  match std::str::from_utf8(bytes) {
-    Ok(s) => std::borrow::Cow::Borrowed(s),
-    Err(_) => String::from_utf8_lossy(bytes),
-  }
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 fn not_content() -> Error {
-  Error::new(Status::InvalidArg, "content must be a string or a Buffer".to_string())
+    Error::new(
+        Status::InvalidArg,
+        "content must be a string or a Buffer".to_string(),
+    )
 }
 
 impl FromNapiValue for Content {
-  unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-    if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
-      return Ok(Content(utf8_lossy(bytes).into_owned()));
+    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
+        if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
+            return Ok(Content(utf8_lossy(bytes).into_owned()));
+        }
+        unsafe { js_string_utf8(env, value) }.map(Content)
     }
-    unsafe { js_string_utf8(env, value) }.map(Content)
-  }
 }
 
 /// A JS string as UTF-8, in as few passes as V8 allows: its UTF-8 length is
 /// one pass; when that equals its UTF-16 length the string is ASCII, and the
 /// Latin-1 copy (a plain narrowing copy in V8) is already its UTF-8.
 unsafe fn js_string_utf8(env: sys::napi_env, value: sys::napi_value) -> Result<String> {
-  let mut kind = 0;
-  check_status!(unsafe { sys::napi_typeof(env, value, &mut kind) })?;
-  if kind != sys::ValueType::napi_string {
-    return Err(not_content());
-  }
-  let (mut units, mut bytes, mut written) = (0usize, 0usize, 0usize);
-  check_status!(unsafe { sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut units) })?;
-  check_status!(unsafe { sys::napi_get_value_string_utf8(env, value, std::ptr::null_mut(), 0, &mut bytes) })?;
-  let mut buf: Vec<u8> = Vec::with_capacity(bytes + 1);
-  let out = buf.as_mut_ptr().cast();
-  if bytes == units {
-    check_status!(unsafe { sys::napi_get_value_string_latin1(env, value, out, bytes + 1, &mut written) })?;
-  } else {
-    check_status!(unsafe { sys::napi_get_value_string_utf8(env, value, out, bytes + 1, &mut written) })?;
-  }
-  // SAFETY: V8 wrote `written` <= bytes bytes.
-  unsafe { buf.set_len(written) };
-  // ASCII, or V8's UTF-8 (lone surrogates already replaced): valid either way,
-  // but a check costs little next to the copy and keeps `String` honest.
-  Ok(match String::from_utf8(buf) {
-    Ok(s) => s,
-    Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-  })
+    let mut kind = 0;
+    check_status!(unsafe { sys::napi_typeof(env, value, &mut kind) })?;
+    if kind != sys::ValueType::napi_string {
+        return Err(not_content());
+    }
+    let (mut units, mut bytes, mut written) = (0usize, 0usize, 0usize);
+    check_status!(unsafe {
+        sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut units)
+    })?;
+    check_status!(unsafe {
+        sys::napi_get_value_string_utf8(env, value, std::ptr::null_mut(), 0, &mut bytes)
+    })?;
+    let mut buf: Vec<u8> = Vec::with_capacity(bytes + 1);
+    let out = buf.as_mut_ptr().cast();
+    if bytes == units {
+        check_status!(unsafe {
+            sys::napi_get_value_string_latin1(env, value, out, bytes + 1, &mut written)
+        })?;
+    } else {
+        check_status!(unsafe { sys::napi_get_value_string_utf8(env, value, out, bytes + 1, &mut written) })?;
+    }
+    // SAFETY: V8 wrote `written` <= bytes bytes.
+    unsafe { buf.set_len(written) };
+    // ASCII, or V8's UTF-8 (lone surrogates already replaced): valid either way,
+    // but a check costs little next to the copy and keeps `String` honest.
+    Ok(match String::from_utf8(buf) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
 }
 
 /// Content for hashing only: a Buffer is read in place, not copied. The borrow
@@ -256,281 +269,310 @@ unsafe fn js_string_utf8(env: sys::napi_env, value: sys::napi_value) -> Result<S
 pub struct ContentRef(std::borrow::Cow<'static, [u8]>);
 
 impl TypeName for ContentRef {
-  fn type_name() -> &'static str {
-    "string | Buffer"
-  }
+    fn type_name() -> &'static str {
+        "string | Buffer"
+    }
 
-  fn value_type() -> ValueType {
-    ValueType::Unknown
-  }
+    fn value_type() -> ValueType {
+        ValueType::Unknown
+    }
 }
 
 impl FromNapiValue for ContentRef {
-  unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-    if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
-      // Invalid UTF-8 hashes as the text `record` would store (U+FFFD for bad bytes).
-      return Ok(ContentRef(match utf8_lossy(bytes) {
-        std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(bytes),
-        std::borrow::Cow::Owned(s) => std::borrow::Cow::Owned(s.into_bytes()),
-      }));
+    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
+        if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
+            // Invalid UTF-8 hashes as the text `record` would store (U+FFFD for bad bytes).
+            return Ok(ContentRef(match utf8_lossy(bytes) {
+                std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(bytes),
+                std::borrow::Cow::Owned(s) => std::borrow::Cow::Owned(s.into_bytes()),
+            }));
+        }
+        unsafe { js_string_utf8(env, value) }.map(|s| ContentRef(std::borrow::Cow::Owned(s.into_bytes())))
     }
-    unsafe { js_string_utf8(env, value) }.map(|s| ContentRef(std::borrow::Cow::Owned(s.into_bytes())))
-  }
 }
 
 fn content_string(content: Content) -> String {
-  content.0
+    content.0
 }
 
 fn request(input: RecordInput) -> RecordRequest {
-  RecordRequest {
-    namespace: input.namespace.unwrap_or_default(),
-    tool_call_id: input.tool_call_id,
-    tool_name: input.tool_name,
-    tool_args: input.tool_args,
-    content: content_string(input.content),
-  }
+    RecordRequest {
+        namespace: input.namespace.unwrap_or_default(),
+        tool_call_id: input.tool_call_id,
+        tool_name: input.tool_name,
+        tool_args: input.tool_args,
+        content: content_string(input.content),
+    }
 }
 
 fn fetch_spec(o: &FetchOptions) -> FetchSpec {
-  FetchSpec::new(
-    o.format.as_deref(),
-    o.query.clone(),
-    o.offset,
-    o.max_chars,
-    o.json_path.clone(),
-  )
+    FetchSpec::new(
+        o.format.as_deref(),
+        o.query.clone(),
+        o.offset,
+        o.max_chars,
+        o.json_path.clone(),
+    )
 }
 
 fn max_output(x: Option<f64>) -> usize {
-  match x {
-    Some(v) if v.is_finite() && v >= 1.0 => v.floor().min(usize::MAX as f64) as usize,
-    Some(v) if v == f64::INFINITY => usize::MAX,
-    _ => MAX_OUT,
-  }
+    match x {
+        Some(v) if v.is_finite() && v >= 1.0 => v.floor().min(usize::MAX as f64) as usize,
+        Some(v) if v == f64::INFINITY => usize::MAX,
+        _ => MAX_OUT,
+    }
 }
 
 /// Records off the JS thread (the payload crossed the boundary once, before).
 pub struct RecordTask {
-  inner: Arc<core::Ledger>,
-  reported: Arc<AtomicI64>,
-  req: Option<RecordRequest>,
+    inner: Arc<core::Ledger>,
+    reported: Arc<AtomicI64>,
+    req: Option<RecordRequest>,
 }
 
 #[napi]
 impl Task for RecordTask {
-  type Output = core::Handle;
-  type JsValue = ToolResultHandle;
+    type Output = core::Handle;
+    type JsValue = ToolResultHandle;
 
-  fn compute(&mut self) -> Result<Self::Output> {
-    let req = self.req.take().expect("a task computes once");
-    self.inner.record(req).map_err(ledger_error)
-  }
+    fn compute(&mut self) -> Result<Self::Output> {
+        let req = self.req.take().expect("a task computes once");
+        self.inner.record(req).map_err(ledger_error)
+    }
 
-  fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-    sync_external(&env, &self.inner, &self.reported);
-    Ok(to_handle(output))
-  }
+    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        sync_external(&env, &self.inner, &self.reported);
+        Ok(to_handle(output))
+    }
 }
 
 enum Read {
-  Fetch(FetchSpec),
-  Recall(FetchSpec, usize),
+    Fetch(FetchSpec),
+    Recall(FetchSpec, usize),
 }
 
 /// Fetches (or recalls) off the JS thread; only the answer crosses back.
 pub struct FetchTask {
-  inner: Arc<core::Ledger>,
-  namespace: String,
-  mem_id: String,
-  read: Read,
+    inner: Arc<core::Ledger>,
+    namespace: String,
+    mem_id: String,
+    read: Read,
 }
 
 impl FetchTask {
-  fn run(&self) -> String {
-    match &self.read {
-      Read::Fetch(spec) => self.inner.fetch(&self.namespace, &self.mem_id, spec),
-      Read::Recall(spec, max) => self.inner.recall(&self.namespace, &self.mem_id, spec, *max),
+    fn run(&self) -> String {
+        match &self.read {
+            Read::Fetch(spec) => self.inner.fetch(&self.namespace, &self.mem_id, spec),
+            Read::Recall(spec, max) => self.inner.recall(&self.namespace, &self.mem_id, spec, *max),
+        }
     }
-  }
 }
 
 #[napi]
 impl Task for FetchTask {
-  type Output = String;
-  type JsValue = String;
+    type Output = String;
+    type JsValue = String;
 
-  fn compute(&mut self) -> Result<Self::Output> {
-    Ok(self.run())
-  }
+    fn compute(&mut self) -> Result<Self::Output> {
+        Ok(self.run())
+    }
 
-  fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
-    Ok(output)
-  }
+    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        Ok(output)
+    }
 }
 
 #[napi]
 impl Ledger {
-  /// Creates an empty ledger.
-  #[napi(constructor)]
-  pub fn new(env: Env, options: Option<LedgerOptions>) -> Result<Self> {
-    let mut config = LedgerConfig::default();
-    if let Some(o) = options {
-      if let Some(m) = o.max_bytes {
-        if !(m.is_finite() && m >= 0.0) {
-          return Err(type_error(&env, "Ledger: maxBytes must be a non-negative finite number"));
+    /// Creates an empty ledger.
+    #[napi(constructor)]
+    pub fn new(env: Env, options: Option<LedgerOptions>) -> Result<Self> {
+        let mut config = LedgerConfig::default();
+        if let Some(o) = options {
+            if let Some(m) = o.max_bytes {
+                if !(m.is_finite() && m >= 0.0) {
+                    return Err(type_error(
+                        &env,
+                        "Ledger: maxBytes must be a non-negative finite number",
+                    ));
+                }
+                config.max_bytes = m as usize;
+            }
+            if let Some(p) = o.preview_chars {
+                if !(p.is_finite() && p >= 0.0) {
+                    return Err(type_error(
+                        &env,
+                        "Ledger: previewChars must be a non-negative finite number",
+                    ));
+                }
+                config.preview_chars = p as usize;
+            }
         }
-        config.max_bytes = m as usize;
-      }
-      if let Some(p) = o.preview_chars {
-        if !(p.is_finite() && p >= 0.0) {
-          return Err(type_error(&env, "Ledger: previewChars must be a non-negative finite number"));
+        Ok(Ledger {
+            inner: Arc::new(core::Ledger::new(config)),
+            reported: Arc::new(AtomicI64::new(0)),
+        })
+    }
+
+    /// Records a tool result off the JS thread and resolves to its handle. Recording
+    /// the same (toolCallId, content) again resolves to the identical handle.
+    /// Rejects if a different result already holds the same id (never serves the wrong payload).
+    #[napi(ts_return_type = "Promise<ToolResultHandle>")]
+    pub fn record(&self, input: RecordInput) -> AsyncTask<RecordTask> {
+        AsyncTask::new(RecordTask {
+            inner: self.inner.clone(),
+            reported: self.reported.clone(),
+            req: Some(request(input)),
+        })
+    }
+
+    /// `record` on the calling thread.
+    #[napi]
+    pub fn record_sync(&self, env: Env, input: RecordInput) -> Result<ToolResultHandle> {
+        let h = self.inner.record(request(input)).map_err(ledger_error)?;
+        sync_external(&env, &self.inner, &self.reported);
+        Ok(to_handle(h))
+    }
+
+    /// Reads an archived result (see `FetchOptions` for the precedence) off the JS thread.
+    /// Unknown ids, and ids from another namespace, answer `[tool_memory not found: <id>]`.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn fetch(&self, mem_id: String, options: Option<FetchOptions>) -> AsyncTask<FetchTask> {
+        AsyncTask::new(self.fetch_task(mem_id, options))
+    }
+
+    /// `fetch` on the calling thread.
+    #[napi]
+    pub fn fetch_sync(&self, mem_id: String, options: Option<FetchOptions>) -> String {
+        self.fetch_task(mem_id, options).run()
+    }
+
+    /// Fetch plus the output cap, in one pass: a full multi-megabyte payload is cut
+    /// before it crosses to JS. Any keyed option implies full-fetch semantics; an
+    /// answer that is a contiguous part of the payload says where to continue.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn recall(&self, mem_id: String, options: Option<RecallOptions>) -> AsyncTask<FetchTask> {
+        let o = options.unwrap_or(RecallOptions {
+            format: None,
+            query: None,
+            offset: None,
+            max_chars: None,
+            json_path: None,
+            namespace: None,
+            max_output_chars: None,
+        });
+        let mut spec = FetchSpec::new(o.format.as_deref(), o.query, o.offset, o.max_chars, o.json_path);
+        if spec.keyed() {
+            spec.full = true;
         }
-        config.preview_chars = p as usize;
-      }
+        AsyncTask::new(FetchTask {
+            inner: self.inner.clone(),
+            namespace: o.namespace.unwrap_or_default(),
+            mem_id,
+            read: Read::Recall(spec, max_output(o.max_output_chars)),
+        })
     }
-    Ok(Ledger {
-      inner: Arc::new(core::Ledger::new(config)),
-      reported: Arc::new(AtomicI64::new(0)),
-    })
-  }
 
-  /// Records a tool result off the JS thread and resolves to its handle. Recording
-  /// the same (toolCallId, content) again resolves to the identical handle.
-  /// Rejects if a different result already holds the same id (never serves the wrong payload).
-  #[napi(ts_return_type = "Promise<ToolResultHandle>")]
-  pub fn record(&self, input: RecordInput) -> AsyncTask<RecordTask> {
-    AsyncTask::new(RecordTask {
-      inner: self.inner.clone(),
-      reported: self.reported.clone(),
-      req: Some(request(input)),
-    })
-  }
-
-  /// `record` on the calling thread.
-  #[napi]
-  pub fn record_sync(&self, env: Env, input: RecordInput) -> Result<ToolResultHandle> {
-    let h = self.inner.record(request(input)).map_err(ledger_error)?;
-    sync_external(&env, &self.inner, &self.reported);
-    Ok(to_handle(h))
-  }
-
-  /// Reads an archived result (see `FetchOptions` for the precedence) off the JS thread.
-  /// Unknown ids, and ids from another namespace, answer `[tool_memory not found: <id>]`.
-  #[napi(ts_return_type = "Promise<string>")]
-  pub fn fetch(&self, mem_id: String, options: Option<FetchOptions>) -> AsyncTask<FetchTask> {
-    AsyncTask::new(self.fetch_task(mem_id, options))
-  }
-
-  /// `fetch` on the calling thread.
-  #[napi]
-  pub fn fetch_sync(&self, mem_id: String, options: Option<FetchOptions>) -> String {
-    self.fetch_task(mem_id, options).run()
-  }
-
-  /// Fetch plus the output cap, in one pass: a full multi-megabyte payload is cut
-  /// before it crosses to JS. Any keyed option implies full-fetch semantics; an
-  /// answer that is a contiguous part of the payload says where to continue.
-  #[napi(ts_return_type = "Promise<string>")]
-  pub fn recall(&self, mem_id: String, options: Option<RecallOptions>) -> AsyncTask<FetchTask> {
-    let o = options.unwrap_or(RecallOptions {
-      format: None,
-      query: None,
-      offset: None,
-      max_chars: None,
-      json_path: None,
-      namespace: None,
-      max_output_chars: None,
-    });
-    let mut spec = FetchSpec::new(o.format.as_deref(), o.query, o.offset, o.max_chars, o.json_path);
-    if spec.keyed() {
-      spec.full = true;
+    fn fetch_task(&self, mem_id: String, options: Option<FetchOptions>) -> FetchTask {
+        let (spec, namespace) = match options {
+            Some(o) => (fetch_spec(&o), o.namespace.unwrap_or_default()),
+            None => (FetchSpec::default(), String::new()),
+        };
+        FetchTask {
+            inner: self.inner.clone(),
+            namespace,
+            mem_id,
+            read: Read::Fetch(spec),
+        }
     }
-    AsyncTask::new(FetchTask {
-      inner: self.inner.clone(),
-      namespace: o.namespace.unwrap_or_default(),
-      mem_id,
-      read: Read::Recall(spec, max_output(o.max_output_chars)),
-    })
-  }
 
-  fn fetch_task(&self, mem_id: String, options: Option<FetchOptions>) -> FetchTask {
-    let (spec, namespace) = match options {
-      Some(o) => (fetch_spec(&o), o.namespace.unwrap_or_default()),
-      None => (FetchSpec::default(), String::new()),
-    };
-    FetchTask { inner: self.inner.clone(), namespace, mem_id, read: Read::Fetch(spec) }
-  }
-
-  /// The handle of an archived result, or null.
-  #[napi]
-  pub fn handle(&self, mem_id: String, namespace: Option<String>) -> Option<ToolResultHandle> {
-    self.inner.handle(namespace.as_deref().unwrap_or(""), &mem_id).map(to_handle)
-  }
-
-  /// The stub of an archived result, or null. `options.previewChars` renders it
-  /// with another preview length (deterministically, like the original).
-  #[napi]
-  pub fn stub(&self, mem_id: String, namespace: Option<String>, options: Option<StubOptions>) -> Option<String> {
-    let preview = options
-      .and_then(|o| o.preview_chars)
-      .filter(|p| p.is_finite() && *p >= 0.0)
-      .map(|p| p as usize);
-    self.inner.stub(namespace.as_deref().unwrap_or(""), &mem_id, preview)
-  }
-
-  /// Removes one entry; true if it was there.
-  #[napi]
-  pub fn delete(&self, env: Env, mem_id: String, namespace: Option<String>) -> bool {
-    let removed = self.inner.delete(namespace.as_deref().unwrap_or(""), &mem_id);
-    sync_external(&env, &self.inner, &self.reported);
-    removed
-  }
-
-  /// Removes every entry, or only those of `namespace`; returns how many were removed.
-  #[napi]
-  pub fn clear(&self, env: Env, namespace: Option<String>) -> u32 {
-    let n = self.inner.clear(namespace.as_deref());
-    sync_external(&env, &self.inner, &self.reported);
-    n as u32
-  }
-
-  /// Entries, bytes held, fetch hits and misses, evictions.
-  #[napi]
-  pub fn stats(&self) -> LedgerStats {
-    let s = self.inner.stats();
-    LedgerStats {
-      entries: s.entries as u32,
-      bytes: s.bytes as f64,
-      hits: s.hits as f64,
-      misses: s.misses as f64,
-      evictions: s.evictions as f64,
+    /// The handle of an archived result, or null.
+    #[napi]
+    pub fn handle(&self, mem_id: String, namespace: Option<String>) -> Option<ToolResultHandle> {
+        self.inner
+            .handle(namespace.as_deref().unwrap_or(""), &mem_id)
+            .map(to_handle)
     }
-  }
+
+    /// The stub of an archived result, or null. `options.previewChars` renders it
+    /// with another preview length (deterministically, like the original).
+    #[napi]
+    pub fn stub(
+        &self,
+        mem_id: String,
+        namespace: Option<String>,
+        options: Option<StubOptions>,
+    ) -> Option<String> {
+        let preview = options
+            .and_then(|o| o.preview_chars)
+            .filter(|p| p.is_finite() && *p >= 0.0)
+            .map(|p| p as usize);
+        self.inner
+            .stub(namespace.as_deref().unwrap_or(""), &mem_id, preview)
+    }
+
+    /// Removes one entry; true if it was there.
+    #[napi]
+    pub fn delete(&self, env: Env, mem_id: String, namespace: Option<String>) -> bool {
+        let removed = self.inner.delete(namespace.as_deref().unwrap_or(""), &mem_id);
+        sync_external(&env, &self.inner, &self.reported);
+        removed
+    }
+
+    /// Removes every entry, or only those of `namespace`; returns how many were removed.
+    #[napi]
+    pub fn clear(&self, env: Env, namespace: Option<String>) -> u32 {
+        let n = self.inner.clear(namespace.as_deref());
+        sync_external(&env, &self.inner, &self.reported);
+        n as u32
+    }
+
+    /// Entries, bytes held, fetch hits and misses, evictions.
+    #[napi]
+    pub fn stats(&self) -> LedgerStats {
+        let s = self.inner.stats();
+        LedgerStats {
+            entries: s.entries as u32,
+            bytes: s.bytes as f64,
+            hits: s.hits as f64,
+            misses: s.misses as f64,
+            evictions: s.evictions as f64,
+        }
+    }
 }
 
 impl ObjectFinalize for Ledger {
-  fn finalize(self, env: Env) -> Result<()> {
-    let held = self.reported.swap(0, Ordering::AcqRel);
-    if held != 0 {
-      let _ = env.adjust_external_memory(-held);
+    fn finalize(self, env: Env) -> Result<()> {
+        let held = self.reported.swap(0, Ordering::AcqRel);
+        if held != 0 {
+            let _ = env.adjust_external_memory(-held);
+        }
+        Ok(())
     }
-    Ok(())
-  }
 }
 
 /// The memory id `record` would give `(toolCallId, content)`, without recording:
 /// `trm_` + 12 lowercase hex, the same in any process on any day.
 #[napi]
-pub fn mem_id_for(tool_call_id: String, #[napi(ts_arg_type = "string | Buffer")] content: ContentRef) -> String {
-  core_mem_id(&tool_call_id, &content.0)
+pub fn mem_id_for(
+    tool_call_id: String,
+    #[napi(ts_arg_type = "string | Buffer")] content: ContentRef,
+) -> String {
+    core_mem_id(&tool_call_id, &content.0)
 }
 
 /// Cuts a recall answer to `maxOutputChars` code points, marker included (for
 /// answers from ledgers written in JS; the native Ledger cuts in `recall`).
 /// `contiguousFrom`: the payload offset the text starts at, when it is a contiguous part.
 #[napi]
-pub fn cap_recall_output(text: String, mem_id: String, max_output_chars: Option<f64>, contiguous_from: Option<f64>) -> String {
-  let from = contiguous_from.filter(|x| x.is_finite() && *x >= 0.0).map(|x| x as usize);
-  cap_output(&text, &mem_id, max_output(max_output_chars), from)
+pub fn cap_recall_output(
+    text: String,
+    mem_id: String,
+    max_output_chars: Option<f64>,
+    contiguous_from: Option<f64>,
+) -> String {
+    let from = contiguous_from
+        .filter(|x| x.is_finite() && *x >= 0.0)
+        .map(|x| x as usize);
+    cap_output(&text, &mem_id, max_output(max_output_chars), from)
 }

@@ -32,7 +32,9 @@ pub fn mem_id_for(tool_call_id: &str, content: &[u8]) -> String {
 pub fn looks_like_mem_id(s: &str) -> bool {
     s.len() == 16
         && s.starts_with(MEM_ID_PREFIX)
-        && s[4..].bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        && s[4..]
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 #[cfg(test)]

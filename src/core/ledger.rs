@@ -28,7 +28,10 @@ pub struct LedgerConfig {
 
 impl Default for LedgerConfig {
     fn default() -> Self {
-        LedgerConfig { max_bytes: DEFAULT_MAX_BYTES, preview_chars: DEFAULT_PREVIEW_CHARS }
+        LedgerConfig {
+            max_bytes: DEFAULT_MAX_BYTES,
+            preview_chars: DEFAULT_PREVIEW_CHARS,
+        }
     }
 }
 
@@ -218,7 +221,10 @@ impl Ledger {
     /// Looks an entry up without counting or reordering.
     pub fn peek(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
         let store = self.lock();
-        store.map.get(&(namespace.to_string(), mem_id.to_string())).map(|s| s.entry.clone())
+        store
+            .map
+            .get(&(namespace.to_string(), mem_id.to_string()))
+            .map(|s| s.entry.clone())
     }
 
     /// `fetch` as the JS API exposes it: a string answer, never an error.
@@ -252,7 +258,9 @@ impl Ledger {
     }
 
     pub fn delete(&self, namespace: &str, mem_id: &str) -> bool {
-        self.lock().remove(&(namespace.to_string(), mem_id.to_string())).is_some()
+        self.lock()
+            .remove(&(namespace.to_string(), mem_id.to_string()))
+            .is_some()
     }
 
     /// Removes every entry, or those of one namespace; returns how many.
@@ -279,7 +287,10 @@ fn same_result(existing: &Entry, key: &Key, call_id: &str, content: &str) -> Res
     if existing.handle.tool_call_id == call_id && existing.text.as_str() == content {
         Ok(existing.handle.clone())
     } else {
-        Err(LedgerError::Collision { mem_id: key.1.clone(), namespace: key.0.clone() })
+        Err(LedgerError::Collision {
+            mem_id: key.1.clone(),
+            namespace: key.0.clone(),
+        })
     }
 }
 
@@ -321,10 +332,17 @@ fn build_entry(
         stub,
     };
     let bytes = text.heap_bytes()
-        + json.as_ref().map_or(0, |d| d.index.heap_bytes() + d.schema.len() + d.shape.len())
+        + json
+            .as_ref()
+            .map_or(0, |d| d.index.heap_bytes() + d.schema.len() + d.shape.len())
         + handle_bytes(&handle)
         + std::mem::size_of::<Entry>();
-    Entry { handle, text, json, bytes }
+    Entry {
+        handle,
+        text,
+        json,
+        bytes,
+    }
 }
 
 fn handle_bytes(h: &Handle) -> usize {
@@ -376,17 +394,44 @@ mod tests {
         let other = l.record(req("ns", "c", "body")).unwrap();
         assert_eq!(other.mem_id, a.mem_id);
         assert_eq!(l.stats().entries, 2);
-        assert_eq!(l.fetch("ns", &a.mem_id, &FetchSpec { full: true, ..Default::default() }), "body");
-        assert_eq!(l.fetch("zz", &a.mem_id, &FetchSpec::default()), format!("[tool_memory not found: {}]", a.mem_id));
+        assert_eq!(
+            l.fetch(
+                "ns",
+                &a.mem_id,
+                &FetchSpec {
+                    full: true,
+                    ..Default::default()
+                }
+            ),
+            "body"
+        );
+        assert_eq!(
+            l.fetch("zz", &a.mem_id, &FetchSpec::default()),
+            format!("[tool_memory not found: {}]", a.mem_id)
+        );
     }
 
     #[test]
     fn a_colliding_id_with_other_content_is_refused() {
-        let e = build_entry("trm_aaaaaaaaaaaa".into(), "".into(), "c".into(), "t".into(), None, "one".into(), 200);
+        let e = build_entry(
+            "trm_aaaaaaaaaaaa".into(),
+            "".into(),
+            "c".into(),
+            "t".into(),
+            None,
+            "one".into(),
+            200,
+        );
         let key: Key = ("".into(), "trm_aaaaaaaaaaaa".into());
         assert!(same_result(&e, &key, "c", "one").is_ok());
         let err = same_result(&e, &key, "c", "two").unwrap_err();
-        assert_eq!(err, LedgerError::Collision { mem_id: "trm_aaaaaaaaaaaa".into(), namespace: "".into() });
+        assert_eq!(
+            err,
+            LedgerError::Collision {
+                mem_id: "trm_aaaaaaaaaaaa".into(),
+                namespace: "".into()
+            }
+        );
         assert!(err.to_string().contains("refusing to record"));
         assert!(same_result(&e, &key, "d", "one").is_err());
     }
@@ -394,7 +439,10 @@ mod tests {
     #[test]
     fn eviction_is_least_recently_used_and_keeps_the_newest() {
         // Entries hold their payload plus ~1 KB of handle and stub.
-        let l = Ledger::new(LedgerConfig { max_bytes: 25_000, preview_chars: 10 });
+        let l = Ledger::new(LedgerConfig {
+            max_bytes: 25_000,
+            preview_chars: 10,
+        });
         let a = l.record(req("", "a", &"a".repeat(10_000))).unwrap();
         let b = l.record(req("", "b", &"b".repeat(10_000))).unwrap();
         assert!(l.get("", &a.mem_id).is_some()); // touch a
@@ -425,7 +473,10 @@ mod tests {
 
     #[test]
     fn stub_with_a_longer_preview_is_deterministic() {
-        let l = Ledger::new(LedgerConfig { max_bytes: DEFAULT_MAX_BYTES, preview_chars: 5 });
+        let l = Ledger::new(LedgerConfig {
+            max_bytes: DEFAULT_MAX_BYTES,
+            preview_chars: 5,
+        });
         let h = l.record(req("", "c", &"word ".repeat(100))).unwrap();
         assert_eq!(l.stub("", &h.mem_id, None).unwrap(), h.stub);
         let long = l.stub("", &h.mem_id, Some(50)).unwrap();

@@ -5,5 +5,6 @@ pub mod json;
 pub mod ledger;
 pub mod palette;
 pub mod recall;
+pub mod search;
 pub mod stub;
 pub mod text;

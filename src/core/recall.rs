@@ -7,6 +7,7 @@ use memchr::memmem;
 
 use crate::core::json::{select, Selection};
 use crate::core::ledger::Entry;
+use crate::core::search;
 use crate::core::text::{count_chars, ellipsize, take_chars, Text};
 
 /// The default cap on a recall answer, in code points, marker included.
@@ -15,6 +16,10 @@ pub const MAX_OUTPUT_CHARS: usize = 50_000;
 pub const WINDOW_CHARS: usize = 400;
 /// Windows shown at most.
 pub const MAX_WINDOWS: usize = 5;
+/// The case-insensitive fallback is tried for queries up to this size (a
+/// longer "query" is a pasted passage, and its matcher would cost more than
+/// the search).
+const MAX_CASELESS_QUERY_BYTES: usize = 1024;
 /// Model-supplied strings are echoed in messages up to this many code points.
 const ECHO_CHARS: usize = 200;
 
@@ -66,7 +71,10 @@ fn to_int(x: f64) -> Option<i64> {
 /// A fetch answer, borrowed from the entry where it is a slice of it.
 pub enum Answer<'a> {
     /// A contiguous part of the payload starting at code point `start`.
-    Part { text: &'a str, start: usize },
+    Part {
+        text: &'a str,
+        start: usize,
+    },
     Other(String),
 }
 
@@ -109,10 +117,16 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &FetchSpec) -> Answer<'a> {
             Some(m) if m > 0 => start.saturating_add(m as usize).min(len),
             _ => len,
         };
-        return Answer::Part { text: text.slice(start, end), start };
+        return Answer::Part {
+            text: text.slice(start, end),
+            start,
+        };
     }
     if spec.full {
-        Answer::Part { text: text.as_str(), start: 0 }
+        Answer::Part {
+            text: text.as_str(),
+            start: 0,
+        }
     } else {
         Answer::Other(e.handle.stub.clone())
     }
@@ -130,27 +144,41 @@ pub fn not_found(mem_id: &str) -> String {
 pub fn query_windows(text: &Text, query: &str, mem_id: &str) -> String {
     let hay = text.as_str();
     let q_chars = count_chars(query.as_bytes());
-    let finder = memmem::Finder::new(query.as_bytes());
-    let mut starts: Vec<usize> = Vec::with_capacity(MAX_WINDOWS);
-    let mut total = 0usize;
-    for b in finder.find_iter(hay.as_bytes()) {
-        if starts.len() < MAX_WINDOWS {
-            starts.push(text.char_of(b));
-        }
-        total += 1;
+    let no_match = || {
+        format!(
+            "[recall: no match for query '{}' in {}]",
+            ellipsize(query, ECHO_CHARS),
+            mem_id
+        )
+    };
+    if q_chars > text.char_len() {
+        return no_match();
     }
+    let found = search::exact(hay.as_bytes(), query.as_bytes(), MAX_WINDOWS);
+    let mut starts: Vec<usize> = found.first.iter().map(|&b| text.char_of(b)).collect();
+    let mut total = found.total;
     let mut head = None;
     if total == 0 {
-        let (s, t) = folded_matches(hay, query);
+        let (s, t) = if query.len() > MAX_CASELESS_QUERY_BYTES {
+            (Vec::new(), 0)
+        } else if query.is_ascii() {
+            let m = search::ascii_caseless(hay.as_bytes(), query.as_bytes(), MAX_WINDOWS);
+            (m.first.iter().map(|&b| text.char_of(b)).collect(), m.total)
+        } else {
+            folded_matches(hay, query)
+        };
         if t == 0 {
-            return format!("[recall: no match for query '{}' in {}]", ellipsize(query, ECHO_CHARS), mem_id);
+            return no_match();
         }
         starts = s;
         total = t;
         let shown = if total > MAX_WINDOWS {
             format!("{total} case-insensitive matches, showing the first {MAX_WINDOWS}")
         } else {
-            format!("showing {total} case-insensitive match{}", if total == 1 { "" } else { "es" })
+            format!(
+                "showing {total} case-insensitive match{}",
+                if total == 1 { "" } else { "es" }
+            )
         };
         head = Some(format!(
             "[recall: no exact match for query '{}' in {}; {}]",
@@ -202,14 +230,11 @@ fn fold(c: char) -> char {
     }
 }
 
-/// Case-insensitive match starts (code points, first few) and the total.
+/// Case-insensitive match starts (code points, first few) and the total, for
+/// a query with non-ASCII letters (ASCII queries take `search::ascii_caseless`).
 fn folded_matches(hay: &str, query: &str) -> (Vec<usize>, usize) {
     let fq: String = query.chars().map(fold).collect();
-    let fh: String = if hay.is_ascii() && query.is_ascii() {
-        hay.to_ascii_lowercase()
-    } else {
-        hay.chars().map(fold).collect()
-    };
+    let fh: String = hay.chars().map(fold).collect();
     let mut starts = Vec::with_capacity(MAX_WINDOWS);
     let mut total = 0usize;
     // Byte → code point, counted incrementally from the previous match.
@@ -242,7 +267,9 @@ pub fn cap_output(text: &str, mem_id: &str, max: usize, contiguous_from: Option<
     }
     let id = ellipsize(mem_id, ECHO_CHARS);
     let marker = |kept: usize| {
-        let cont = contiguous_from.map(|s| format!("; continue with offset={}", s + kept)).unwrap_or_default();
+        let cont = contiguous_from
+            .map(|s| format!("; continue with offset={}", s + kept))
+            .unwrap_or_default();
         format!(
             "\n...[recall_tool_result output truncated at {max} chars; mem_id={id} retains full data in the ledger{cont}]"
         )
@@ -269,7 +296,13 @@ mod tests {
 
     #[test]
     fn spec_normalises_model_values() {
-        let s = FetchSpec::new(Some("FULL"), Some(String::new()), Some(f64::NAN), Some(-3.7), Some(String::new()));
+        let s = FetchSpec::new(
+            Some("FULL"),
+            Some(String::new()),
+            Some(f64::NAN),
+            Some(-3.7),
+            Some(String::new()),
+        );
         assert!(!s.full);
         assert_eq!(s.query, None);
         assert_eq!(s.offset, None);
@@ -303,19 +336,40 @@ mod tests {
     fn more_than_five_matches_are_counted() {
         let w = query_windows(&t(&"ab ".repeat(9)), "ab", "trm_x");
         let first = w.lines().next().unwrap();
-        assert_eq!(first, "[recall: 9 matches for query 'ab' in trm_x; showing the first 5]");
+        assert_eq!(
+            first,
+            "[recall: 9 matches for query 'ab' in trm_x; showing the first 5]"
+        );
         assert_eq!(w.matches("\n---\n").count(), 4);
     }
 
     #[test]
     fn case_insensitive_fallback_and_no_match() {
         let w = query_windows(&t("Hello ÉCOLE world"), "école", "trm_x");
-        assert!(w.starts_with("[recall: no exact match for query 'école' in trm_x; showing 1 case-insensitive match]\n"), "{w}");
+        assert!(
+            w.starts_with(
+                "[recall: no exact match for query 'école' in trm_x; showing 1 case-insensitive match]\n"
+            ),
+            "{w}"
+        );
         assert!(w.ends_with("Hello ÉCOLE world"));
         assert_eq!(
             query_windows(&t("abc"), "zzz", "trm_x"),
             "[recall: no match for query 'zzz' in trm_x]"
         );
+    }
+
+    #[test]
+    fn huge_queries_answer_quickly() {
+        let big = "q".repeat(2_000_000);
+        assert_eq!(
+            query_windows(&t("short"), &big, "trm_x"),
+            format!("[recall: no match for query '{}...' in trm_x]", "q".repeat(197))
+        );
+        let text = t(&"abc ".repeat(100_000));
+        let long = "ABC ".repeat(1000);
+        assert!(query_windows(&text, &long, "trm_x").starts_with("[recall: no match"));
+        assert!(query_windows(&text, &long[..40], "trm_x").starts_with("[recall: no exact match"));
     }
 
     #[test]

@@ -32,8 +32,15 @@ pub struct StubParts<'a> {
 pub fn render(p: &StubParts) -> String {
     let mut lines: Vec<String> = Vec::with_capacity(7);
     lines.push(STUB_HEADER.to_string());
-    lines.push(format!("tool={} call_id={}", p.tool_name, short_call_id(p.tool_call_id)));
-    lines.push(format!("size_original={} chars, archived as mem={}", p.size_chars, p.mem_id));
+    lines.push(format!(
+        "tool={} call_id={}",
+        p.tool_name,
+        short_call_id(p.tool_call_id)
+    ));
+    lines.push(format!(
+        "size_original={} chars, archived as mem={}",
+        p.size_chars, p.mem_id
+    ));
     if let Some(s) = p.schema.filter(|s| !s.is_empty()) {
         lines.push(format!("schema: {s}"));
     }
@@ -179,8 +186,15 @@ To re-expand: call recall_tool_result(mem_id='trm_0123456789ab', format=\"full\"
     #[test]
     fn summary_shows_three_args_then_ellipsis() {
         let args = json!({"asin": "B07XY", "domain": 1, "x": [1], "y": true});
-        let s = summary("get_keepa_data", args.as_object(), "tabular result, 300 rows / 6 cols");
-        assert_eq!(s, "get_keepa_data (asin='B07XY', domain=1, x=[1], ...): tabular result, 300 rows / 6 cols");
+        let s = summary(
+            "get_keepa_data",
+            args.as_object(),
+            "tabular result, 300 rows / 6 cols",
+        );
+        assert_eq!(
+            s,
+            "get_keepa_data (asin='B07XY', domain=1, x=[1], ...): tabular result, 300 rows / 6 cols"
+        );
         assert_eq!(summary("t", None, "5 chars"), "t: 5 chars");
         let long = json!({"q": "x".repeat(100), "nl": "a\nb'c"});
         let s = summary("t", long.as_object(), "s");
@@ -207,7 +221,10 @@ To re-expand: call recall_tool_result(mem_id='trm_0123456789ab', format=\"full\"
     fn text_shape_and_schema() {
         assert_eq!(text_shape("hello\nworld"), "text result, first line: hello");
         let long = "é".repeat(150);
-        assert_eq!(text_shape(&long), format!("text result, first line: {}...", "é".repeat(100)));
+        assert_eq!(
+            text_shape(&long),
+            format!("text result, first line: {}...", "é".repeat(100))
+        );
         assert_eq!(text_schema("a\nb\nc"), "text: lines=3");
         assert_eq!(text_schema("a\nb\n"), "text: lines=2");
         assert_eq!(text_schema(""), "text: lines=0");

@@ -24,12 +24,16 @@ impl Text {
     pub fn new(s: String) -> Self {
         if s.is_ascii() {
             let chars = s.len();
-            return Text { s, chars, marks: Vec::new() };
+            return Text {
+                s,
+                chars,
+                marks: Vec::new(),
+            };
         }
         let mut marks = Vec::with_capacity(s.len() / MARK_EVERY + 1);
         let mut chars = 0usize;
         for (b, _) in s.char_indices() {
-            if chars % MARK_EVERY == 0 {
+            if chars.is_multiple_of(MARK_EVERY) {
                 marks.push(b);
             }
             chars += 1;
@@ -148,7 +152,13 @@ mod tests {
         let t = Text::new(s.clone());
         let chars: Vec<char> = s.chars().collect();
         assert_eq!(t.char_len(), chars.len());
-        for &(a, b) in &[(0, 1), (4095, 4097), (4096, 8192), (12_345, 12_400), (19_990, 25_000)] {
+        for &(a, b) in &[
+            (0, 1),
+            (4095, 4097),
+            (4096, 8192),
+            (12_345, 12_400),
+            (19_990, 25_000),
+        ] {
             let want: String = chars[a.min(chars.len())..b.min(chars.len())].iter().collect();
             assert_eq!(t.slice(a, b), want, "slice {a}..{b}");
             assert_eq!(t.char_of(t.byte_of(a)), a.min(chars.len()));

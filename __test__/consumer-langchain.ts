@@ -1,0 +1,130 @@
+// A strict TypeScript consumer of `@symfonic/core/langchain` (tool-result memory).
+// Type-checked only (`npm run typecheck`); it must compile without `any` leaks.
+
+import { Ledger } from '@symfonic/core'
+import {
+  compactToolMessages,
+  createRecallToolResultTool,
+  toolMemoryMiddleware,
+  toolMemoryPreModelHook,
+  type CacheModel,
+  type CompactOptions,
+  type CostGate,
+  type NamespaceFn,
+  type RecallToolResultInput,
+  type RecallToolResultTool,
+  type ToolMemoryMiddleware,
+  type ToolMemoryOptions,
+  type ToolMemoryPreModelHook,
+} from '@symfonic/core/langchain'
+import { createAgent, tool } from 'langchain'
+import { createReactAgent } from '@langchain/langgraph/prebuilt'
+import { MemorySaver } from '@langchain/langgraph'
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages'
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
+import { z } from 'zod'
+
+declare const model: BaseChatModel
+
+const ledger = new Ledger({ maxBytes: 64 * 1024 * 1024 })
+
+const catalog = tool(async ({ region }: { region: string }) => JSON.stringify({ region, rows: [] }), {
+  name: 'get_catalog',
+  description: 'The product catalog.',
+  schema: z.object({ region: z.string() }),
+})
+
+// The recall tool on its own.
+const recallTool: RecallToolResultTool = createRecallToolResultTool(ledger)
+const byTenant: NamespaceFn = (config) => String(config.configurable?.tenant ?? '')
+const tenantRecall = createRecallToolResultTool(ledger, { namespace: byTenant })
+const fixedRecall = createRecallToolResultTool(ledger, { namespace: 'shared' })
+const jsLedger = createRecallToolResultTool({ fetch: (memId: string) => `[tool_memory not found: ${memId}]` })
+const toolName: 'recall_tool_result' = recallTool.name
+const args: RecallToolResultInput = { mem_id: 'trm_0123456789ab', json_path: 'rows.0.price', max_chars: 200 }
+
+async function useTool(): Promise<string> {
+  const a: string = await recallTool.invoke(args)
+  const b: string = await tenantRecall.invoke({ mem_id: 'trm_0123456789ab', format: 'summary' }, { configurable: { tenant: 7 } })
+  const c: string = await fixedRecall.invoke({ mem_id: 'trm_0123456789ab', query: 'price', offset: 0 })
+  const d: string = await jsLedger.invoke({ mem_id: 'x' })
+  return a + b + c + d + toolName
+}
+
+// Compaction by hand.
+async function compactByHand(history: BaseMessage[]): Promise<BaseMessage[]> {
+  const gate: CostGate = { inputPricePerMTok: 3, horizonTurns: 5, recallProbability: 0.5, cacheReadRatio: 0.1 }
+  const cacheModel: CacheModel = 'breakpoint'
+  const options: CompactOptions = {
+    keepLastN: 2,
+    sizeChars: 8000,
+    evictChars: Infinity,
+    evictPreviewChars: 2000,
+    settledOnly: true,
+    cacheModel,
+    exemptTools: ['recall_tool_result', 'search'],
+    namespace: 'thread-1',
+    gate,
+  }
+  const out: BaseMessage[] = await compactToolMessages(history, ledger, options)
+  const readonlyHistory: readonly BaseMessage[] = out
+  return compactToolMessages(readonlyHistory, ledger)
+}
+
+const history: BaseMessage[] = [
+  new HumanMessage('hi'),
+  new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'get_catalog', args: { region: 'eu' } }] }),
+  new ToolMessage({ content: '{}', tool_call_id: 'c1', name: 'get_catalog' }),
+]
+
+// createAgent with the middleware.
+const memoryOptions: ToolMemoryOptions = {
+  ledger,
+  keepLastN: 1,
+  namespace: (config) => String(config.configurable?.thread_id ?? 'default'),
+  gate: { inputPricePerMTok: 3 },
+}
+const middleware: ToolMemoryMiddleware = toolMemoryMiddleware(memoryOptions)
+const withDefaults: ToolMemoryMiddleware = toolMemoryMiddleware()
+const agent = createAgent({
+  model,
+  tools: [catalog],
+  middleware: [middleware],
+  checkpointer: new MemorySaver(),
+})
+
+async function runAgent(): Promise<number> {
+  const result = await agent.invoke({ messages: [new HumanMessage('catalog?')] }, { configurable: { thread_id: 't1' } })
+  return result.messages.length
+}
+
+// createReactAgent with the pre-model hook.
+const hook: ToolMemoryPreModelHook = toolMemoryPreModelHook({ ledger, cacheModel: 'prefix', namespace: 'react' })
+const hookLedger: Ledger = hook.ledger
+const reactAgent = createReactAgent({
+  llm: model,
+  tools: [catalog, hook.tool],
+  preModelHook: hook,
+  checkpointer: new MemorySaver(),
+})
+
+async function runHook(): Promise<BaseMessage[]> {
+  const { llmInputMessages } = await hook({ messages: history }, { configurable: { thread_id: 'x' } })
+  await reactAgent.invoke({ messages: [new HumanMessage('go')] }, { configurable: { thread_id: 'r1' } })
+  return llmInputMessages
+}
+
+// The types reject what the runtime would reject.
+// @ts-expect-error: not a cache model
+const badCacheModel: CompactOptions = { cacheModel: 'lru' }
+// @ts-expect-error: keepLastN is a number
+const badKeep: ToolMemoryOptions = { keepLastN: '2' }
+// @ts-expect-error: the gate needs a price
+const badGate: CostGate = { horizonTurns: 5 }
+// @ts-expect-error: the tool's name is a literal
+const badName: 'other' = recallTool.name
+// @ts-expect-error: compaction needs a ledger
+void compactToolMessages(history)
+
+export { badCacheModel, badKeep, badGate, badName }
+export { useTool, compactByHand, runAgent, runHook, hookLedger, withDefaults }

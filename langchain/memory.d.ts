@@ -1,0 +1,175 @@
+// Public types of the tool-result memory part of `@symfonic/core/langchain`.
+// Sizes are Unicode code points, as everywhere in @symfonic/core.
+
+import type { BaseMessage } from '@langchain/core/messages'
+import type { DynamicStructuredTool } from '@langchain/core/tools'
+import type { InteropZodObject } from '@langchain/core/utils/types'
+import type { AgentMiddleware } from 'langchain'
+import type { Ledger, ToolResultLedgerLike } from '../index'
+
+/**
+ * How the provider caches prompts, which picks the compaction defaults:
+ * `'breakpoint'` (Anthropic: a cache entry ends where an earlier request ended)
+ * or `'prefix'` (OpenAI-style: any shared prefix, in 128-token blocks).
+ */
+export type CacheModel = 'breakpoint' | 'prefix'
+
+/**
+ * Optional cost gate for medium results (those between `sizeChars` and
+ * `evictChars`): compact one only when carrying it inline for `horizonTurns`
+ * more calls costs more than carrying its stub plus the expected recall
+ * round-trip. Tokens are estimated as characters / 4. Results over
+ * `evictChars` are stubs whatever the gate says.
+ */
+export interface CostGate {
+  /** Input price in USD per million tokens. Missing, zero or not finite: medium results are never compacted. */
+  inputPricePerMTok: number
+  /** Model calls over which an inline result would be carried. Default 5. */
+  horizonTurns?: number
+  /** Chance that the model recalls a compacted result; each recall carries up to 12,500 tokens. Default 0.5. */
+  recallProbability?: number
+  /** Price of carried tokens relative to `inputPricePerMTok` (0.1 models cache reads). Default 1, as in the reference. */
+  cacheReadRatio?: number
+}
+
+/** What `compactToolMessages` compacts. Unset fields come from the defaults of `cacheModel`. */
+export interface CompactOptions {
+  /**
+   * The N most recent tool results (by position, any tool, any size; counted before the turn
+   * boundary when `settledOnly`) stay in full. Exempt tools' results are not counted.
+   */
+  keepLastN?: number
+  /** Results this size or smaller (code points) are never compacted. Default 8000. */
+  sizeChars?: number
+  /** Results larger than this are never sent in full, not even fresh. Default 80,000; `Infinity` disables. */
+  evictChars?: number
+  /** Head preview length of the stubs of results over `evictChars` (the model never saw their body). Default 2000. */
+  evictPreviewChars?: number
+  /** Only compact results from before the last HumanMessage, so each call within a turn extends the previous prompt. */
+  settledOnly?: boolean
+  /** The provider's prompt-cache style; picks the defaults above. Default `'prefix'`. */
+  cacheModel?: CacheModel
+  /** Tools whose results are never compacted. Default `['recall_tool_result']`; a list replaces it. */
+  exemptTools?: readonly string[]
+  /** Ledger namespace the results are recorded in. Default `''`. */
+  namespace?: string
+  /** Optional cost gate for medium results. Default: none (size and position decide). */
+  gate?: CostGate
+}
+
+/** What a namespace function is given: the run's config or runtime (both carry `configurable`). */
+export interface NamespaceSource {
+  configurable?: { thread_id?: unknown; [key: string]: unknown }
+  context?: unknown
+}
+
+/** Picks the ledger namespace of a run; the default is `configurable.thread_id`. */
+export type NamespaceFn = (config: NamespaceSource) => string
+
+/** Options of `toolMemoryMiddleware` and `toolMemoryPreModelHook`. */
+export interface ToolMemoryOptions extends Omit<CompactOptions, 'namespace' | 'cacheModel'> {
+  /** The ledger results are recorded in. Default: a new bounded `Ledger()`. */
+  ledger?: Ledger
+  /** Ledger namespace: a fixed string or a function of the run config. Default: `configurable.thread_id`. */
+  namespace?: string | NamespaceFn
+  /**
+   * The provider's prompt-cache style. The middleware picks it from the model it wraps
+   * (Anthropic / Claude models → `'breakpoint'`, others → `'prefix'`); the hook defaults to `'prefix'`.
+   */
+  cacheModel?: CacheModel
+}
+
+/** Options of `createRecallToolResultTool`. */
+export interface RecallToolOptions {
+  /** Ledger namespace: a fixed string or a function of the run config. Default: `configurable.thread_id`. */
+  namespace?: string | NamespaceFn
+}
+
+/** The model-facing arguments of `recall_tool_result`. */
+export interface RecallToolResultInput {
+  /** The `trm_…` id from a stub. */
+  mem_id: string
+  /** `'summary'` (default) or `'full'`; ignored when a keyed argument is given. */
+  format?: 'summary' | 'full'
+  /** Substring to find: windows of text around the matches. */
+  query?: string
+  /** Start of a character range. */
+  offset?: number
+  /** Length of a character range. */
+  max_chars?: number
+  /** Path into a JSON payload (`rows.0.price`, `rows[-1]`, `rows[*].id`). */
+  json_path?: string
+}
+
+/** The `recall_tool_result` tool. Answers a string and never throws. */
+export type RecallToolResultTool = DynamicStructuredTool<
+  InteropZodObject,
+  RecallToolResultInput,
+  RecallToolResultInput,
+  string,
+  unknown,
+  'recall_tool_result'
+>
+
+/**
+ * The `recall_tool_result` tool bound to `ledger`. It answers through `recall`
+ * (structured `[tool_memory …]` / `[recall: …]` messages, never an exception),
+ * reads the namespace from `configurable.thread_id` unless told otherwise, and
+ * when the ledger misses the id it finds the original among the run state's
+ * ToolMessages, records it and answers.
+ */
+export declare function createRecallToolResultTool(
+  ledger: Ledger | ToolResultLedgerLike,
+  options?: RecallToolOptions,
+): RecallToolResultTool
+
+/**
+ * A copy of `messages` in which old and oversized tool results are ledger stubs
+ * (`response_metadata.tool_memory = { memId, compacted: true }`). Never mutates
+ * its input; idempotent; a pure function of the list and the options.
+ */
+export declare function compactToolMessages(
+  messages: readonly BaseMessage[],
+  ledger: Ledger,
+  options?: CompactOptions,
+): Promise<BaseMessage[]>
+
+/** The `createAgent` middleware returned by `toolMemoryMiddleware`. */
+export type ToolMemoryMiddleware = AgentMiddleware<undefined, undefined, unknown, readonly [RecallToolResultTool]>
+
+/**
+ * `createAgent` middleware: registers `recall_tool_result` (in the tool list from
+ * the first call, identical on every call) and compacts in `wrapModelCall`, so the
+ * model sees stubs while the state keeps the originals.
+ */
+export declare function toolMemoryMiddleware(options?: ToolMemoryOptions): ToolMemoryMiddleware
+
+/** The state a `toolMemoryPreModelHook` reads. */
+export interface ToolMemoryHookState {
+  messages: BaseMessage[]
+  [key: string]: unknown
+}
+
+/**
+ * A `createReactAgent` `preModelHook`. Add `hook.tool` to the agent's tools:
+ * `createReactAgent({ llm, tools: [...tools, hook.tool], preModelHook: hook })`.
+ */
+export interface ToolMemoryPreModelHook {
+  (state: ToolMemoryHookState, config?: NamespaceSource): Promise<{ llmInputMessages: BaseMessage[] }>
+  /** The recall tool, bound to the same ledger and namespace. */
+  readonly tool: RecallToolResultTool
+  /** The ledger the hook records into. */
+  readonly ledger: Ledger
+}
+
+/** `createReactAgent` pre-model hook: compacts into `llmInputMessages`, leaving `messages` untouched. */
+export declare function toolMemoryPreModelHook(options?: ToolMemoryOptions): ToolMemoryPreModelHook
+
+/**
+ * The prompt-cache style of a chat model (or a model id such as
+ * `'anthropic:claude-sonnet-4-5'`): Anthropic / Claude models cache at
+ * breakpoints (`'breakpoint'`), others any shared prefix (`'prefix'`). The
+ * middleware calls it on the model it wraps; `createReactAgent` users pass
+ * `cacheModel: cacheModelFor(llm)` to the hook, which cannot see the model.
+ */
+export declare function cacheModelFor(model: unknown): CacheModel
