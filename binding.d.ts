@@ -37,7 +37,7 @@ export declare class Ledger {
    * before it crosses to JS. Any keyed option implies full-fetch semantics; an
    * answer that is a contiguous part of the payload says where to continue.
    */
-  recall(memId: string, options?: RecallOptions | undefined | null): Promise<string>
+  recall(memId: string, options?: FetchOptions | undefined | null, maxOutputChars?: number | undefined | null): Promise<string>
   /** The handle of an archived result, or null. */
   handle(memId: string, namespace?: string | undefined | null): ToolResultHandle | null
   /**
@@ -154,24 +154,6 @@ export declare const MAX_OUTPUT_CHARS: number
  * `trm_` + 12 lowercase hex, the same in any process on any day.
  */
 export declare function memIdFor(toolCallId: string, content: string | Buffer): string
-
-/** `FetchOptions` plus the output cap, for `Ledger.recall`. */
-export interface RecallOptions {
-  /** `'summary'` or `'full'`; any keyed option below implies full-fetch semantics. */
-  format?: 'summary' | 'full'
-  /** A substring to show windows around (see `FetchOptions.query`). */
-  query?: string
-  /** Start of a code-point range (see `FetchOptions.offset`). */
-  offset?: number
-  /** Length of a code-point range (see `FetchOptions.maxChars`). */
-  maxChars?: number
-  /** A path into a JSON payload (see `FetchOptions.jsonPath`). */
-  jsonPath?: string
-  /** The entry's namespace. Default `""`. */
-  namespace?: string
-  /** Longest answer in code points, truncation marker included. Default `MAX_OUTPUT_CHARS`. */
-  maxOutputChars?: number
-}
 
 /** A tool result to record. */
 export interface RecordInput {

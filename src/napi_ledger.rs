@@ -91,26 +91,6 @@ pub struct FetchOptions {
     pub namespace: Option<String>,
 }
 
-/// `FetchOptions` plus the output cap, for `Ledger.recall`.
-#[napi(object)]
-pub struct RecallOptions {
-    /// `'summary'` or `'full'`; any keyed option below implies full-fetch semantics.
-    #[napi(ts_type = "'summary' | 'full'")]
-    pub format: Option<String>,
-    /// A substring to show windows around (see `FetchOptions.query`).
-    pub query: Option<String>,
-    /// Start of a code-point range (see `FetchOptions.offset`).
-    pub offset: Option<f64>,
-    /// Length of a code-point range (see `FetchOptions.maxChars`).
-    pub max_chars: Option<f64>,
-    /// A path into a JSON payload (see `FetchOptions.jsonPath`).
-    pub json_path: Option<String>,
-    /// The entry's namespace. Default `""`.
-    pub namespace: Option<String>,
-    /// Longest answer in code points, truncation marker included. Default `MAX_OUTPUT_CHARS`.
-    pub max_output_chars: Option<f64>,
-}
-
 /// Options for `Ledger.stub`.
 #[napi(object)]
 pub struct StubOptions {
@@ -305,14 +285,14 @@ fn request(input: RecordInput) -> RecordRequest {
     }
 }
 
-fn fetch_spec(o: &FetchOptions) -> FetchSpec {
-    FetchSpec::new(
-        o.format.as_deref(),
-        o.query.clone(),
-        o.offset,
-        o.max_chars,
-        o.json_path.clone(),
-    )
+fn fetch_spec(options: Option<FetchOptions>) -> (FetchSpec, String) {
+    match options {
+        Some(o) => (
+            FetchSpec::new(o.format.as_deref(), o.query, o.offset, o.max_chars, o.json_path),
+            o.namespace.unwrap_or_default(),
+        ),
+        None => (FetchSpec::default(), String::new()),
+    }
 }
 
 fn max_output(x: Option<f64>) -> usize {
@@ -451,33 +431,26 @@ impl Ledger {
     /// before it crosses to JS. Any keyed option implies full-fetch semantics; an
     /// answer that is a contiguous part of the payload says where to continue.
     #[napi(ts_return_type = "Promise<string>")]
-    pub fn recall(&self, mem_id: String, options: Option<RecallOptions>) -> AsyncTask<FetchTask> {
-        let o = options.unwrap_or(RecallOptions {
-            format: None,
-            query: None,
-            offset: None,
-            max_chars: None,
-            json_path: None,
-            namespace: None,
-            max_output_chars: None,
-        });
-        let mut spec = FetchSpec::new(o.format.as_deref(), o.query, o.offset, o.max_chars, o.json_path);
+    pub fn recall(
+        &self,
+        mem_id: String,
+        options: Option<FetchOptions>,
+        max_output_chars: Option<f64>,
+    ) -> AsyncTask<FetchTask> {
+        let (mut spec, namespace) = fetch_spec(options);
         if spec.keyed() {
             spec.full = true;
         }
         AsyncTask::new(FetchTask {
             inner: self.inner.clone(),
-            namespace: o.namespace.unwrap_or_default(),
+            namespace,
             mem_id,
-            read: Read::Recall(spec, max_output(o.max_output_chars)),
+            read: Read::Recall(spec, max_output(max_output_chars)),
         })
     }
 
     fn fetch_task(&self, mem_id: String, options: Option<FetchOptions>) -> FetchTask {
-        let (spec, namespace) = match options {
-            Some(o) => (fetch_spec(&o), o.namespace.unwrap_or_default()),
-            None => (FetchSpec::default(), String::new()),
-        };
+        let (spec, namespace) = fetch_spec(options);
         FetchTask {
             inner: self.inner.clone(),
             namespace,

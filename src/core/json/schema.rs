@@ -2,7 +2,7 @@
 
 use super::index::JsonIndex;
 use super::scan::{self, Kind};
-use super::select::{cut, push_key_label};
+use super::select::{cut, key_list, push_key_label};
 
 /// Longest schema line, in code points.
 const SCHEMA_CHARS: usize = 300;
@@ -115,28 +115,13 @@ fn object_schema(b: &[u8], index: &JsonIndex, root: usize) -> String {
 }
 
 fn object_shape(b: &[u8], index: &JsonIndex, root: usize) -> String {
-    let count = index.child_count(b, root);
-    let mut cur = index.children_from(b, root, 0);
-    let mut keys = Vec::new();
-    while keys.len() < SHAPE_KEYS {
-        let Some(m) = cur.next_child() else { break };
-        keys.push(cut(&scan::decode(m.key_raw(b)), KEY_CHARS));
-    }
-    let more = if count > keys.len() { ",..." } else { "" };
-    format!("object result, top-level keys [{}{more}]", keys.join(","))
+    let (_, keys) = key_list(index, b, root, SHAPE_KEYS, KEY_CHARS);
+    format!("object result, top-level keys [{keys}]")
 }
 
 /// `(number of keys, "k1,k2,k3,k4,k5,...")` of the object at `row`.
 fn columns(b: &[u8], index: &JsonIndex, row: usize) -> (usize, String) {
-    let cols = index.child_count(b, row);
-    let mut cur = index.children_from(b, row, 0);
-    let mut keys = Vec::new();
-    while keys.len() < TABLE_COLS {
-        let Some(m) = cur.next_child() else { break };
-        keys.push(cut(&scan::decode(m.key_raw(b)), KEY_CHARS));
-    }
-    let more = if cols > keys.len() { ",..." } else { "" };
-    (cols, format!("{}{more}", keys.join(",")))
+    key_list(index, b, row, TABLE_COLS, KEY_CHARS)
 }
 
 fn kind_size(b: &[u8], index: &JsonIndex, v: usize) -> String {

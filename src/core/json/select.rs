@@ -243,16 +243,9 @@ fn describe(index: &JsonIndex, b: &[u8], node: usize) -> String {
     };
     match Kind::of(c) {
         Kind::Object => {
-            let count = index.child_count(b, node);
-            let mut cur = index.children_from(b, node, 0);
-            let mut keys = Vec::new();
-            while keys.len() < LIST_KEYS {
-                let Some(c) = cur.next_child() else { break };
-                keys.push(cut(&scan::decode(c.key_raw(b)), KEY_CHARS));
-            }
-            let more = if count > keys.len() { ",..." } else { "" };
+            let (count, keys) = key_list(index, b, node, LIST_KEYS, KEY_CHARS);
             let noun = if count == 1 { "key" } else { "keys" };
-            format!("is an object with {count} {noun} [{}{more}]", keys.join(","))
+            format!("is an object with {count} {noun} [{keys}]")
         }
         Kind::Array => format!("is an array of length {}", index.child_count(b, node)),
         Kind::Str => "is a string".to_string(),
@@ -265,6 +258,26 @@ fn describe(index: &JsonIndex, b: &[u8], node: usize) -> String {
 /// The path as echoed in messages: at most `ECHO_CHARS` code points.
 fn echo(path: &str) -> String {
     cut(path, ECHO_CHARS)
+}
+
+/// `(number of keys, "k1,k2,...")`: the first `n` keys of the object at
+/// `node`, decoded and cut to `key_chars`, then `,...` when there are more.
+pub(crate) fn key_list(
+    index: &JsonIndex,
+    b: &[u8],
+    node: usize,
+    n: usize,
+    key_chars: usize,
+) -> (usize, String) {
+    let count = index.child_count(b, node);
+    let mut cur = index.children_from(b, node, 0);
+    let mut keys = Vec::new();
+    while keys.len() < n {
+        let Some(m) = cur.next_child() else { break };
+        keys.push(cut(&scan::decode(m.key_raw(b)), key_chars));
+    }
+    let more = if count > keys.len() { ",..." } else { "" };
+    (count, format!("{}{more}", keys.join(",")))
 }
 
 /// At most `max` code points of `s`, with `...` when cut; control characters become spaces.
