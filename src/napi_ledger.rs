@@ -155,7 +155,11 @@ fn nullable(s: Option<String>) -> Either<String, Null> {
 /// converted by V8 straight into an exactly sized buffer. (Reserving the 3-byte
 /// worst case to save V8's length pass was measured slower: a 15 MB reservation
 /// is a fresh mapping whose pages all fault on first write.)
-pub struct Content(String);
+pub struct Content {
+    text: String,
+    /// Known to be ASCII (a string that took the Latin-1 path).
+    ascii: bool,
+}
 
 impl TypeName for Content {
     fn type_name() -> &'static str {
@@ -203,16 +207,20 @@ fn not_content() -> Error {
 impl FromNapiValue for Content {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
         if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
-            return Ok(Content(utf8_lossy(bytes).into_owned()));
+            return Ok(Content {
+                text: utf8_lossy(bytes).into_owned(),
+                ascii: false,
+            });
         }
-        unsafe { js_string_utf8(env, value) }.map(Content)
+        unsafe { js_string_utf8(env, value) }.map(|(text, ascii)| Content { text, ascii })
     }
 }
 
 /// A JS string as UTF-8, in as few passes as V8 allows: its UTF-8 length is
 /// one pass; when that equals its UTF-16 length the string is ASCII, and the
-/// Latin-1 copy (a plain narrowing copy in V8) is already its UTF-8.
-unsafe fn js_string_utf8(env: sys::napi_env, value: sys::napi_value) -> Result<String> {
+/// Latin-1 copy (a plain narrowing copy in V8) is already its UTF-8. Returns
+/// whether it was ASCII, so nothing downstream scans for it again.
+unsafe fn js_string_utf8(env: sys::napi_env, value: sys::napi_value) -> Result<(String, bool)> {
     let mut kind = 0;
     check_status!(unsafe { sys::napi_typeof(env, value, &mut kind) })?;
     if kind != sys::ValueType::napi_string {
@@ -227,7 +235,10 @@ unsafe fn js_string_utf8(env: sys::napi_env, value: sys::napi_value) -> Result<S
     })?;
     let mut buf: Vec<u8> = Vec::with_capacity(bytes + 1);
     let out = buf.as_mut_ptr().cast();
-    if bytes == units {
+    // Every non-ASCII UTF-16 unit takes more than one UTF-8 byte (a lone
+    // surrogate becomes the 3-byte U+FFFD), so equal lengths mean ASCII.
+    let ascii = bytes == units;
+    if ascii {
         check_status!(unsafe {
             sys::napi_get_value_string_latin1(env, value, out, bytes + 1, &mut written)
         })?;
@@ -236,11 +247,16 @@ unsafe fn js_string_utf8(env: sys::napi_env, value: sys::napi_value) -> Result<S
     }
     // SAFETY: V8 wrote `written` <= bytes bytes.
     unsafe { buf.set_len(written) };
-    // ASCII, or V8's UTF-8 (lone surrogates already replaced): valid either way,
-    // but a check costs little next to the copy and keeps `String` honest.
+    if ascii {
+        debug_assert!(buf.is_ascii());
+        // SAFETY: ASCII bytes (see above) are UTF-8.
+        return Ok((unsafe { String::from_utf8_unchecked(buf) }, true));
+    }
+    // V8's UTF-8 has lone surrogates replaced already; checking is cheap
+    // insurance on this (already slower) path and keeps `String` honest.
     Ok(match String::from_utf8(buf) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        Ok(s) => (s, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), false),
     })
 }
 
@@ -267,12 +283,9 @@ impl FromNapiValue for ContentRef {
                 std::borrow::Cow::Owned(s) => std::borrow::Cow::Owned(s.into_bytes()),
             }));
         }
-        unsafe { js_string_utf8(env, value) }.map(|s| ContentRef(std::borrow::Cow::Owned(s.into_bytes())))
+        unsafe { js_string_utf8(env, value) }
+            .map(|(s, _)| ContentRef(std::borrow::Cow::Owned(s.into_bytes())))
     }
-}
-
-fn content_string(content: Content) -> String {
-    content.0
 }
 
 fn request(input: RecordInput) -> RecordRequest {
@@ -281,7 +294,8 @@ fn request(input: RecordInput) -> RecordRequest {
         tool_call_id: input.tool_call_id,
         tool_name: input.tool_name,
         tool_args: input.tool_args,
-        content: content_string(input.content),
+        content: input.content.text,
+        ascii: input.content.ascii,
     }
 }
 

@@ -66,6 +66,8 @@ pub struct RecordRequest {
     pub tool_name: String,
     pub tool_args: Option<Map<String, Value>>,
     pub content: String,
+    /// True when the caller already knows `content` is ASCII (saves a scan).
+    pub ascii: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -162,19 +164,11 @@ impl Ledger {
     /// Records a result; the same (call id, content) again returns the identical handle.
     pub fn record(&self, req: RecordRequest) -> Result<Handle, LedgerError> {
         let mem_id = mem_id_for(&req.tool_call_id, req.content.as_bytes());
-        let key: Key = (req.namespace, mem_id);
+        let key: Key = (req.namespace.clone(), mem_id);
         if let Some(existing) = self.lock().touch(&key) {
             return same_result(&existing, &key, &req.tool_call_id, &req.content);
         }
-        let entry = Arc::new(build_entry(
-            key.1.clone(),
-            key.0.clone(),
-            req.tool_call_id,
-            req.tool_name,
-            req.tool_args.as_ref(),
-            req.content,
-            self.config.preview_chars,
-        ));
+        let entry = Arc::new(build_entry(key.1.clone(), req, self.config.preview_chars));
         let mut store = self.lock();
         // Another thread may have recorded it while we analysed.
         if let Some(existing) = store.touch(&key) {
@@ -294,17 +288,22 @@ fn same_result(existing: &Entry, key: &Key, call_id: &str, content: &str) -> Res
     }
 }
 
-fn build_entry(
-    mem_id: String,
-    namespace: String,
-    tool_call_id: String,
-    tool_name: String,
-    tool_args: Option<&Map<String, Value>>,
-    content: String,
-    preview_chars: usize,
-) -> Entry {
+fn build_entry(mem_id: String, req: RecordRequest, preview_chars: usize) -> Entry {
+    let RecordRequest {
+        namespace,
+        tool_call_id,
+        tool_name,
+        tool_args,
+        content,
+        ascii,
+    } = req;
+    let tool_args = tool_args.as_ref();
     let json = analyze(content.as_bytes());
-    let text = Text::new(content);
+    let text = if ascii {
+        Text::from_ascii(content)
+    } else {
+        Text::new(content)
+    };
     let (schema, shape) = match &json {
         Some(doc) => (doc.schema.clone(), doc.shape.clone()),
         None => (stub::text_schema(text.as_str()), stub::text_shape(text.as_str())),
@@ -381,6 +380,7 @@ mod tests {
             tool_name: "t".into(),
             tool_args: None,
             content: content.into(),
+            ascii: false,
         }
     }
 
@@ -413,15 +413,7 @@ mod tests {
 
     #[test]
     fn a_colliding_id_with_other_content_is_refused() {
-        let e = build_entry(
-            "trm_aaaaaaaaaaaa".into(),
-            "".into(),
-            "c".into(),
-            "t".into(),
-            None,
-            "one".into(),
-            200,
-        );
+        let e = build_entry("trm_aaaaaaaaaaaa".into(), req("", "c", "one"), 200);
         let key: Key = ("".into(), "trm_aaaaaaaaaaaa".into());
         assert!(same_result(&e, &key, "c", "one").is_ok());
         let err = same_result(&e, &key, "c", "two").unwrap_err();

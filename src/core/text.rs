@@ -21,6 +21,18 @@ pub fn count_chars(bytes: &[u8]) -> usize {
 }
 
 impl Text {
+    /// A text already known to be ASCII (e.g. a JS string copied as Latin-1
+    /// because its UTF-8 and UTF-16 lengths agree): no scan needed.
+    pub fn from_ascii(s: String) -> Self {
+        debug_assert!(s.is_ascii());
+        let chars = s.len();
+        Text {
+            s,
+            chars,
+            marks: Vec::new(),
+        }
+    }
+
     pub fn new(s: String) -> Self {
         if s.is_ascii() {
             let chars = s.len();
