@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use serde_json::{Map, Value};
 
 use crate::core::ids::mem_id_for;
-use crate::core::json::{analyze, JsonDoc};
+use crate::core::json::{analyze_str_with, JsonDoc};
 use crate::core::recall::{self, FetchSpec};
 use crate::core::stub::{self, StubParts};
 use crate::core::text::Text;
@@ -163,12 +163,15 @@ impl Ledger {
 
     /// Records a result; the same (call id, content) again returns the identical handle.
     pub fn record(&self, req: RecordRequest) -> Result<Handle, LedgerError> {
-        let mem_id = mem_id_for(&req.tool_call_id, req.content.as_bytes());
+        // The id hash runs while the JSON pass's second thread starts up.
+        let (json, mem_id) = analyze_str_with(&req.content, || {
+            mem_id_for(&req.tool_call_id, req.content.as_bytes())
+        });
         let key: Key = (req.namespace.clone(), mem_id);
         if let Some(existing) = self.lock().touch(&key) {
             return same_result(&existing, &key, &req.tool_call_id, &req.content);
         }
-        let entry = Arc::new(build_entry(key.1.clone(), req, self.config.preview_chars));
+        let entry = Arc::new(build_entry(key.1.clone(), req, json, self.config.preview_chars));
         let mut store = self.lock();
         // Another thread may have recorded it while we analysed.
         if let Some(existing) = store.touch(&key) {
@@ -288,7 +291,7 @@ fn same_result(existing: &Entry, key: &Key, call_id: &str, content: &str) -> Res
     }
 }
 
-fn build_entry(mem_id: String, req: RecordRequest, preview_chars: usize) -> Entry {
+fn build_entry(mem_id: String, req: RecordRequest, json: Option<JsonDoc>, preview_chars: usize) -> Entry {
     let RecordRequest {
         namespace,
         tool_call_id,
@@ -298,7 +301,6 @@ fn build_entry(mem_id: String, req: RecordRequest, preview_chars: usize) -> Entr
         ascii,
     } = req;
     let tool_args = tool_args.as_ref();
-    let json = analyze(content.as_bytes());
     let text = if ascii {
         Text::from_ascii(content)
     } else {
@@ -413,7 +415,7 @@ mod tests {
 
     #[test]
     fn a_colliding_id_with_other_content_is_refused() {
-        let e = build_entry("trm_aaaaaaaaaaaa".into(), req("", "c", "one"), 200);
+        let e = build_entry("trm_aaaaaaaaaaaa".into(), req("", "c", "one"), None, 200);
         let key: Key = ("".into(), "trm_aaaaaaaaaaaa".into());
         assert!(same_result(&e, &key, "c", "one").is_ok());
         let err = same_result(&e, &key, "c", "two").unwrap_err();

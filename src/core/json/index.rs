@@ -309,7 +309,7 @@ enum Stop {
     OuterClose(usize),
 }
 
-/// Payloads at least this large are walked by two threads (see `build_with`).
+/// Payloads at least this large are walked by two threads (see `build_inner`).
 pub(crate) const PARALLEL_MIN_BYTES: usize = 1 << 20;
 
 /// The validating, index-building walk; resumable so that a payload can be
@@ -567,7 +567,30 @@ impl<'b> Walker<'b> {
 /// array-element boundary, assuming it is one; the first walker checks that
 /// assumption when it gets there and then adopts the second's work, or
 /// (assumption wrong, or no thread) simply walks on alone.
-pub(crate) fn build_with(b: &[u8], parallel_min: usize) -> Option<JsonIndex> {
+///
+/// `side` runs on the calling thread as soon as the second
+/// walker's thread has been spawned: starting a thread (waking an idle core)
+/// can take most of a millisecond, and this hides other work behind it.
+/// `side` runs exactly once, whatever the verdict.
+pub(crate) fn build_with_side<R>(
+    b: &[u8],
+    parallel_min: usize,
+    side: impl FnOnce() -> R,
+) -> (Option<JsonIndex>, R) {
+    let mut side = Some(side);
+    let mut out = None;
+    let index = build_inner(b, parallel_min, &mut || {
+        if let Some(f) = side.take() {
+            out = Some(f());
+        }
+    });
+    if let Some(f) = side.take() {
+        out = Some(f());
+    }
+    (index, out.expect("side ran"))
+}
+
+fn build_inner(b: &[u8], parallel_min: usize, side: &mut dyn FnMut()) -> Option<JsonIndex> {
     let start = scan::ws(b, 0);
     let mut a = Walker::new(b, 0);
     let split = if b.len() >= parallel_min {
@@ -578,6 +601,7 @@ pub(crate) fn build_with(b: &[u8], parallel_min: usize) -> Option<JsonIndex> {
     let nowhere = (usize::MAX, false);
     match split {
         None => {
+            side();
             a.run(start, State::Value, nowhere)?;
         }
         Some((m, is_obj)) => std::thread::scope(|s| {
@@ -591,6 +615,7 @@ pub(crate) fn build_with(b: &[u8], parallel_min: usize) -> Option<JsonIndex> {
                 };
                 (w, stop)
             });
+            side();
             match a.run(start, State::Value, (m, is_obj))? {
                 Stop::Checkpoint => {}
                 _ => return Some(()),

@@ -40,14 +40,28 @@ pub fn analyze(bytes: &[u8]) -> Option<JsonDoc> {
     analyze_with(bytes, index::PARALLEL_MIN_BYTES)
 }
 
+/// `analyze` for text the caller already holds as UTF-8 (no re-validation),
+/// running `side` on this thread while the second walker's thread starts up
+/// (see `index::build_with_side`); the ledger hashes the payload there.
+pub fn analyze_str_with<R>(text: &str, side: impl FnOnce() -> R) -> (Option<JsonDoc>, R) {
+    analyze_utf8(text.as_bytes(), index::PARALLEL_MIN_BYTES, side)
+}
+
 fn analyze_with(bytes: &[u8], parallel_min: usize) -> Option<JsonDoc> {
-    if bytes.len() >= u32::MAX as usize - 64 {
-        return None;
-    }
     std::str::from_utf8(bytes).ok()?;
-    let index = index::build_with(bytes, parallel_min)?;
-    let (schema, shape) = schema::describe(bytes, &index);
-    Some(JsonDoc { index, schema, shape })
+    analyze_utf8(bytes, parallel_min, || ()).0
+}
+
+fn analyze_utf8<R>(bytes: &[u8], parallel_min: usize, side: impl FnOnce() -> R) -> (Option<JsonDoc>, R) {
+    if bytes.len() >= u32::MAX as usize - 64 {
+        return (None, side());
+    }
+    let (index, r) = index::build_with_side(bytes, parallel_min, side);
+    let doc = index.map(|index| {
+        let (schema, shape) = schema::describe(bytes, &index);
+        JsonDoc { index, schema, shape }
+    });
+    (doc, r)
 }
 
 /// Resolves a model-supplied path against a payload that `analyze` accepted.
