@@ -273,7 +273,8 @@ async function recall(ledger, memId, options) {
   const failed = `[tool_memory error: ledger fetch failed for ${echo(id)}]`
   try {
     if (ledger instanceof binding.Ledger) {
-      return fit(await binding.Ledger.prototype.recall.call(ledger, id, o, o.maxOutputChars), id, o.maxOutputChars)
+      // Already cut to the cap, in code points, on the Rust side.
+      return await binding.Ledger.prototype.recall.call(ledger, id, o, o.maxOutputChars)
     }
     if (ledger === null || typeof ledger !== 'object' || typeof ledger.fetch !== 'function') {
       return fit(failed, id, o.maxOutputChars)

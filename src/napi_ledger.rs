@@ -146,6 +146,18 @@ fn to_handle(h: core::Handle) -> ToolResultHandle {
     }
 }
 
+/// A size option: a non-negative finite number (floored), else a TypeError.
+fn non_negative(env: &Env, name: &str, v: f64) -> Result<usize> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(v as usize)
+    } else {
+        Err(type_error(
+            env,
+            &format!("Ledger: {name} must be a non-negative finite number"),
+        ))
+    }
+}
+
 fn nullable(s: Option<String>) -> Either<String, Null> {
     s.map_or(Either::B(Null), Either::A)
 }
@@ -384,22 +396,10 @@ impl Ledger {
         let mut config = LedgerConfig::default();
         if let Some(o) = options {
             if let Some(m) = o.max_bytes {
-                if !(m.is_finite() && m >= 0.0) {
-                    return Err(type_error(
-                        &env,
-                        "Ledger: maxBytes must be a non-negative finite number",
-                    ));
-                }
-                config.max_bytes = m as usize;
+                config.max_bytes = non_negative(&env, "maxBytes", m)?;
             }
             if let Some(p) = o.preview_chars {
-                if !(p.is_finite() && p >= 0.0) {
-                    return Err(type_error(
-                        &env,
-                        "Ledger: previewChars must be a non-negative finite number",
-                    ));
-                }
-                config.preview_chars = p as usize;
+                config.preview_chars = non_negative(&env, "previewChars", p)?;
             }
         }
         Ok(Ledger {

@@ -237,7 +237,7 @@ impl Ledger {
     pub fn recall(&self, namespace: &str, mem_id: &str, spec: &FetchSpec, max_output_chars: usize) -> String {
         match self.get(namespace, mem_id) {
             Some(e) => recall::cap_answer(recall::fetch_entry(&e, spec), mem_id, max_output_chars),
-            None => recall::not_found(mem_id),
+            None => recall::cap_output(&recall::not_found(mem_id), mem_id, max_output_chars, None),
         }
     }
 
@@ -463,6 +463,22 @@ mod tests {
         assert_eq!(l.clear(None), 1);
         assert_eq!(l.stats().bytes, 0);
         assert_eq!(l.stats().entries, 0);
+    }
+
+    #[test]
+    fn recall_fits_every_answer_in_the_cap() {
+        let l = Ledger::new(LedgerConfig::default());
+        let h = l.record(req("", "c", "0123456789")).unwrap();
+        let full = FetchSpec {
+            full: true,
+            ..Default::default()
+        };
+        assert_eq!(l.recall("", &h.mem_id, &full, 4), "0123");
+        assert_eq!(l.recall("", "trm_000000000000", &full, 1), "[");
+        assert_eq!(
+            l.recall("", "trm_000000000000", &full, 1000),
+            "[tool_memory not found: trm_000000000000]"
+        );
     }
 
     #[test]
