@@ -7,8 +7,15 @@ import {
   createRecallToolResultTool,
   toolMemoryMiddleware,
   toolMemoryPreModelHook,
+  DEFAULTS,
+  PRICING,
   type CacheModel,
+  type CachePricing,
+  type CompactAfter,
+  type CompactDefaults,
   type CompactOptions,
+  type PerToolOptions,
+  type RecallAnswers,
   type CostGate,
   type NamespaceFn,
   type RecallToolResultInput,
@@ -66,6 +73,20 @@ async function compactByHand(history: BaseMessage[]): Promise<BaseMessage[]> {
     namespace: 'thread-1',
     gate,
   }
+  const after: CompactAfter = 'seen'
+  const recallAnswers: RecallAnswers = 'note'
+  const pricing: CachePricing = { cacheWrite: 1.25, cacheRead: 0.1 }
+  const fileReader: PerToolOptions = { sizeChars: 20000, exempt: false }
+  const loop: CompactOptions = {
+    compactAfter: after,
+    keepLastN: 0,
+    recallAnswers,
+    horizonCalls: Infinity,
+    pricing,
+    cacheMarks: false,
+    perTool: { read_file: fileReader, logs: { evictChars: 40000 } },
+  }
+  await compactToolMessages(history, ledger, loop)
   const out: BaseMessage[] = await compactToolMessages(history, ledger, options)
   const readonlyHistory: readonly BaseMessage[] = out
   return compactToolMessages(readonlyHistory, ledger)
@@ -114,7 +135,20 @@ async function runHook(): Promise<BaseMessage[]> {
   return llmInputMessages
 }
 
+// The defaults and prices the benchmark chose.
+const bpDefaults: CompactDefaults = DEFAULTS.breakpoint
+const writeMultiplier: number = PRICING.breakpoint.cacheWrite
+const defaultAfter: CompactAfter = DEFAULTS.prefix.compactAfter
+
 // The types reject what the runtime would reject.
+// @ts-expect-error: not a moment of eligibility
+const badAfter: CompactOptions = { compactAfter: 'later' }
+// @ts-expect-error: not a way to carry recall answers
+const badRecall: CompactOptions = { recallAnswers: 'drop' }
+// @ts-expect-error: a misspelled per-tool option
+const badPerTool: CompactOptions = { perTool: { read_file: { sizechars: 10 } } }
+// @ts-expect-error: a misspelled option
+const badOption: CompactOptions = { keepLastn: 1 }
 // @ts-expect-error: not a cache model
 const badCacheModel: CompactOptions = { cacheModel: 'lru' }
 // @ts-expect-error: keepLastN is a number
@@ -126,5 +160,5 @@ const badName: 'other' = recallTool.name
 // @ts-expect-error: compaction needs a ledger
 void compactToolMessages(history)
 
-export { badCacheModel, badKeep, badGate, badName }
+export { badCacheModel, badKeep, badGate, badName, badAfter, badRecall, badPerTool, badOption, bpDefaults, writeMultiplier, defaultAfter }
 export { useTool, compactByHand, runAgent, runHook, hookLedger, withDefaults }

@@ -9,7 +9,7 @@ const { AIMessage, HumanMessage, ToolMessage, SystemMessage } = require('@langch
 
 const HEADER = '[symfonic.tool_memory v1]'
 // Fixed options, so these tests do not move when the benchmark retunes DEFAULTS.
-const OPTS = { keepLastN: 1, sizeChars: 8000, evictChars: 80000, settledOnly: true }
+const OPTS = { keepLastN: 1, sizeChars: 8000, evictChars: 80000, settledOnly: true, horizonCalls: Infinity }
 
 function text(tag, chars) {
   const line = `${tag}: lorem ipsum dolor sit amet ${'x'.repeat(40)}\n`
@@ -262,23 +262,25 @@ describe('compactToolMessages: message shapes', () => {
     expect(out[1].content).toBe(ledger.recordSync({ toolCallId: 'lost', toolName: 'unknown_tool', toolArgs: {}, content: big }).stub)
   })
 
-  test('exempt tools are never compacted and are not counted by keepLastN; a given list replaces the default', async () => {
+  test('exempt tools are never compacted and are not counted by keepLastN', async () => {
     const ledger = new Ledger()
     const input = [
       new HumanMessage('q'),
       ...exchange('p1', 'get_page', {}, text('p1', 20000)),
-      ...exchange('r1', 'recall_tool_result', { mem_id: 'trm_x' }, text('r1', 20000)),
       ...exchange('k1', 'keep_me', {}, text('k1', 20000)),
+      ...exchange('p2', 'get_page', {}, text('p2', 20000)),
       new HumanMessage('next'),
     ]
-    // Default exempt list: recall answers stay; keepLastN 1 keeps k1, the last non-exempt result.
+    // Nothing exempt: keepLastN 1 keeps p2, the last result.
     const out = await compactToolMessages(input, ledger, OPTS)
-    expect(['p1', 'r1', 'k1'].map((id) => isStub(byCallId(out, id)))).toEqual([true, false, false])
-    // keep_me exempt: now p1 is the last counted result and stays; recall answers are exempt no more.
+    expect(['p1', 'k1', 'p2'].map((id) => isStub(byCallId(out, id)))).toEqual([true, true, false])
+    // keep_me exempt: it stays in full and is not the one keepLastN keeps.
     const out2 = await compactToolMessages(input, ledger, { ...OPTS, exemptTools: ['keep_me'] })
-    expect(['p1', 'r1', 'k1'].map((id) => isStub(byCallId(out2, id)))).toEqual([true, false, false])
-    const out3 = await compactToolMessages(input, ledger, { ...OPTS, keepLastN: 0, exemptTools: ['keep_me'] })
-    expect(['p1', 'r1', 'k1'].map((id) => isStub(byCallId(out3, id)))).toEqual([true, true, false])
+    expect(['p1', 'k1', 'p2'].map((id) => isStub(byCallId(out2, id)))).toEqual([true, false, false])
+    expect(byCallId(out2, 'k1')).toBe(byCallId(input, 'k1'))
+    // The same through perTool.
+    const out3 = await compactToolMessages(input, ledger, { ...OPTS, perTool: { keep_me: { exempt: true } } })
+    expect(out3.map(contentOf)).toEqual(out2.map(contentOf))
   })
 })
 
@@ -363,7 +365,7 @@ describe('options', () => {
   test('unset options come from the DEFAULTS table of the cache model', async () => {
     for (const cacheModel of ['prefix', 'breakpoint']) {
       const implicit = await compactToolMessages(list(), new Ledger(), { cacheModel })
-      const explicit = await compactToolMessages(list(), new Ledger(), { ...DEFAULTS[cacheModel] })
+      const explicit = await compactToolMessages(list(), new Ledger(), { ...DEFAULTS[cacheModel], cacheModel })
       expect(implicit.map(contentOf)).toEqual(explicit.map(contentOf))
     }
     const none = await compactToolMessages(list(), new Ledger())

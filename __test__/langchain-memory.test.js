@@ -10,7 +10,7 @@ const { DEFAULTS } = require('../langchain/memory.js')
 const { createAgent } = require('langchain')
 const { createReactAgent } = require('@langchain/langgraph/prebuilt')
 const { MemorySaver } = require('@langchain/langgraph')
-const { BaseChatModel } = require('@langchain/core/language_models/chat_models')
+const { ScriptedChatModel, textOf } = require('./support/scripted-model.js')
 const { AIMessage, ToolMessage, HumanMessage } = require('@langchain/core/messages')
 const { tool } = require('@langchain/core/tools')
 const { convertToOpenAITool } = require('@langchain/core/utils/function_calling')
@@ -18,37 +18,7 @@ const { toJsonSchema } = require('@langchain/core/utils/json_schema')
 const { z } = require('zod')
 
 const HEADER = '[symfonic.tool_memory v1]'
-const OPTS = { keepLastN: 1, sizeChars: 8000, evictChars: 80000, settledOnly: true }
-
-// ---------------------------------------------------------------------------
-// The scripted model: each step is a function of the messages it receives and
-// returns the AIMessage to answer with. Every call is recorded.
-
-class ScriptedChatModel extends BaseChatModel {
-  constructor(script, log = { calls: [] }, llmType = 'scripted') {
-    super({})
-    this.script = script
-    this.log = log
-    this.llmType = llmType
-    this.boundTools = []
-  }
-  _llmType() {
-    return this.llmType
-  }
-  bindTools(tools) {
-    const bound = new ScriptedChatModel(this.script, this.log, this.llmType)
-    bound.boundTools = tools
-    return bound
-  }
-  async _generate(messages) {
-    const n = this.log.calls.length
-    this.log.calls.push({ messages, tools: this.boundTools })
-    const step = this.script[n]
-    if (!step) throw new Error(`scripted model: no step ${n}`)
-    const message = await step(messages, n)
-    return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] }
-  }
-}
+const OPTS = { keepLastN: 1, sizeChars: 8000, evictChars: 80000, settledOnly: true, horizonCalls: Infinity }
 
 const say = (content) => () => new AIMessage(content)
 const callTool = (id, name, args) => () => new AIMessage({ content: '', tool_calls: [{ id, name, args, type: 'tool_call' }] })
@@ -218,8 +188,8 @@ describe('createAgent + toolMemoryMiddleware', () => {
   test('the cache model is picked from the wrapped model (Anthropic → breakpoint defaults)', async () => {
     const saved = { breakpoint: DEFAULTS.breakpoint, prefix: DEFAULTS.prefix }
     // Make the two policies observably different for the length of this test.
-    DEFAULTS.breakpoint = { ...saved.breakpoint, keepLastN: 0, settledOnly: false, sizeChars: 100, evictChars: Infinity }
-    DEFAULTS.prefix = { ...saved.prefix, keepLastN: 5, settledOnly: false, sizeChars: 100, evictChars: Infinity }
+    DEFAULTS.breakpoint = { ...saved.breakpoint, keepLastN: 0, compactAfter: 'arrival', sizeChars: 100, evictChars: Infinity, horizonCalls: Infinity }
+    DEFAULTS.prefix = { ...saved.prefix, keepLastN: 5, compactAfter: 'arrival', sizeChars: 100, evictChars: Infinity, horizonCalls: Infinity }
     try {
       const runWith = async (llmType) => {
         const log = { calls: [] }
@@ -229,7 +199,7 @@ describe('createAgent + toolMemoryMiddleware', () => {
           middleware: [toolMemoryMiddleware()],
         })
         await agent.invoke(user('go'), thread('cm'))
-        return toolMsg(log.calls[1].messages, 'p1').content.startsWith(HEADER)
+        return textOf(toolMsg(log.calls[1].messages, 'p1').content).startsWith(HEADER)
       }
       expect(await runWith('anthropic')).toBe(true) // breakpoint: keepLastN 0
       expect(await runWith('openai')).toBe(false) // prefix: keepLastN 5

@@ -12,3 +12,5 @@ exports.toolMemoryPreModelHook = memory.toolMemoryPreModelHook
 exports.cacheModelFor = memory.cacheModelFor
 
 exports.toolPaletteMiddleware = palette.toolPaletteMiddleware
+exports.DEFAULTS = memory.DEFAULTS
+exports.PRICING = memory.PRICING

@@ -32,24 +32,86 @@ export interface CostGate {
   cacheReadRatio?: number
 }
 
-/** What `compactToolMessages` compacts. Unset fields come from the defaults of `cacheModel`. */
+/**
+ * When a tool result becomes eligible for compaction:
+ * - `'seen'`: once the model has answered after it (an AIMessage follows it). All results
+ *   answering one AIMessage (parallel calls) are fresh together and read in full.
+ * - `'turn'`: once a new HumanMessage follows it (the first release's `settledOnly: true`).
+ * - `'arrival'`: at once; only `keepLastN` protects fresh results (`settledOnly: false`).
+ */
+export type CompactAfter = 'seen' | 'turn' | 'arrival'
+
+/**
+ * How a recall answer the model has read is carried in later calls:
+ * `'note'` (a short note naming the `mem_id` and the arguments; a recall repeating
+ * earlier arguments is then kept in full, so the model cannot loop), `'keep'` (in full,
+ * always) or `'stub'` (recorded in the ledger like any other result).
+ */
+export type RecallAnswers = 'note' | 'keep' | 'stub'
+
+/**
+ * Price multipliers of the provider's prompt cache, relative to the plain input price.
+ * The rewrite rule depends only on these ratios. Defaults: breakpoint
+ * `{ cacheWrite: 1.25, cacheRead: 0.1 }` (Anthropic), prefix `{ cacheWrite: 1, cacheRead: 0.1 }`.
+ */
+export interface CachePricing {
+  /** Price of a token written to the cache (tokens after the cache hit). */
+  cacheWrite?: number
+  /** Price of a token read from the cache. */
+  cacheRead?: number
+}
+
+/** Per-tool overrides of the global thresholds. */
+export interface PerToolOptions {
+  /** This tool's results this size or smaller (code points) are never compacted. */
+  sizeChars?: number
+  /** This tool's results larger than this are stubs from first sight. */
+  evictChars?: number
+  /** `true`: this tool's results are never compacted (and not counted by `keepLastN`). */
+  exempt?: boolean
+}
+
+/**
+ * What `compactToolMessages` compacts. Unset fields come from the defaults of `cacheModel`
+ * (the `DEFAULTS` table, chosen by `npm run bench:context`). Unknown fields are a `TypeError`.
+ */
 export interface CompactOptions {
+  /** When a result becomes eligible. Default `'seen'`. */
+  compactAfter?: CompactAfter
+  /** @deprecated Use `compactAfter`: `true` is `'turn'`, `false` is `'arrival'`. Contradicting `compactAfter` is a `TypeError`. */
+  settledOnly?: boolean
   /**
-   * The N most recent tool results (by position, any tool, any size; counted before the turn
-   * boundary when `settledOnly`) stay in full. Exempt tools' results are not counted.
+   * The N most recent eligible tool results (by position, any tool, any size) stay in full.
+   * Exempt tools' results are not counted. Default 0.
    */
   keepLastN?: number
-  /** Results this size or smaller (code points) are never compacted. Default 8000. */
+  /** Results this size or smaller (code points) are never compacted. Default 4000. */
   sizeChars?: number
   /** Results larger than this are never sent in full, not even fresh. Default 80,000; `Infinity` disables. */
   evictChars?: number
   /** Head preview length of the stubs of results over `evictChars` (the model never saw their body). Default 2000. */
   evictPreviewChars?: number
-  /** Only compact results from before the last HumanMessage, so each call within a turn extends the previous prompt. */
-  settledOnly?: boolean
-  /** The provider's prompt-cache style; picks the defaults above. Default `'prefix'`. */
+  /** Per-tool `sizeChars` / `evictChars` / `exempt`, by tool name. */
+  perTool?: Readonly<Record<string, PerToolOptions>>
+  /** How a recall answer the model has read is carried. Default `'note'`. */
+  recallAnswers?: RecallAnswers
+  /**
+   * Later calls over which a rewrite of the cached prefix must repay its cache miss:
+   * eligible results wait (and are batched) until compacting them pays within this many calls.
+   * `Infinity`: always compact at once. Default 4.
+   */
+  horizonCalls?: number
+  /** The cache's price multipliers; default per `cacheModel`. */
+  pricing?: CachePricing
+  /**
+   * Under `'breakpoint'`: mark (with Anthropic's `cache_control: { type: 'ephemeral' }` on the last
+   * content block) the message ending what the next call will not change, and the one before the first
+   * result a later call may still compact: at most two marks per request. Ignored under `'prefix'`. Default `true`.
+   */
+  cacheMarks?: boolean
+  /** The provider's prompt-cache style; picks the defaults above and the pricing. Default `'prefix'`. */
   cacheModel?: CacheModel
-  /** Tools whose results are never compacted. Default `['recall_tool_result']`; a list replaces it. */
+  /** Tools whose results are never compacted (and not counted by `keepLastN`). Default `[]`. */
   exemptTools?: readonly string[]
   /** Ledger namespace the results are recorded in. Default `''`. */
   namespace?: string
@@ -124,9 +186,11 @@ export declare function createRecallToolResultTool(
 ): RecallToolResultTool
 
 /**
- * A copy of `messages` in which old and oversized tool results are ledger stubs
- * (`response_metadata.tool_memory = { memId, compacted: true }`). Never mutates
- * its input; idempotent; a pure function of the list and the options.
+ * A copy of `messages` in which seen and oversized tool results are ledger stubs
+ * (`response_metadata.tool_memory = { memId, compacted: true }`), seen recall answers
+ * are notes (`{ memId, compacted: true, note: true }`), and, under `'breakpoint'`, at
+ * most two messages carry a `cache_control` mark (their text unchanged). Never
+ * mutates its input; idempotent; a pure function of the list and the options.
  */
 export declare function compactToolMessages(
   messages: readonly BaseMessage[],
@@ -173,3 +237,20 @@ export declare function toolMemoryPreModelHook(options?: ToolMemoryOptions): Too
  * `cacheModel: cacheModelFor(llm)` to the hook, which cannot see the model.
  */
 export declare function cacheModelFor(model: unknown): CacheModel
+
+/** The compaction options of one cache model, as `compactToolMessages` resolves unset fields. */
+export interface CompactDefaults {
+  compactAfter: CompactAfter
+  keepLastN: number
+  sizeChars: number
+  evictChars: number
+  evictPreviewChars: number
+  recallAnswers: RecallAnswers
+  horizonCalls: number
+}
+
+/** The defaults per cache model, chosen by `npm run bench:context`. */
+export declare const DEFAULTS: Readonly<Record<CacheModel, CompactDefaults>>
+
+/** The default price multipliers per cache model. */
+export declare const PRICING: Readonly<Record<CacheModel, Required<CachePricing>>>

@@ -168,9 +168,9 @@ function mixed() {
 }
 
 // ---------------------------------------------------------------------------
-// 4. A stress case: a long agent loop inside one user turn, 28 sequential
-// tool steps (the shape of an autonomous coding task), then two follow-ups.
-// Settled-only compaction cannot help within the turn.
+// 4. A long agent loop inside one user turn, 28 sequential tool steps (the
+// shape of an autonomous coding task), then two follow-ups. Compaction that
+// waits for the turn boundary cannot help within the turn.
 function agentLoop() {
   const f = (path, kb) => call(`f:${path}`, 'read_file', { path }, P.sourceFile(path, kb * 1000))
   const s = (q, n) => call(`s:${q}`, 'search_code', { query: q }, P.searchHits(q, n))
@@ -186,9 +186,6 @@ function agentLoop() {
   })
   return {
     name: 'agentLoop',
-    // Not one of the issue's three conversation kinds: reported, but the
-    // defaults are chosen on the other three (see docs/context-economics.md).
-    stress: true,
     title: 'a long agent loop (28 tool steps in one user turn) and two follow-ups',
     system: SYSTEM('an autonomous coding agent migrating a billing service to a new money type'),
     tools: {
@@ -205,4 +202,70 @@ function agentLoop() {
   }
 }
 
-module.exports = { conversations: () => [giant(), medium(), mixed(), agentLoop()] }
+// ---------------------------------------------------------------------------
+// 5. A research loop with parallel tool calls: each step fetches two to four
+// pages or searches at once (several ToolMessages per AIMessage), 12 steps in
+// one user turn, then two follow-ups about pages read in the loop.
+function parallelLoop() {
+  const page = (id, kb) => call(`p:${id}`, 'web_fetch', { url: `https://docs.example/${id}` }, P.prose(`page-${id}`, kb * 1000))
+  const srch = (q, n) => call(`s:${q}`, 'web_search', { query: q }, P.searchHits(q, n))
+  const topics = ['caching', 'retries', 'quotas', 'batching', 'streaming', 'webhooks']
+  const loop = []
+  topics.forEach((t, i) => {
+    loop.push(calls(srch(t, 18 + 2 * i), srch(`${t} limits`, 14 + i)))
+    const width = 2 + (i % 3)
+    loop.push(calls(...Array.from({ length: width }, (_, k) => page(`${t}-${k}`, 9 + ((i * 5 + k * 7) % 16)))))
+  })
+  return {
+    name: 'parallelLoop',
+    title: 'a research loop with parallel calls (12 steps, 2-4 results each) and two follow-ups',
+    system: SYSTEM('a research assistant comparing API platforms'),
+    tools: {
+      web_search: { description: 'Search the web; returns JSON hits with snippets.', args: { query: 'string' } },
+      web_fetch: { description: 'Fetch a web page as text.', args: { url: 'string' } },
+    },
+    turns: [
+      turn('Compare how the big API platforms handle caching, retries, quotas, batching, streaming and webhooks. Read their docs and write a report.', ...loop, answer(3000)),
+      turn('What exactly did the quotas pages say about burst limits?', answer(600, need('p:quotas-1', { query: 'window' }))),
+      turn('And the retries docs: is there a maximum backoff?', answer(500, need('p:retries-0', { query: 'retry' }), need('p:retries-1', { query: 'timeout' }))),
+    ],
+  }
+}
+
+// ---------------------------------------------------------------------------
+// 6. An ops session that alternates long tool loops with short follow-ups:
+// three investigations of 5-8 steps (metrics, logs, configs), each followed
+// by one or two questions answered from what was already read.
+function alternating() {
+  const metrics = (svc, kb) => call(`m:${svc}`, 'query_metrics', { service: svc }, P.tableRows(`metrics-${svc}`, Math.round(kb * 11)))
+  const logs = (svc, kb) => call(`l:${svc}`, 'fetch_logs', { service: svc }, P.testLog(`logs-${svc}`, kb * 1000))
+  const cfg = (svc, kb) => call(`c:${svc}`, 'read_config', { service: svc }, P.sourceFile(`deploy/${svc}.yaml`, kb * 1000))
+  const ok = (svc, n) => call(`r:${svc}:${n}`, 'restart', { service: svc }, JSON.stringify({ ok: true, service: svc, attempt: n, events: P.prose(`restart${svc}${n}`, 600) }))
+  return {
+    name: 'alternating',
+    title: 'an ops session: three long tool loops (5-8 steps) alternating with short follow-ups',
+    system: SYSTEM('an SRE on call for a checkout platform'),
+    tools: {
+      query_metrics: { description: 'Per-minute metrics of a service as JSON rows.', args: { service: 'string' } },
+      fetch_logs: { description: 'Recent logs of a service.', args: { service: 'string' } },
+      read_config: { description: 'The deployment config of a service.', args: { service: 'string' } },
+      restart: { description: 'Restart a service.', args: { service: 'string' } },
+    },
+    turns: [
+      turn('Checkout latency is up. Find out why.',
+        calls(metrics('checkout', 14)), calls(logs('checkout', 18)), calls(metrics('payments', 12)),
+        calls(logs('payments', 22)), calls(cfg('payments', 9)), calls(ok('payments', 1)), answer(1500)),
+      turn('What was the p99 before the restart?', answer(400, need('m:payments', { query: '"region":"west"' }))),
+      turn('Latency is back up. Dig into the cart and inventory services.',
+        calls(metrics('cart', 13)), calls(logs('cart', 16)), calls(cfg('cart', 11)), calls(metrics('inventory', 15)),
+        calls(logs('inventory', 20)), calls(cfg('inventory', 10)), calls(ok('inventory', 1)), calls(metrics('checkout-2', 12)), answer(1800)),
+      turn('Which error dominated the inventory logs?', answer(500, need('l:inventory', { query: 'FAIL' }))),
+      turn('Did the payments config have the same pool size?', answer(400, need('c:payments', { query: 'deploypaymentsyamlFn1' }))),
+      turn('Check the search and recommendations services too.',
+        calls(metrics('search', 12)), calls(logs('search', 17)), calls(metrics('recs', 11)), calls(logs('recs', 19)), calls(cfg('recs', 9)), answer(1500)),
+      turn('Write the incident summary.', answer(2500, need('l:checkout', { query: 'FAIL' }))),
+    ],
+  }
+}
+
+module.exports = { conversations: () => [giant(), medium(), mixed(), agentLoop(), parallelLoop(), alternating()] }

@@ -23,7 +23,7 @@ const { AIMessage, HumanMessage } = require('@langchain/core/messages')
 const { tool } = require('@langchain/core/tools')
 const { z } = require('zod')
 const { prose } = require('./payloads.js')
-const { serializeMessage, serializeTools, textOf } = require('./pricing.js')
+const { serializeMessage, serializeTools, textOf, hasCacheMark } = require('./pricing.js')
 
 const RECALL = 'recall_tool_result'
 const MAX_RECALL_ATTEMPTS = 3
@@ -94,6 +94,7 @@ class Driver {
       tools: serializeTools(tools),
       toolNames,
       messages: messages.map(serializeMessage),
+      marked: messages.map(hasCacheMark),
       turn: this.turn,
     })
     for (const m of messages) {

@@ -14,9 +14,10 @@ const { convertToOpenAITool } = require('@langchain/core/utils/function_calling'
 const CHARS_PER_TOKEN = 4
 const INPUT_USD_PER_MTOK = 3
 const CACHE_MODELS = {
-  // Anthropic-style: a cache entry ends where each earlier request ended and
-  // after the tool definitions; the hit is the longest entry that is a prefix
-  // of this request; everything after it is written at 1.25x.
+  // Anthropic-style: a cache entry ends where each earlier request ended,
+  // after the tool definitions, and at each message an earlier request marked
+  // with cache_control; the hit is the longest entry that is a prefix of this
+  // request; everything after it is written at 1.25x.
   breakpoint: { write: 1.25, read: 0.1 },
   // OpenAI-style: the longest prefix shared with any earlier request, counted
   // in whole 128-token blocks; the rest is billed at the plain input price.
@@ -31,7 +32,12 @@ function textOf(content) {
   return content == null ? '' : JSON.stringify(content)
 }
 
-/** The provider-visible serialisation of one message. */
+/** Whether a message carries an Anthropic cache_control mark (on any content block). */
+function hasCacheMark(m) {
+  return Array.isArray(m.content) && m.content.some((b) => b && typeof b === 'object' && b.cache_control != null)
+}
+
+/** The provider-visible serialisation of one message (a cache mark is not content). */
 function serializeMessage(m) {
   const type = m._getType ? m._getType() : m.type
   let s = `<${type}${m.name ? ` name=${m.name}` : ''}${m.tool_call_id ? ` id=${m.tool_call_id}` : ''}>` + textOf(m.content)
@@ -70,8 +76,8 @@ function commonPrefixChars(a, b) {
 }
 
 /**
- * Turns recorded requests ({ tools: string, messages: string[] }) into
- * interned segment arrays with their character offsets.
+ * Turns recorded requests ({ tools: string, messages: string[], marked?: boolean[] })
+ * into interned segment arrays with their character offsets and marked segments.
  */
 function intern(requests) {
   const interner = new Interner()
@@ -83,7 +89,8 @@ function intern(requests) {
       acc += interner.strings[id].length
       ends.push(acc)
     }
-    return { segs, ends, chars: acc }
+    const marks = (r.marked || []).flatMap((m, i) => (m ? [i + 1] : []))
+    return { segs, ends, chars: acc, marks }
   })
   return { interner, reqs: out }
 }
@@ -114,6 +121,8 @@ function price(requests, cacheModelName) {
         const k = segmentLcp(e.segs, r.segs)
         // The entry at the end of request j is a hit only if j is a prefix of r.
         if (k === e.segs.length && k <= r.segs.length) cachedChars = Math.max(cachedChars, e.chars)
+        // The entries at request j's cache_control marks (segment s ends one).
+        for (const s of e.marks) if (k > s) cachedChars = Math.max(cachedChars, e.ends[s])
         // The entry after the tool definitions.
         if (k >= 1) cachedChars = Math.max(cachedChars, r.ends[0])
       }
@@ -166,5 +175,6 @@ module.exports = {
   textOf,
   serializeMessage,
   serializeTools,
+  hasCacheMark,
   price,
 }

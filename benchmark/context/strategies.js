@@ -11,7 +11,6 @@
 //   ours            - toolMemoryMiddleware with its defaults for the cache model.
 
 const { createMiddleware, contextEditingMiddleware } = require('langchain')
-const { HumanMessage } = require('@langchain/core/messages')
 
 // The package itself: its Ledger and its LangChain layer.
 const memory = { ...require('../../langchain/memory.js'), Ledger: require('../..').Ledger }
@@ -30,9 +29,11 @@ const contextEditing = {
 }
 
 // The Python original's rules expressed with our compactToolMessages:
-// keep last 1, > 8000 chars, nothing evicted, every call (not settled only),
-// no exempt tools, and the recall tool hidden until compaction starts.
-const PYTHON_OPTIONS = { keepLastN: 1, sizeChars: 8000, evictChars: Infinity, settledOnly: false, exemptTools: [] }
+// keep last 1, > 8000 chars, nothing evicted, every call (compactAfter
+// 'arrival', no cost model), recall answers compacted like any result, no
+// cache marks (the 'prefix' policy), and the recall tool hidden until
+// compaction starts.
+const PYTHON_OPTIONS = { keepLastN: 1, sizeChars: 8000, evictChars: Infinity, compactAfter: 'arrival', recallAnswers: 'stub', horizonCalls: Infinity, cacheModel: 'prefix' }
 const python = {
   name: 'python',
   label: 'per-iteration compaction (Python 9.12 as shipped)',
@@ -65,43 +66,4 @@ function ours(cacheModel, options = {}, label) {
   }
 }
 
-// A proposal measured alongside, not the package's behaviour: the turn
-// boundary moved from the last HumanMessage to the last AIMessage, i.e. a
-// result may be compacted once the model has responded after reading it.
-// Emulated with the real compactToolMessages by inserting a marker
-// HumanMessage before the last AIMessage and removing it afterwards.
-const SEEN_MARK_ID = '__bench_seen_boundary__'
-
-async function compactSeen(messages, ledger, options) {
-  let k = -1
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i]._getType() === 'ai') {
-      k = i
-      break
-    }
-  }
-  const marked = [...messages.slice(0, Math.max(k, 0)), new HumanMessage({ content: '', id: SEEN_MARK_ID }), ...messages.slice(Math.max(k, 0))]
-  const out = await memory.compactToolMessages(marked, ledger, { ...options, settledOnly: true })
-  return out.filter((m) => m.id !== SEEN_MARK_ID)
-}
-
-function oursSeen(options = {}, label = 'ours:seen') {
-  return {
-    name: label,
-    label: 'proposal: compact once the model has responded (boundary = last AIMessage)',
-    options: { ...options, settledOnly: 'seen' },
-    build: ({ appTools, threadId }) => {
-      const ledger = new memory.Ledger()
-      const recallTool = memory.createRecallToolResultTool(ledger)
-      const mw = createMiddleware({
-        name: 'SeenBoundaryCompaction',
-        tools: [recallTool],
-        wrapModelCall: async (request, handler) =>
-          handler({ ...request, messages: await compactSeen(request.messages, ledger, { cacheModel: 'prefix', ...options, namespace: threadId }) }),
-      })
-      return { tools: appTools, middleware: [mw] }
-    },
-  }
-}
-
-module.exports = { none, contextEditing, python, ours, oursSeen, memory, PYTHON_OPTIONS }
+module.exports = { none, contextEditing, python, ours, memory, PYTHON_OPTIONS }

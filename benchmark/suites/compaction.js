@@ -10,7 +10,8 @@ const { Ledger } = require('../..')
 const { compactToolMessages } = require('../../langchain/memory.js')
 const { AIMessage, HumanMessage, ToolMessage, SystemMessage } = require('@langchain/core/messages')
 
-const OPTIONS = { keepLastN: 1, sizeChars: 8000, evictChars: 80000, settledOnly: true }
+// The defaults of the 'breakpoint' cache model (the rewrite rule and the cache marks included).
+const OPTIONS = { cacheModel: 'breakpoint' }
 const N_RESULTS = 50
 
 function body(i) {

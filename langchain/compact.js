@@ -1,0 +1,258 @@
+'use strict'
+// The rewriting of messages: records what the policy compacts in the ledger,
+// puts stubs (and recall notes) in a copy of the list, and carries the cache
+// marks. The policy itself is in policy.js.
+//
+// Compaction rewrites only the copy of the history the model sees; the graph
+// state keeps every original, which is what makes recall lossless across
+// restarts, replicas and ledger evictions.
+
+const { AIMessage, HumanMessage, ToolMessage } = require('@langchain/core/messages')
+const { infoOf, codePoints, toolCallIndex, msgType } = require('./messages.js')
+const { resolveOptions, COMPACT_KEYS } = require('./options.js')
+const { plan } = require('./policy.js')
+
+// The JS-side record cache keeps payload references to compare content without
+// crossing into Rust; bound it so finished conversations can be collected.
+const CACHE_MAX_ENTRIES = 20000
+const CACHE_MAX_CHARS = 32 * 1024 * 1024
+// Longest argument list a recall note repeats.
+const NOTE_MAX_ARGS_CHARS = 300
+
+// ---------------------------------------------------------------------------
+// The per-ledger cache: what has been recorded, so that a pass over a history
+// with nothing new never sends a payload across the JS/Rust boundary again.
+
+const ledgerCaches = new WeakMap()
+
+function cacheFor(ledger) {
+  let c = ledgerCaches.get(ledger)
+  if (c === undefined) {
+    // byCall: `${namespace}\0${tool_call_id}` -> { text, memId, stub, evicted: Map<previewChars, stub> },
+    //   oldest dropped first past CACHE_MAX_ENTRIES / CACHE_MAX_CHARS (a miss only costs a re-record).
+    // out: original message -> { content, ns, variant, message }: its compacted ToolMessage.
+    c = { byCall: new Map(), chars: 0, out: new WeakMap() }
+    ledgerCaches.set(ledger, c)
+  }
+  return c
+}
+
+function remember(cache, key, entry) {
+  const old = cache.byCall.get(key)
+  if (old !== undefined) cache.chars -= old.text.length
+  cache.byCall.set(key, entry)
+  cache.chars += entry.text.length
+  for (const [k, e] of cache.byCall) {
+    if (cache.byCall.size <= CACHE_MAX_ENTRIES && cache.chars <= CACHE_MAX_CHARS) break
+    if (k === key) continue
+    cache.byCall.delete(k)
+    cache.chars -= e.text.length
+  }
+}
+
+async function recordOnce(ledger, cache, ns, m, info, call) {
+  const key = ns + '\0' + m.tool_call_id
+  const hit = cache.byCall.get(key)
+  if (hit !== undefined && hit.text === info.text) return hit
+  const handle = await ledger.record({
+    toolCallId: m.tool_call_id,
+    toolName: m.name || (call && call.name) || 'unknown_tool',
+    toolArgs: call && call.args && typeof call.args === 'object' ? call.args : {},
+    content: info.text,
+    namespace: ns,
+  })
+  info.memId = handle.memId
+  const entry = { text: info.text, memId: handle.memId, stub: handle.stub, evicted: new Map() }
+  remember(cache, key, entry)
+  return entry
+}
+
+function evictedStub(ledger, entry, ns, previewChars) {
+  let stub = entry.evicted.get(previewChars)
+  if (stub === undefined) {
+    stub = ledger.stub(entry.memId, ns, { previewChars })
+    if (typeof stub !== 'string') return null
+    entry.evicted.set(previewChars, stub)
+  }
+  return stub
+}
+
+// ---------------------------------------------------------------------------
+// New messages: a ToolMessage with other content, and a cache-marked copy.
+
+function toolMessageWith(m, content, toolMemory) {
+  const fields = {
+    content,
+    tool_call_id: m.tool_call_id,
+    additional_kwargs: { ...(m.additional_kwargs || {}) },
+    response_metadata: { ...(m.response_metadata || {}), ...(toolMemory ? { tool_memory: toolMemory } : {}) },
+  }
+  if (m.name !== undefined) fields.name = m.name
+  if (m.id !== undefined) fields.id = m.id
+  if (m.status !== undefined) fields.status = m.status
+  if (m.artifact !== undefined) fields.artifact = m.artifact
+  if (m.metadata !== undefined) fields.metadata = m.metadata
+  return new ToolMessage(fields)
+}
+
+const compactedMessage = (m, stub, memId) => toolMessageWith(m, stub, { memId, compacted: true })
+
+// The note that stands for a recall answer the model has read: what it asked
+// for, so that it can ask again.
+function recallNote(m, call, chars) {
+  const args = call && call.args && typeof call.args === 'object' ? call.args : {}
+  const memId = typeof args.mem_id === 'string' ? args.mem_id : ''
+  let shown = Object.keys(args)
+    .filter((k) => args[k] !== undefined && args[k] !== null)
+    .sort()
+    .map((k) => {
+      let v
+      try {
+        v = JSON.stringify(args[k])
+      } catch {
+        v = undefined
+      }
+      return `${k}=${typeof v === 'string' ? v : String(args[k])}`
+    })
+    .join(', ')
+  if (codePoints(shown) > NOTE_MAX_ARGS_CHARS) shown = Array.from(shown).slice(0, NOTE_MAX_ARGS_CHARS).join('') + '...'
+  return [
+    '[symfonic.tool_memory v1] recall answer already read',
+    `recall_tool_result(${shown}) answered ${chars} chars of mem=${memId || '?'}; not repeated here.`,
+    'If you need it again, call recall_tool_result with the same arguments.',
+  ].join('\n')
+}
+
+const CACHE_CONTROL = Object.freeze({ type: 'ephemeral' })
+// Marked copies, per message object: a mark that stays put costs nothing per call.
+const marked = new WeakMap()
+
+function withCacheMark(m) {
+  const hit = marked.get(m)
+  if (hit !== undefined && hit.content === m.content) return hit.message
+  const message = markedCopy(m)
+  marked.set(m, { content: m.content, message })
+  return message
+}
+
+// The same message with its content as blocks, the last one carrying
+// Anthropic's cache_control: the text is unchanged.
+function markedCopy(m) {
+  const c = m.content
+  let blocks
+  if (typeof c === 'string') blocks = [{ type: 'text', text: c, cache_control: CACHE_CONTROL }]
+  else {
+    blocks = c.map((b) => (typeof b === 'string' ? { type: 'text', text: b } : b))
+    const last = blocks.length - 1
+    blocks[last] = { ...blocks[last], cache_control: CACHE_CONTROL }
+  }
+  const fields = {
+    content: blocks,
+    additional_kwargs: { ...(m.additional_kwargs || {}) },
+    response_metadata: { ...(m.response_metadata || {}) },
+  }
+  if (m.id !== undefined) fields.id = m.id
+  if (m.name !== undefined) fields.name = m.name
+  switch (msgType(m)) {
+    case 'tool':
+      return toolMessageWith(m, blocks, null)
+    case 'ai':
+      if (m.tool_calls !== undefined) fields.tool_calls = m.tool_calls
+      if (m.invalid_tool_calls !== undefined) fields.invalid_tool_calls = m.invalid_tool_calls
+      if (m.usage_metadata !== undefined) fields.usage_metadata = m.usage_metadata
+      return new AIMessage(fields)
+    case 'human':
+      return new HumanMessage(fields)
+    default:
+      return typeof m.constructor === 'function' && m.constructor !== Object ? new m.constructor(fields) : { ...m, content: blocks }
+  }
+}
+
+// ---------------------------------------------------------------------------
+
+let warnedRecordFailure = false
+
+function warnRecordFailure(m, err) {
+  // Never fail a model call over compaction: that result is sent in full.
+  if (warnedRecordFailure) return
+  warnedRecordFailure = true
+  console.warn(`@symfonic/core: tool result ${m.tool_call_id} left uncompacted: ${err && err.message}`)
+}
+
+async function compact(messages, ledger, o, ns) {
+  const out = messages.slice()
+  const { decisions, marks } = plan(messages, o)
+  if (decisions.size === 0 && marks.length === 0) return out
+  const cache = cacheFor(ledger)
+  let calls = null
+  const callOf = (id) => {
+    if (calls === null) calls = toolCallIndex(messages)
+    return calls.get(id)
+  }
+  const variant = (kind) => (kind === 'evict' ? o.evictPreviewChars : kind === 'note' ? -1 : 0)
+
+  // Sync: false when the ledger lost the entry (LRU) and it must be recorded again.
+  const place = (i, kind, entry) => {
+    const m = messages[i]
+    let stub = entry.stub
+    if (kind === 'evict') {
+      stub = evictedStub(ledger, entry, ns, o.evictPreviewChars)
+      if (stub === null) return false
+    }
+    const message = compactedMessage(m, stub, entry.memId)
+    cache.out.set(m, { content: m.content, ns, variant: variant(kind), message })
+    out[i] = message
+    return true
+  }
+
+  const pending = []
+  for (const [i, kind] of decisions) {
+    const m = messages[i]
+    // Hot path: this very message object was compacted before; nothing crosses into Rust.
+    const prev = cache.out.get(m)
+    if (prev !== undefined && prev.content === m.content && prev.ns === ns && prev.variant === variant(kind)) {
+      out[i] = prev.message
+      continue
+    }
+    const info = infoOf(m)
+    if (kind === 'note') {
+      const call = callOf(m.tool_call_id)
+      const memId = call && call.args && typeof call.args.mem_id === 'string' ? call.args.mem_id : null
+      const message = toolMessageWith(m, recallNote(m, call, info.chars), { memId, compacted: true, note: true })
+      cache.out.set(m, { content: m.content, ns, variant: variant(kind), message })
+      out[i] = message
+      continue
+    }
+    const key = ns + '\0' + m.tool_call_id
+    const entry = cache.byCall.get(key)
+    if (entry !== undefined && entry.text === info.text) {
+      entry.text = info.text // equal content from a reloaded state: share one string from now on
+      if (place(i, kind, entry)) continue
+      cache.byCall.delete(key)
+    }
+    pending.push(
+      recordOnce(ledger, cache, ns, m, info, callOf(m.tool_call_id))
+        .then((e) => {
+          if (!place(i, kind, e)) out[i] = compactedMessage(m, e.stub, e.memId)
+        })
+        .catch((err) => warnRecordFailure(m, err)),
+    )
+  }
+  if (pending.length > 0) await Promise.all(pending)
+  for (const j of marks) out[j] = withCacheMark(out[j])
+  return out
+}
+
+/**
+ * Replace old or oversized tool results by ledger stubs in a copy of `messages`.
+ * Never mutates the input; idempotent; a pure function of the list and options.
+ */
+async function compactToolMessages(messages, ledger, options) {
+  if (!Array.isArray(messages)) throw new TypeError('compactToolMessages: messages must be an array of BaseMessage')
+  if (ledger == null || typeof ledger.record !== 'function') throw new TypeError('compactToolMessages: ledger must be a Ledger')
+  const o = resolveOptions(options, 'compactToolMessages', COMPACT_KEYS)
+  const ns = options && options.namespace != null ? String(options.namespace) : ''
+  return compact(messages, ledger, o, ns)
+}
+
+module.exports = { compact, compactToolMessages, cacheFor, recordOnce, withCacheMark, recallNote }

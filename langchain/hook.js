@@ -1,0 +1,25 @@
+'use strict'
+// `toolMemoryPreModelHook`: tool-result memory for `createReactAgent`. The
+// hook answers `{ llmInputMessages }`, so the state keeps the originals; the
+// recall tool, bound to the same ledger, is `hook.tool`.
+
+const { compact } = require('./compact.js')
+const { setup } = require('./middleware.js')
+
+/**
+ * createReactAgent preModelHook: answers `{ llmInputMessages }`. Add `hook.tool`
+ * (the recall tool bound to the same ledger) to the agent's tools.
+ */
+function toolMemoryPreModelHook(options) {
+  const { o, ledger, nsOf, policies, recallTool } = setup(options, 'toolMemoryPreModelHook')
+  const policy = policies[o.cacheModel ?? 'prefix']
+  const hook = async (state, config) => {
+    const messages = Array.isArray(state) ? state : state.messages
+    return { llmInputMessages: await compact(messages, ledger, policy, nsOf(config)) }
+  }
+  Object.defineProperty(hook, 'tool', { value: recallTool, enumerable: true })
+  Object.defineProperty(hook, 'ledger', { value: ledger, enumerable: true })
+  return hook
+}
+
+module.exports = { toolMemoryPreModelHook }

@@ -1,0 +1,180 @@
+'use strict'
+// The options of compaction: defaults per cache model, and validation that
+// fails closed (a misspelled or mistyped option is a TypeError naming the
+// function the user called, never a silent default).
+
+const { PRICING } = require('./cache-model.js')
+
+const RECALL_TOOL_NAME = 'recall_tool_result'
+
+/**
+ * Compaction defaults per prompt-cache style. `npm run bench:context`
+ * (benchmark/context*) replays scripted conversations through
+ * `compactToolMessages` and picks these numbers; edit them only there.
+ * - compactAfter: when a result becomes eligible: 'seen' (the model has
+ *   answered after it), 'turn' (a new HumanMessage follows it) or 'arrival'.
+ * - keepLastN: most recent eligible results that stay in full.
+ * - sizeChars: results this size or smaller are never compacted.
+ * - evictChars: results larger than this are stubs from their first appearance.
+ * - evictPreviewChars: head preview carried by those stubs.
+ * - recallAnswers: how a seen recall answer is carried: 'note' (a short note
+ *   naming the mem_id and arguments), 'keep' (in full), 'stub' (recorded).
+ * - horizonCalls: later calls over which a rewrite must repay its cache miss.
+ */
+const DEFAULTS = {
+  // Anthropic-style: cache entries end where earlier requests ended, or at a cache_control mark.
+  breakpoint: { compactAfter: 'seen', keepLastN: 0, sizeChars: 4000, evictChars: 80000, evictPreviewChars: 2000, recallAnswers: 'note', horizonCalls: 4 },
+  // OpenAI-style: any shared prefix is cached, in 128-token blocks.
+  prefix: { compactAfter: 'seen', keepLastN: 0, sizeChars: 2000, evictChars: 80000, evictPreviewChars: 2000, recallAnswers: 'note', horizonCalls: 4 },
+}
+
+const COMPACT_AFTER = ['seen', 'turn', 'arrival']
+const RECALL_ANSWERS = ['note', 'keep', 'stub']
+const COMPACT_KEYS = [
+  'cacheModel', 'compactAfter', 'settledOnly', 'keepLastN', 'sizeChars', 'evictChars', 'evictPreviewChars',
+  'exemptTools', 'perTool', 'recallAnswers', 'horizonCalls', 'pricing', 'cacheMarks', 'gate', 'namespace',
+]
+const PER_TOOL_KEYS = ['sizeChars', 'evictChars', 'exempt']
+const PRICING_KEYS = ['cacheWrite', 'cacheRead']
+const GATE_KEYS = ['inputPricePerMTok', 'horizonTurns', 'recallProbability', 'cacheReadRatio']
+
+const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k)
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
+
+function onlyKeys(fn, what, o, keys) {
+  for (const k of Object.keys(o)) {
+    if (!keys.includes(k)) throw new TypeError(`${fn}: unknown option ${what}${what ? '.' : ''}${k} (known: ${keys.join(', ')})`)
+  }
+}
+
+function checkCount(fn, name, v, allowInfinity) {
+  if (typeof v !== 'number' || Number.isNaN(v) || v < 0 || (!allowInfinity && !Number.isFinite(v))) {
+    throw new TypeError(`${fn}: ${name} must be a non-negative number${allowInfinity ? ' or Infinity' : ''}, got ${String(v)}`)
+  }
+  return v
+}
+
+function checkOneOf(fn, name, v, values) {
+  if (!values.includes(v)) throw new TypeError(`${fn}: ${name} must be one of ${values.map((x) => `'${x}'`).join(', ')}, got ${String(v)}`)
+  return v
+}
+
+function resolveGate(fn, gate) {
+  if (gate == null || gate === false) return null
+  if (!isPlainObject(gate)) throw new TypeError(`${fn}: gate must be an object { inputPricePerMTok, horizonTurns?, recallProbability?, cacheReadRatio? }`)
+  onlyKeys(fn, 'gate', gate, GATE_KEYS)
+  const g = {
+    inputPricePerMTok: gate.inputPricePerMTok,
+    horizonTurns: gate.horizonTurns ?? 5,
+    recallProbability: gate.recallProbability ?? 0.5,
+    cacheReadRatio: gate.cacheReadRatio ?? 1,
+  }
+  checkCount(fn, 'gate.horizonTurns', g.horizonTurns, false)
+  checkCount(fn, 'gate.cacheReadRatio', g.cacheReadRatio, false)
+  if (!(g.recallProbability >= 0 && g.recallProbability <= 1)) throw new TypeError(`${fn}: gate.recallProbability must be between 0 and 1`)
+  return g
+}
+
+function resolvePricing(fn, pricing, cacheModel) {
+  const d = PRICING[cacheModel]
+  if (pricing == null) return d
+  if (!isPlainObject(pricing)) throw new TypeError(`${fn}: pricing must be an object { cacheWrite?, cacheRead? }`)
+  onlyKeys(fn, 'pricing', pricing, PRICING_KEYS)
+  const p = { cacheWrite: pricing.cacheWrite ?? d.cacheWrite, cacheRead: pricing.cacheRead ?? d.cacheRead }
+  checkCount(fn, 'pricing.cacheWrite', p.cacheWrite, false)
+  checkCount(fn, 'pricing.cacheRead', p.cacheRead, false)
+  return p
+}
+
+function resolvePerTool(fn, perTool) {
+  const out = new Map()
+  if (perTool == null) return out
+  if (!isPlainObject(perTool)) throw new TypeError(`${fn}: perTool must be an object { [toolName]: { sizeChars?, evictChars?, exempt? } }`)
+  for (const [name, spec] of Object.entries(perTool)) {
+    if (!isPlainObject(spec)) throw new TypeError(`${fn}: perTool.${name} must be an object { sizeChars?, evictChars?, exempt? }`)
+    onlyKeys(fn, `perTool.${name}`, spec, PER_TOOL_KEYS)
+    const t = {}
+    if (spec.sizeChars !== undefined) t.sizeChars = checkCount(fn, `perTool.${name}.sizeChars`, spec.sizeChars, true)
+    if (spec.evictChars !== undefined) t.evictChars = checkCount(fn, `perTool.${name}.evictChars`, spec.evictChars, true)
+    if (spec.exempt !== undefined) {
+      if (typeof spec.exempt !== 'boolean') throw new TypeError(`${fn}: perTool.${name}.exempt must be a boolean, got ${String(spec.exempt)}`)
+      t.exempt = spec.exempt
+    }
+    out.set(name, t)
+  }
+  return out
+}
+
+// `settledOnly` is the option of the first release: true = 'turn', false = 'arrival'.
+function resolveCompactAfter(fn, o, d) {
+  if (o.settledOnly !== undefined) {
+    if (typeof o.settledOnly !== 'boolean') throw new TypeError(`${fn}: settledOnly must be a boolean, got ${String(o.settledOnly)}`)
+    const legacy = o.settledOnly ? 'turn' : 'arrival'
+    if (o.compactAfter !== undefined && o.compactAfter !== legacy) {
+      throw new TypeError(`${fn}: settledOnly ${o.settledOnly} contradicts compactAfter '${o.compactAfter}'; pass compactAfter alone`)
+    }
+    return legacy
+  }
+  return checkOneOf(fn, 'compactAfter', o.compactAfter ?? d.compactAfter, COMPACT_AFTER)
+}
+
+function resolveCacheMarks(fn, v) {
+  if (v === undefined) return true
+  if (typeof v !== 'boolean') throw new TypeError(`${fn}: cacheMarks must be a boolean, got ${String(v)}`)
+  return v
+}
+
+/**
+ * The resolved policy of one cache model. `fn` names the function the user
+ * called, for the messages of its TypeErrors; `keys` the options it accepts.
+ */
+function resolveOptions(options, fn = 'compactToolMessages', keys = COMPACT_KEYS) {
+  const o = options == null ? {} : options
+  if (!isPlainObject(o)) throw new TypeError(`${fn}: options must be an object`)
+  onlyKeys(fn, '', o, keys)
+  const cacheModel = o.cacheModel ?? 'prefix'
+  if (typeof cacheModel !== 'string' || !has(DEFAULTS, cacheModel)) {
+    throw new TypeError(`${fn}: cacheModel must be 'breakpoint' or 'prefix', got ${String(cacheModel)}`)
+  }
+  const d = DEFAULTS[cacheModel]
+  if (o.exemptTools != null && (!Array.isArray(o.exemptTools) || o.exemptTools.some((t) => typeof t !== 'string'))) {
+    throw new TypeError(`${fn}: exemptTools must be an array of tool names`)
+  }
+  const exempt = new Set(o.exemptTools ?? [])
+  const perTool = resolvePerTool(fn, o.perTool)
+  for (const [name, t] of perTool) if (t.exempt === true) exempt.add(name)
+  return {
+    cacheModel,
+    compactAfter: resolveCompactAfter(fn, o, d),
+    keepLastN: checkCount(fn, 'keepLastN', o.keepLastN ?? d.keepLastN, true),
+    sizeChars: checkCount(fn, 'sizeChars', o.sizeChars ?? d.sizeChars, true),
+    evictChars: checkCount(fn, 'evictChars', o.evictChars ?? d.evictChars, true),
+    evictPreviewChars: checkCount(fn, 'evictPreviewChars', o.evictPreviewChars ?? d.evictPreviewChars, false),
+    recallAnswers: checkOneOf(fn, 'recallAnswers', o.recallAnswers ?? d.recallAnswers, RECALL_ANSWERS),
+    horizonCalls: checkCount(fn, 'horizonCalls', o.horizonCalls ?? d.horizonCalls, true),
+    pricing: resolvePricing(fn, o.pricing, cacheModel),
+    exemptTools: exempt,
+    perTool,
+    gate: resolveGate(fn, o.gate),
+    marks: resolveCacheMarks(fn, o.cacheMarks) && cacheModel === 'breakpoint',
+  }
+}
+
+function namespaceResolver(namespace) {
+  if (typeof namespace === 'function') {
+    return (config) => {
+      const ns = namespace(config ?? {})
+      return ns == null ? '' : String(ns)
+    }
+  }
+  if (namespace != null) {
+    const ns = String(namespace)
+    return () => ns
+  }
+  return (config) => {
+    const id = config && config.configurable ? config.configurable.thread_id : undefined
+    return id == null ? '' : String(id)
+  }
+}
+
+module.exports = { DEFAULTS, RECALL_TOOL_NAME, COMPACT_KEYS, resolveOptions, namespaceResolver, checkCount }
