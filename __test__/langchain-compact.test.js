@@ -237,7 +237,7 @@ describe('compactToolMessages: message shapes', () => {
     const ledger = new Ledger()
     const orphan = new ToolMessage({ content: big, tool_call_id: '', name: 'x' })
     const input = [new HumanMessage('q'), orphan, new HumanMessage('next')]
-    const out = await compactToolMessages(input, ledger, { ...OPTS, keepLastN: 0, evictChars: 10 })
+    const out = await compactToolMessages(input, ledger, { ...OPTS, keepLastN: 0, sizeChars: 10, evictChars: 10 })
     expect(out[1]).toBe(orphan)
   })
 

@@ -264,7 +264,7 @@ describe('perTool', () => {
     ]
     const out = await compactToolMessages(list, ledger, {
       ...SEEN,
-      perTool: { read_file: { sizeChars: Infinity }, logs: { sizeChars: 1000 }, search: { exempt: true }, export: { evictChars: 40000 } },
+      perTool: { read_file: { sizeChars: 40000 }, logs: { sizeChars: 1000 }, search: { exempt: true }, export: { evictChars: 40000 } },
     })
     expect(stubbed(out, ['f', 'l', 's', 'e'])).toEqual([false, true, false, true])
     expect(byCallId(out, 'f')).toBe(byCallId(list, 'f'))
@@ -279,20 +279,26 @@ describe('options fail closed', () => {
   const list = () => [new HumanMessage('q'), ...exchange('a', 't', text('a', 30000))]
   const ledger = new Ledger()
   const bad = [
-    [{ keepLastn: 1 }, /compactToolMessages: unknown option keepLastn/],
+    [{ keepLastn: 1 }, /^compactToolMessages: unknown option "keepLastn"; did you mean "keepLastN"\?/],
     [{ compactAfter: 'later' }, /compactAfter must be one of 'seen', 'turn', 'arrival'/],
     [{ compactAfter: 'seen', settledOnly: true }, /contradicts/],
     [{ settledOnly: 'yes' }, /settledOnly must be a boolean/],
     [{ recallAnswers: 'drop' }, /recallAnswers must be one of/],
     [{ horizonCalls: -1 }, /horizonCalls must be a non-negative number/],
-    [{ pricing: { cacheWrite: 1.25, cacheread: 0.1 } }, /unknown option pricing.cacheread/],
+    [{ pricing: { cacheWrite: 1.25, cacheread: 0.1 } }, /unknown option "pricing.cacheread"; did you mean "pricing.cacheRead"\?/],
     [{ pricing: { cacheWrite: 'high' } }, /pricing.cacheWrite/],
-    [{ perTool: { read: { sizechars: 10 } } }, /unknown option perTool.read.sizechars/],
+    [{ perTool: { read: { sizechars: 10 } } }, /unknown option "perTool.read.sizechars"; did you mean "perTool.read.sizeChars"\?/],
+    [{ sizeChars: 90000, evictChars: 80000 }, /sizeChars \(90000\) must not exceed evictChars \(80000\)/],
+    [{ perTool: { read: { sizeChars: Infinity } } }, /perTool.read.sizeChars \(Infinity\) must not exceed perTool.read.evictChars/],
+    [{ namespace: 7 }, /compactToolMessages: namespace must be a string, got number/],
+    [{ logger: {} }, /logger must be an object with a warn\(message\) method/],
+    [{ onEvent: 'metrics' }, /onEvent must be a function/],
     [{ perTool: { read: { exempt: 'yes' } } }, /perTool.read.exempt must be a boolean/],
     [{ perTool: ['read'] }, /perTool must be an object/],
     [{ perTool: { read: 5 } }, /perTool.read must be an object/],
     [{ cacheMarks: 1 }, /cacheMarks must be a boolean/],
-    [{ gate: { inputPrice: 3 } }, /unknown option gate.inputPrice/],
+    [{ gate: { inputPrice: 3 } }, /unknown option "gate.inputPrice"; did you mean "gate.inputPricePerMTok"\?/],
+    [{ Foo: 1 }, /unknown option "Foo" \(known: /],
     [{ exemptTools: [1] }, /exemptTools must be an array of tool names/],
   ]
   test.each(bad)('compactToolMessages(%j) is a TypeError', async (opts, msg) => {
@@ -302,8 +308,9 @@ describe('options fail closed', () => {
   })
 
   test('the middleware and the hook name themselves, and check their own options', () => {
-    expect(() => toolMemoryMiddleware({ keepLastn: 1 })).toThrow(/^toolMemoryMiddleware: unknown option keepLastn/)
-    expect(() => toolMemoryPreModelHook({ perTool: { x: { size: 1 } } })).toThrow(/^toolMemoryPreModelHook: unknown option perTool.x.size/)
+    expect(() => toolMemoryMiddleware({ keepLastn: 1 })).toThrow(/^toolMemoryMiddleware: unknown option "keepLastn"; did you mean "keepLastN"\?/)
+    expect(() => toolMemoryMiddleware({ ledgr: new Ledger() })).toThrow(/^toolMemoryMiddleware: unknown option "ledgr"; did you mean "ledger"\?/)
+    expect(() => toolMemoryPreModelHook({ perTool: { x: { size: 1 } } })).toThrow(/^toolMemoryPreModelHook: unknown option "perTool.x.size"/)
     expect(() => toolMemoryMiddleware({ cacheModel: 'lru' })).toThrow(/toolMemoryMiddleware: cacheModel/)
     expect(() => toolMemoryMiddleware({ ledger: {} })).toThrow(/toolMemoryMiddleware: ledger must be a Ledger/)
     expect(() => toolMemoryPreModelHook({ namespace: 5 })).toThrow(/toolMemoryPreModelHook: namespace/)

@@ -11,6 +11,8 @@ const { AIMessage, HumanMessage, ToolMessage } = require('@langchain/core/messag
 const { infoOf, codePoints, toolCallIndex, msgType } = require('./messages.js')
 const { resolveOptions, COMPACT_KEYS } = require('./options.js')
 const { plan } = require('./policy.js')
+const { reporter } = require('./report.js')
+const { checkLedger } = require('../lib/options.js')
 
 // The JS-side record cache keeps payload references to compare content without
 // crossing into Rust; bound it so finished conversations can be collected.
@@ -170,20 +172,36 @@ function markedCopy(m) {
 
 // ---------------------------------------------------------------------------
 
-let warnedRecordFailure = false
-
-function warnRecordFailure(m, err) {
-  // Never fail a model call over compaction: that result is sent in full.
-  if (warnedRecordFailure) return
-  warnedRecordFailure = true
-  console.warn(`@symfonic/core: tool result ${m.tool_call_id} left uncompacted: ${err && err.message}`)
+// A result over evictChars that could not be recorded is still never sent in
+// full: the model gets its head and a plain statement of what happened.
+function unarchivedMessage(m, info, previewChars, reason) {
+  const head = Array.from(info.text.slice(0, previewChars * 2)).slice(0, previewChars).join('')
+  const text = [
+    '[symfonic.tool_memory v1] result not archived',
+    `tool=${m.name || 'unknown_tool'} call_id=${String(m.tool_call_id).slice(0, 64)}`,
+    `size_original=${info.chars} chars: too large to show in full, and it could not be stored for recall (${reason}).`,
+    `preview: ${head}`,
+  ].join('\n')
+  return toolMessageWith(m, text, { memId: null, compacted: true, failed: true })
 }
 
 async function compact(messages, ledger, o, ns) {
   const out = messages.slice()
   const { decisions, marks } = plan(messages, o)
   if (decisions.size === 0 && marks.length === 0) return out
+  const report = reporter(o.logger, o.onEvent)
   const cache = cacheFor(ledger)
+  // Events are sent once the pass is done, in message order (records finish in any order).
+  const events = []
+  const compacted = (i, m, kind, memId, message) => {
+    if (o.onEvent === undefined) return
+    const chars = infoOf(m).chars
+    events.push([
+      i,
+      { type: 'compacted', kind, toolCallId: m.tool_call_id, toolName: m.name || (callOf(m.tool_call_id) || {}).name || 'unknown_tool', memId, namespace: ns, chars, compactedChars: codePoints(message.content) },
+      `${ns}\0${m.tool_call_id}\0${kind}\0${memId}`,
+    ])
+  }
   let calls = null
   const callOf = (id) => {
     if (calls === null) calls = toolCallIndex(messages)
@@ -202,6 +220,7 @@ async function compact(messages, ledger, o, ns) {
     const message = compactedMessage(m, stub, entry.memId)
     cache.out.set(m, { content: m.content, ns, variant: variant(kind), message })
     out[i] = message
+    compacted(i, m, kind, entry.memId, message)
     return true
   }
 
@@ -212,6 +231,7 @@ async function compact(messages, ledger, o, ns) {
     const prev = cache.out.get(m)
     if (prev !== undefined && prev.content === m.content && prev.ns === ns && prev.variant === variant(kind)) {
       out[i] = prev.message
+      compacted(i, m, kind, prev.message.response_metadata.tool_memory.memId, prev.message)
       continue
     }
     const info = infoOf(m)
@@ -221,6 +241,7 @@ async function compact(messages, ledger, o, ns) {
       const message = toolMessageWith(m, recallNote(m, call, info.chars), { memId, compacted: true, note: true })
       cache.out.set(m, { content: m.content, ns, variant: variant(kind), message })
       out[i] = message
+      compacted(i, m, kind, memId, message)
       continue
     }
     const key = ns + '\0' + m.tool_call_id
@@ -235,11 +256,19 @@ async function compact(messages, ledger, o, ns) {
         .then((e) => {
           if (!place(i, kind, e)) out[i] = compactedMessage(m, e.stub, e.memId)
         })
-        .catch((err) => warnRecordFailure(m, err)),
+        .catch((err) => {
+          // Never fail a model call over compaction: a medium result is sent in
+          // full, one over evictChars as a placeholder with its head.
+          const reason = String((err && err.message) || err).slice(0, 200)
+          if (kind === 'evict') out[i] = unarchivedMessage(m, info, o.evictPreviewChars, reason)
+          report.warn(`record\0${ns}\0${m.tool_call_id}`, `@symfonic/core: tool result ${m.tool_call_id} (${info.chars} chars) could not be recorded (${reason}); ${kind === 'evict' ? 'the model sees its head only' : 'it is sent in full'}`)
+          if (o.onEvent !== undefined) events.push([i, { type: 'recordFailed', toolCallId: m.tool_call_id, toolName: m.name || 'unknown_tool', namespace: ns, chars: info.chars, error: reason }, `record\0${ns}\0${m.tool_call_id}`])
+        }),
     )
   }
   if (pending.length > 0) await Promise.all(pending)
   for (const j of marks) out[j] = withCacheMark(out[j])
+  if (events.length > 0) for (const [, e, key] of events.sort((a, b) => a[0] - b[0])) report.event(e, key)
   return out
 }
 
@@ -249,9 +278,10 @@ async function compact(messages, ledger, o, ns) {
  */
 async function compactToolMessages(messages, ledger, options) {
   if (!Array.isArray(messages)) throw new TypeError('compactToolMessages: messages must be an array of BaseMessage')
-  if (ledger == null || typeof ledger.record !== 'function') throw new TypeError('compactToolMessages: ledger must be a Ledger')
+  checkLedger('compactToolMessages', ledger, ['record', 'stub'])
   const o = resolveOptions(options, 'compactToolMessages', COMPACT_KEYS)
-  const ns = options && options.namespace != null ? String(options.namespace) : ''
+  if (typeof (options && options.namespace) === 'function') throw new TypeError('compactToolMessages: namespace must be a string, got function')
+  const ns = options && options.namespace != null ? options.namespace : ''
   return compact(messages, ledger, o, ns)
 }
 

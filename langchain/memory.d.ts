@@ -117,7 +117,41 @@ export interface CompactOptions {
   namespace?: string
   /** Optional cost gate for medium results. Default: none (size and position decide). */
   gate?: CostGate
+  /** Receives warnings (a result that could not be recorded, a throwing `onEvent`), each distinct one once. Default: `console`. */
+  logger?: { warn(message: string): void }
+  /** Receives a small event for each result compacted (once per result) and each recall answered. Never throws into the agent. */
+  onEvent?: (event: ToolMemoryEvent) => void
 }
+
+/** What the memory middleware, the hook and `compactToolMessages` report through `onEvent`. */
+export type ToolMemoryEvent =
+  /**
+   * A result is compacted (reported once per result and kind): `'stub'` (seen),
+   * `'evict'` (over `evictChars`, from first sight) or `'note'` (a recall answer).
+   * `chars` is the original's size, `compactedChars` what the model sees instead (code points).
+   */
+  | {
+      type: 'compacted'
+      kind: 'stub' | 'evict' | 'note'
+      toolCallId: string
+      toolName: string
+      memId: string | null
+      namespace: string
+      chars: number
+      compactedChars: number
+    }
+  /** A result could not be recorded in the ledger; `error` is the reason. */
+  | { type: 'recordFailed'; toolCallId: string; toolName: string; namespace: string; chars: number; error: string }
+  /** `recall_tool_result` answered: what was asked for, how large the answer is, whether it was refilled from state, whether it is an error answer. */
+  | {
+      type: 'recalled'
+      memId: string
+      namespace: string
+      slice: 'summary' | 'full' | 'json_path' | 'query' | 'range'
+      chars: number
+      refilled: boolean
+      error: boolean
+    }
 
 /** What a namespace function is given: the run's config or runtime (both carry `configurable`). */
 export interface NamespaceSource {
@@ -128,9 +162,9 @@ export interface NamespaceSource {
 /** Picks the ledger namespace of a run; the default is `configurable.thread_id`. */
 export type NamespaceFn = (config: NamespaceSource) => string
 
-/** Options of `toolMemoryMiddleware` and `toolMemoryPreModelHook`. */
+/** Options of `toolMemoryMiddleware` and `toolMemoryPreModelHook`. Unknown fields are a `TypeError`. */
 export interface ToolMemoryOptions extends Omit<CompactOptions, 'namespace' | 'cacheModel'> {
-  /** The ledger results are recorded in. Default: a new bounded `Ledger()`. */
+  /** The ledger results are recorded in (checked for `record`, `fetch`, `handle` and `stub`). Default: a new bounded `Ledger()`. */
   ledger?: Ledger
   /** Ledger namespace: a fixed string or a function of the run config. Default: `configurable.thread_id`. */
   namespace?: string | NamespaceFn

@@ -4,7 +4,9 @@
 // the history compacted by the policy of the wrapped model's cache style.
 
 const { Ledger } = require('../index.js')
-const { resolveOptions, namespaceResolver } = require('./options.js')
+const { resolveOptions, namespaceResolver, TOOL_MEMORY_KEYS } = require('./options.js')
+const { optionsObject, checkLedger } = require('../lib/options.js')
+const { reporter } = require('./report.js')
 const { cachedCacheModelFor } = require('./cache-model.js')
 const { compact } = require('./compact.js')
 const { createRecallToolResultTool } = require('./recall-tool.js')
@@ -15,25 +17,24 @@ const { createRecallToolResultTool } = require('./recall-tool.js')
  * front; the model picks one per call. `fn` names the caller in TypeErrors.
  */
 function setup(options, fn) {
-  const o = options == null ? {} : options
-  if (typeof o !== 'object' || Array.isArray(o)) throw new TypeError(`${fn}: options must be an object`)
-  if (o.ledger != null && (typeof o.ledger.record !== 'function' || typeof o.ledger.fetch !== 'function')) {
-    throw new TypeError(`${fn}: ledger must be a Ledger (an object with record() and fetch())`)
-  }
+  const o = optionsObject(fn, options, TOOL_MEMORY_KEYS)
+  // Every method compaction and the recall tool will call.
+  if (o.ledger != null) checkLedger(fn, o.ledger, ['record', 'fetch', 'handle', 'stub'])
   if (o.namespace != null && typeof o.namespace !== 'string' && typeof o.namespace !== 'function') {
-    throw new TypeError(`${fn}: namespace must be a string or a function of the run config`)
+    throw new TypeError(`${fn}: namespace must be a string or a function of the run config, got ${typeof o.namespace}`)
   }
   const compactOptions = { ...o }
   delete compactOptions.ledger
   delete compactOptions.namespace
   if (o.cacheModel != null) resolveOptions({ cacheModel: o.cacheModel }, fn)
-  const ledger = o.ledger ?? new Ledger()
-  const nsOf = namespaceResolver(o.namespace)
   const policies = {
     breakpoint: resolveOptions({ ...compactOptions, cacheModel: 'breakpoint' }, fn),
     prefix: resolveOptions({ ...compactOptions, cacheModel: 'prefix' }, fn),
   }
-  const recallTool = createRecallToolResultTool(ledger, { namespace: nsOf })
+  const ledger = o.ledger ?? new Ledger()
+  const nsOf = namespaceResolver(o.namespace)
+  const report = reporter(policies.prefix.logger, policies.prefix.onEvent)
+  const recallTool = createRecallToolResultTool(ledger, { namespace: nsOf }, fn, report)
   return { o, ledger, nsOf, policies, recallTool }
 }
 

@@ -4,6 +4,7 @@
 // function the user called, never a silent default).
 
 const { PRICING } = require('./cache-model.js')
+const { isPlainObject, checkKeys, checkCount, checkOneOf, checkBoolean, checkLogger, checkCallback } = require('../lib/options.js')
 
 const RECALL_TOOL_NAME = 'recall_tool_result'
 
@@ -32,37 +33,27 @@ const COMPACT_AFTER = ['seen', 'turn', 'arrival']
 const RECALL_ANSWERS = ['note', 'keep', 'stub']
 const COMPACT_KEYS = [
   'cacheModel', 'compactAfter', 'settledOnly', 'keepLastN', 'sizeChars', 'evictChars', 'evictPreviewChars',
-  'exemptTools', 'perTool', 'recallAnswers', 'horizonCalls', 'pricing', 'cacheMarks', 'gate', 'namespace',
+  'exemptTools', 'perTool', 'recallAnswers', 'horizonCalls', 'pricing', 'cacheMarks', 'gate', 'namespace', 'logger', 'onEvent',
 ]
+// toolMemoryMiddleware and toolMemoryPreModelHook take a ledger too.
+const TOOL_MEMORY_KEYS = [...COMPACT_KEYS, 'ledger']
 const PER_TOOL_KEYS = ['sizeChars', 'evictChars', 'exempt']
 const PRICING_KEYS = ['cacheWrite', 'cacheRead']
 const GATE_KEYS = ['inputPricePerMTok', 'horizonTurns', 'recallProbability', 'cacheReadRatio']
 
 const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k)
-const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 
-function onlyKeys(fn, what, o, keys) {
-  for (const k of Object.keys(o)) {
-    if (!keys.includes(k)) throw new TypeError(`${fn}: unknown option ${what}${what ? '.' : ''}${k} (known: ${keys.join(', ')})`)
+// Results in (evictChars, sizeChars] would be evicted anyway: a sizeChars above evictChars is a mistake.
+function checkOrder(fn, where, sizeChars, evictChars) {
+  if (sizeChars > evictChars) {
+    throw new TypeError(`${fn}: ${where}sizeChars (${sizeChars}) must not exceed ${where}evictChars (${evictChars}); use exempt: true to never compact a tool`)
   }
-}
-
-function checkCount(fn, name, v, allowInfinity) {
-  if (typeof v !== 'number' || Number.isNaN(v) || v < 0 || (!allowInfinity && !Number.isFinite(v))) {
-    throw new TypeError(`${fn}: ${name} must be a non-negative number${allowInfinity ? ' or Infinity' : ''}, got ${String(v)}`)
-  }
-  return v
-}
-
-function checkOneOf(fn, name, v, values) {
-  if (!values.includes(v)) throw new TypeError(`${fn}: ${name} must be one of ${values.map((x) => `'${x}'`).join(', ')}, got ${String(v)}`)
-  return v
 }
 
 function resolveGate(fn, gate) {
   if (gate == null || gate === false) return null
   if (!isPlainObject(gate)) throw new TypeError(`${fn}: gate must be an object { inputPricePerMTok, horizonTurns?, recallProbability?, cacheReadRatio? }`)
-  onlyKeys(fn, 'gate', gate, GATE_KEYS)
+  checkKeys(fn, gate, GATE_KEYS, 'gate.')
   const g = {
     inputPricePerMTok: gate.inputPricePerMTok,
     horizonTurns: gate.horizonTurns ?? 5,
@@ -79,7 +70,7 @@ function resolvePricing(fn, pricing, cacheModel) {
   const d = PRICING[cacheModel]
   if (pricing == null) return d
   if (!isPlainObject(pricing)) throw new TypeError(`${fn}: pricing must be an object { cacheWrite?, cacheRead? }`)
-  onlyKeys(fn, 'pricing', pricing, PRICING_KEYS)
+  checkKeys(fn, pricing, PRICING_KEYS, 'pricing.')
   const p = { cacheWrite: pricing.cacheWrite ?? d.cacheWrite, cacheRead: pricing.cacheRead ?? d.cacheRead }
   checkCount(fn, 'pricing.cacheWrite', p.cacheWrite, false)
   checkCount(fn, 'pricing.cacheRead', p.cacheRead, false)
@@ -92,14 +83,11 @@ function resolvePerTool(fn, perTool) {
   if (!isPlainObject(perTool)) throw new TypeError(`${fn}: perTool must be an object { [toolName]: { sizeChars?, evictChars?, exempt? } }`)
   for (const [name, spec] of Object.entries(perTool)) {
     if (!isPlainObject(spec)) throw new TypeError(`${fn}: perTool.${name} must be an object { sizeChars?, evictChars?, exempt? }`)
-    onlyKeys(fn, `perTool.${name}`, spec, PER_TOOL_KEYS)
+    checkKeys(fn, spec, PER_TOOL_KEYS, `perTool.${name}.`)
     const t = {}
     if (spec.sizeChars !== undefined) t.sizeChars = checkCount(fn, `perTool.${name}.sizeChars`, spec.sizeChars, true)
     if (spec.evictChars !== undefined) t.evictChars = checkCount(fn, `perTool.${name}.evictChars`, spec.evictChars, true)
-    if (spec.exempt !== undefined) {
-      if (typeof spec.exempt !== 'boolean') throw new TypeError(`${fn}: perTool.${name}.exempt must be a boolean, got ${String(spec.exempt)}`)
-      t.exempt = spec.exempt
-    }
+    if (spec.exempt !== undefined) t.exempt = checkBoolean(fn, `perTool.${name}.exempt`, spec.exempt)
     out.set(name, t)
   }
   return out
@@ -108,7 +96,7 @@ function resolvePerTool(fn, perTool) {
 // `settledOnly` is the option of the first release: true = 'turn', false = 'arrival'.
 function resolveCompactAfter(fn, o, d) {
   if (o.settledOnly !== undefined) {
-    if (typeof o.settledOnly !== 'boolean') throw new TypeError(`${fn}: settledOnly must be a boolean, got ${String(o.settledOnly)}`)
+    checkBoolean(fn, 'settledOnly', o.settledOnly)
     const legacy = o.settledOnly ? 'turn' : 'arrival'
     if (o.compactAfter !== undefined && o.compactAfter !== legacy) {
       throw new TypeError(`${fn}: settledOnly ${o.settledOnly} contradicts compactAfter '${o.compactAfter}'; pass compactAfter alone`)
@@ -118,11 +106,7 @@ function resolveCompactAfter(fn, o, d) {
   return checkOneOf(fn, 'compactAfter', o.compactAfter ?? d.compactAfter, COMPACT_AFTER)
 }
 
-function resolveCacheMarks(fn, v) {
-  if (v === undefined) return true
-  if (typeof v !== 'boolean') throw new TypeError(`${fn}: cacheMarks must be a boolean, got ${String(v)}`)
-  return v
-}
+const resolveCacheMarks = (fn, v) => (v === undefined ? true : checkBoolean(fn, 'cacheMarks', v))
 
 /**
  * The resolved policy of one cache model. `fn` names the function the user
@@ -131,7 +115,7 @@ function resolveCacheMarks(fn, v) {
 function resolveOptions(options, fn = 'compactToolMessages', keys = COMPACT_KEYS) {
   const o = options == null ? {} : options
   if (!isPlainObject(o)) throw new TypeError(`${fn}: options must be an object`)
-  onlyKeys(fn, '', o, keys)
+  checkKeys(fn, o, keys)
   const cacheModel = o.cacheModel ?? 'prefix'
   if (typeof cacheModel !== 'string' || !has(DEFAULTS, cacheModel)) {
     throw new TypeError(`${fn}: cacheModel must be 'breakpoint' or 'prefix', got ${String(cacheModel)}`)
@@ -143,12 +127,19 @@ function resolveOptions(options, fn = 'compactToolMessages', keys = COMPACT_KEYS
   const exempt = new Set(o.exemptTools ?? [])
   const perTool = resolvePerTool(fn, o.perTool)
   for (const [name, t] of perTool) if (t.exempt === true) exempt.add(name)
+  const sizeChars = checkCount(fn, 'sizeChars', o.sizeChars ?? d.sizeChars, true)
+  const evictChars = checkCount(fn, 'evictChars', o.evictChars ?? d.evictChars, true)
+  checkOrder(fn, '', sizeChars, evictChars)
+  for (const [name, t] of perTool) checkOrder(fn, `perTool.${name}.`, t.sizeChars ?? sizeChars, t.evictChars ?? evictChars)
+  if (o.namespace != null && typeof o.namespace !== 'string' && typeof o.namespace !== 'function') {
+    throw new TypeError(`${fn}: namespace must be a string${keys.includes('ledger') ? ' or a function of the run config' : ''}, got ${typeof o.namespace}`)
+  }
   return {
     cacheModel,
     compactAfter: resolveCompactAfter(fn, o, d),
     keepLastN: checkCount(fn, 'keepLastN', o.keepLastN ?? d.keepLastN, true),
-    sizeChars: checkCount(fn, 'sizeChars', o.sizeChars ?? d.sizeChars, true),
-    evictChars: checkCount(fn, 'evictChars', o.evictChars ?? d.evictChars, true),
+    sizeChars,
+    evictChars,
     evictPreviewChars: checkCount(fn, 'evictPreviewChars', o.evictPreviewChars ?? d.evictPreviewChars, false),
     recallAnswers: checkOneOf(fn, 'recallAnswers', o.recallAnswers ?? d.recallAnswers, RECALL_ANSWERS),
     horizonCalls: checkCount(fn, 'horizonCalls', o.horizonCalls ?? d.horizonCalls, true),
@@ -157,6 +148,8 @@ function resolveOptions(options, fn = 'compactToolMessages', keys = COMPACT_KEYS
     perTool,
     gate: resolveGate(fn, o.gate),
     marks: resolveCacheMarks(fn, o.cacheMarks) && cacheModel === 'breakpoint',
+    logger: checkLogger(fn, o.logger),
+    onEvent: checkCallback(fn, 'onEvent', o.onEvent),
   }
 }
 
@@ -177,4 +170,4 @@ function namespaceResolver(namespace) {
   }
 }
 
-module.exports = { DEFAULTS, RECALL_TOOL_NAME, COMPACT_KEYS, resolveOptions, namespaceResolver, checkCount }
+module.exports = { DEFAULTS, RECALL_TOOL_NAME, COMPACT_KEYS, TOOL_MEMORY_KEYS, resolveOptions, namespaceResolver, checkCount }

@@ -37,13 +37,24 @@ export interface ToolPaletteMiddlewareOptions {
   guard?: boolean
   /** Receives the palette warnings. Default: `console`. */
   logger?: Logger
+  /** Receives a small event for each palette decision worth counting (never throws into the agent). */
+  onEvent?: (event: ToolPaletteEvent) => void
 }
+
+/** What `toolPaletteMiddleware` reports through `onEvent`. */
+export type ToolPaletteEvent =
+  /** A model call was bound without these tools (names; `undefined` for unnamed tools). */
+  | { type: 'toolsHidden'; role: string; hidden: Array<string | undefined>; bound: number }
+  /** A forced tool choice outside the palette was bound anyway. */
+  | { type: 'forcedToolAdded'; role: string; tool: string }
+  /** The guard refused to run a tool outside the palette of the call that made it. */
+  | { type: 'toolCallRefused'; role: string; tool: string; toolCallId: string }
 
 /**
  * Role-aware tool palettes for `createAgent`: narrows `request.tools` in
  * `wrapModelCall` (through `applyPalette`), forces a tool choice while it is
  * pending, and, with `guard`, refuses to run tools outside the palette.
  *
- * @throws {TypeError} for malformed options.
+ * @throws {TypeError} for malformed options, naming the option (`toolPaletteMiddleware: unknown option "roletools"; did you mean "roleTools"?`).
  */
 export declare function toolPaletteMiddleware(options?: ToolPaletteMiddlewareOptions): AgentMiddleware

@@ -8,6 +8,8 @@
 // so `@symfonic/core/langchain` itself loads without it.
 const { AIMessage, ToolMessage } = require('@langchain/core/messages')
 const { ROLES, StaticPaletteResolver, applyPaletteIn, checkAlwaysInclude, checkLogger } = require('../lib/palette.js')
+const { checkKeys, checkCallback } = require('../lib/options.js')
+const { reporter } = require('./report.js')
 
 const NAME = 'toolPaletteMiddleware'
 // Palettes remembered per tool call id, so the guard judges a call against
@@ -19,10 +21,13 @@ function nameOf(tool) {
   return typeof tool.name === 'string' ? tool.name : undefined
 }
 
+const KEYS = ['roleTools', 'resolver', 'role', 'forcedToolChoice', 'alwaysInclude', 'guard', 'logger', 'onEvent']
+
 function validate(options) {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`${NAME}: expected an options object, got ${options === null ? 'null' : typeof options}`)
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`${NAME}: expected an options object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`)
   }
+  checkKeys(NAME, options, KEYS)
   const { roleTools, resolver, role, forcedToolChoice, guard } = options
   if (roleTools != null && resolver != null) {
     throw new TypeError(`${NAME}: pass either roleTools or resolver, not both`)
@@ -40,6 +45,7 @@ function validate(options) {
     throw new TypeError(`${NAME}: guard must be a boolean`)
   }
   checkLogger(options.logger, NAME)
+  checkCallback(NAME, 'onEvent', options.onEvent)
   return checkAlwaysInclude(options.alwaysInclude, NAME)
 }
 
@@ -93,7 +99,8 @@ function refusal(call, role, available) {
 function toolPaletteMiddleware(options = {}) {
   const alwaysInclude = validate(options)
   const langchain = require('langchain')
-  const { roleTools, role = ROLES.ACTION, forcedToolChoice, guard = true, logger } = options
+  const { roleTools, role = ROLES.ACTION, forcedToolChoice, guard = true, logger, onEvent } = options
+  const report = reporter(logger, onEvent)
   const resolver = options.resolver ?? (roleTools != null ? new StaticPaletteResolver({ roleTools, logger }) : null)
   const forcedWarnings = new Set()
   const snapshots = new Map()
@@ -111,8 +118,8 @@ function toolPaletteMiddleware(options = {}) {
     const r = roleOf(state, runtime)
     const forced = forcedOf(state, runtime, messages)
     const input = { state, role: r, allTools: tools, resolver, forcedToolChoice: forced, alwaysInclude, logger }
-    const { tools: bound, toolChoice } = await applyPaletteIn(input, forcedWarnings)
-    return { role: r, bound, toolChoice }
+    const { tools: bound, toolChoice, forcedAdded } = await applyPaletteIn(input, forcedWarnings)
+    return { role: r, bound, toolChoice, forced: forcedAdded ? forced : undefined }
   }
 
   // Tool-call ids are unique per provider response, not across threads
@@ -184,6 +191,12 @@ function toolPaletteMiddleware(options = {}) {
       const next = { ...request, tools: unnamed.length === 0 ? p.bound : [...p.bound, ...unnamed] }
       // LangChain's providers turn a tool name into their forced-choice format.
       if (p.toolChoice !== undefined) next.toolChoice = p.toolChoice
+      if (onEvent !== undefined) {
+        const bound = new Set(p.bound)
+        const hidden = tools.filter((t) => !bound.has(t)).map(nameOf)
+        if (hidden.length > 0) report.event({ type: 'toolsHidden', role: p.role, hidden, bound: p.bound.length })
+        if (p.forced !== undefined) report.event({ type: 'forcedToolAdded', role: p.role, tool: p.forced })
+      }
       const response = await handler(next)
       if (guard) remember(response, request.runtime, tools, p)
       return response
@@ -191,7 +204,10 @@ function toolPaletteMiddleware(options = {}) {
     wrapToolCall: guard
       ? async (request, handler) => {
           const verdict = await judge(request)
-          if (verdict !== null) return refusal(request.toolCall, verdict.role, verdict.available)
+          if (verdict !== null) {
+            report.event({ type: 'toolCallRefused', role: verdict.role, tool: request.toolCall.name, toolCallId: request.toolCall.id ?? '' })
+            return refusal(request.toolCall, verdict.role, verdict.available)
+          }
           try {
             return await handler(request)
           } catch (error) {

@@ -8,7 +8,8 @@ const { recall, memIdFor } = require('../index.js')
 const { tool } = require('@langchain/core/tools')
 // zod/v4 exists in zod >= 3.25 and in zod 4: the same API (and .meta) either way.
 const { z } = require('zod/v4')
-const { STUB_HEADER, isTool, infoOf, toolCallIndex } = require('./messages.js')
+const { STUB_HEADER, isTool, infoOf, toolCallIndex, codePoints } = require('./messages.js')
+const { checkLedger, optionsObject } = require('../lib/options.js')
 const { RECALL_TOOL_NAME, namespaceResolver } = require('./options.js')
 const { cacheFor, recordOnce } = require('./compact.js')
 
@@ -106,19 +107,43 @@ function strArg(name, v) {
 
 class ArgError extends Error {}
 
-/** The `recall_tool_result` tool bound to `ledger`. Never throws. */
-function createRecallToolResultTool(ledger, options) {
-  if (ledger == null || typeof ledger.fetch !== 'function') {
-    throw new TypeError('createRecallToolResultTool: ledger must be a Ledger or an object with fetch()')
+// What a recall asked for, for the `recalled` event.
+function sliceOf(opts) {
+  if (opts.jsonPath !== undefined) return 'json_path'
+  if (opts.query !== undefined) return 'query'
+  if (opts.offset !== undefined || opts.maxChars !== undefined) return 'range'
+  return opts.format === 'full' ? 'full' : 'summary'
+}
+
+const isErrorAnswer = (t) => /^\[(tool_memory (error|not found)|recall: )/.test(t)
+
+/**
+ * The `recall_tool_result` tool bound to `ledger`. Never throws. `fn` names
+ * the public function the user called, for its TypeErrors; `report` is the
+ * middleware's reporter (events), when there is one.
+ */
+function createRecallToolResultTool(ledger, options, fn = 'createRecallToolResultTool', report = null) {
+  checkLedger(fn, ledger, ['fetch'])
+  const o = optionsObject(fn, options, ['namespace'])
+  if (o.namespace != null && typeof o.namespace !== 'string' && typeof o.namespace !== 'function') {
+    throw new TypeError(`${fn}: namespace must be a string or a function of the run config, got ${typeof o.namespace}`)
   }
-  const nsOf = namespaceResolver(options && options.namespace)
+  const nsOf = namespaceResolver(o.namespace)
+  const answered = (memId, ns, opts, text, refilled) => {
+    if (report !== null) {
+      report.event({ type: 'recalled', memId: typeof memId === 'string' ? memId : String(memId), namespace: ns, slice: sliceOf(opts), chars: codePoints(text), refilled, error: isErrorAnswer(text) })
+    }
+    return text
+  }
   return tool(
     async (input, runtime) => {
       const args = input && typeof input === 'object' ? input : {}
       const memId = args.mem_id
+      let ns = ''
+      const opts = {}
       try {
-        const ns = nsOf(runtime)
-        const opts = { namespace: ns }
+        ns = nsOf(runtime)
+        opts.namespace = ns
         if (present(args.format)) opts.format = args.format // anything but "full" means summary
         try {
           if (present(args.query)) opts.query = strArg('query', args.query)
@@ -126,19 +151,20 @@ function createRecallToolResultTool(ledger, options) {
           if (present(args.max_chars)) opts.maxChars = intArg('max_chars', args.max_chars)
           if (present(args.json_path)) opts.jsonPath = strArg('json_path', args.json_path)
         } catch (err) {
-          if (err instanceof ArgError && typeof memId === 'string' && memId !== '') return `[tool_memory error: ${err.message}]`
+          if (err instanceof ArgError && typeof memId === 'string' && memId !== '') return answered(memId, ns, opts, `[tool_memory error: ${err.message}]`, false)
           // an invalid mem_id is reported first, by recall
         }
+        let refilled = false
         try {
           if (typeof memId === 'string' && memId !== '' && typeof ledger.handle === 'function' && ledger.handle(memId, ns) == null) {
-            await refillFromState(ledger, runtime, memId, ns)
+            refilled = await refillFromState(ledger, runtime, memId, ns)
           }
         } catch {
           // a failed refill leaves the answer to what the ledger holds
         }
-        return await recall(ledger, memId, opts)
+        return answered(memId, ns, opts, await recall(ledger, memId, opts), refilled)
       } catch {
-        return `[tool_memory error: ledger fetch failed for ${typeof memId === 'string' ? memId : String(memId)}]`
+        return answered(memId, ns, opts, `[tool_memory error: ledger fetch failed for ${typeof memId === 'string' ? memId : String(memId)}]`, false)
       }
     },
     { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, schema: RECALL_SCHEMA },

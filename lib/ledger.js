@@ -9,21 +9,7 @@ const MAX_OUTPUT_CHARS = binding.MAX_OUTPUT_CHARS
 const MEM_ID_ERROR = '[tool_memory error: mem_id must be a non-empty string]'
 const ECHO_CHARS = 200
 
-function describe(v) {
-  if (v === null) return 'null'
-  if (Array.isArray(v)) return 'an array'
-  if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '...' : v)}`
-  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return `${typeof v} ${String(v)}`
-  return typeof v
-}
-
-function fail(where, what, v) {
-  return new TypeError(`${where}: ${what} (got ${describe(v)})`)
-}
-
-function isPlainObject(v) {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !Buffer.isBuffer(v)
-}
+const { fail, isPlainObject, checkKeys } = require('./options.js')
 
 function optionalString(where, name, v) {
   if (v === undefined || v === null) return undefined
@@ -45,6 +31,7 @@ function count(where, name, v) {
 function ledgerOptions(options) {
   if (options === undefined || options === null) return undefined
   if (!isPlainObject(options)) throw fail('new Ledger(options)', 'options must be an object', options)
+  checkKeys('new Ledger(options)', options, ['maxBytes', 'previewChars'])
   return {
     maxBytes: count('new Ledger(options)', 'maxBytes', options.maxBytes),
     previewChars: count('new Ledger(options)', 'previewChars', options.previewChars),
@@ -88,6 +75,7 @@ function jsonSafe(v) {
 
 function recordInput(where, input) {
   if (!isPlainObject(input)) throw fail(where, 'input must be an object { toolCallId, toolName, content }', input)
+  checkKeys(where, input, RECORD_KEYS)
   return {
     toolCallId: requiredString(where, 'toolCallId', input.toolCallId),
     toolName: requiredString(where, 'toolName', input.toolName),
@@ -97,9 +85,14 @@ function recordInput(where, input) {
   }
 }
 
-function fetchOptions(where, options) {
+const RECORD_KEYS = ['toolCallId', 'toolName', 'toolArgs', 'content', 'namespace']
+const FETCH_KEYS = ['format', 'query', 'offset', 'maxChars', 'jsonPath', 'namespace']
+const STUB_KEYS = ['previewChars']
+
+function fetchOptions(where, options, keys = FETCH_KEYS) {
   if (options === undefined || options === null) return undefined
   if (!isPlainObject(options)) throw fail(where, 'options must be an object', options)
+  checkKeys(where, options, keys)
   return options
 }
 
@@ -151,7 +144,7 @@ class Ledger extends binding.Ledger {
     return super.stub(
       memId,
       optionalString('Ledger.stub(memId, namespace)', 'namespace', namespace),
-      fetchOptions('Ledger.stub(memId, namespace, options)', options),
+      fetchOptions('Ledger.stub(memId, namespace, options)', options, STUB_KEYS),
     )
   }
 

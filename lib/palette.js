@@ -6,6 +6,7 @@
 // objects.
 
 const { PaletteMatcher, ToolNameList } = require('../binding.js')
+const { checkKeys } = require('./options.js')
 
 const ROLES = Object.freeze({ ACTION: 'action', DEFAULT: 'default' })
 const DEFAULT_ALWAYS_INCLUDE = Object.freeze(['recall_tool_result'])
@@ -244,6 +245,7 @@ class StaticPaletteResolver {
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`${where}: expected options { roleTools, logger? }, got ${describe(options)}`)
     }
+    checkKeys(where, options, ['roleTools', 'logger'])
     checkLogger(options.logger, where)
     const { roles, lists } = compileRoleTools(options.roleTools, where)
     this.#roles = roles
@@ -326,6 +328,7 @@ async function resolvePalette(state, role, allTools, options) {
   if (typeof options !== 'object') {
     throw new TypeError(`resolvePalette: expected options { roleTools, logger? }, got ${describe(options)}`)
   }
+  checkKeys('resolvePalette', options, ['roleTools', 'logger'])
   checkLogger(options.logger, 'resolvePalette')
   const { roleTools } = options
   if (roleTools === undefined || roleTools === null) return null
@@ -426,6 +429,7 @@ async function applyPaletteIn(input, forcedSeen) {
   if (input === null || typeof input !== 'object') {
     throw new TypeError(`applyPalette: expected an input object, got ${describe(input)}`)
   }
+  checkKeys('applyPalette', input, ['state', 'role', 'allTools', 'resolvedTools', 'resolver', 'forcedToolChoice', 'alwaysInclude', 'logger'])
   const { state, role, resolvedTools, resolver, forcedToolChoice, logger } = input
   checkLogger(logger, 'applyPalette')
   const alwaysInclude = checkAlwaysInclude(input.alwaysInclude)
@@ -476,6 +480,7 @@ async function applyPaletteIn(input, forcedSeen) {
 
   // 4. the forced tool choice wins over the palette.
   let toolChoice
+  let forcedAdded = false
   if (typeof forcedToolChoice === 'string' && forcedToolChoice !== '') {
     if (selection.hasName(forcedToolChoice)) {
       toolChoice = forcedToolChoice
@@ -484,6 +489,7 @@ async function applyPaletteIn(input, forcedSeen) {
       if (forced !== undefined) {
         selection.add(forced)
         toolChoice = forcedToolChoice
+        forcedAdded = true
         warnOnce(
           forcedSeen,
           `${forcedToolChoice}\0${roleText}`,
@@ -511,7 +517,7 @@ async function applyPaletteIn(input, forcedSeen) {
   always.sort((a, b) => a - b)
   for (const i of always) selection.add(allEntry.tools[i])
 
-  return { tools: selection.tools, toolChoice }
+  return { tools: selection.tools, toolChoice, forcedAdded }
 }
 
 // The tools of `list` that are in `palette`, in `list` order.
@@ -522,7 +528,8 @@ function inStartOrder(palette, list) {
 
 async function applyPalette(input) {
   const scope = input !== null && typeof input === 'object' ? forcedScope(input.resolver, input.logger) : new Set()
-  return applyPaletteIn(input, scope)
+  const { tools, toolChoice } = await applyPaletteIn(input, scope)
+  return { tools, toolChoice }
 }
 
 module.exports = {

@@ -1,0 +1,171 @@
+'use strict'
+// Options fail closed everywhere (one validation helper, the caller's name in
+// every message, the closest valid key suggested), and the middlewares report
+// through `logger` and `onEvent` in a real createAgent run.
+
+const { Ledger, resolvePalette, applyPalette, StaticPaletteResolver } = require('..')
+const { toolMemoryMiddleware, toolMemoryPreModelHook, toolPaletteMiddleware, createRecallToolResultTool, compactToolMessages } = require('../langchain')
+const { createAgent } = require('langchain')
+const { AIMessage, HumanMessage, ToolMessage } = require('@langchain/core/messages')
+const { tool } = require('@langchain/core/tools')
+const { z } = require('zod')
+const { ScriptedChatModel, textOf } = require('./support/scripted-model.js')
+
+const page = (n) => `Page ${n}\n` + `line of page ${n} with some words in it.\n`.repeat(500) // ~ 20,000 chars
+const pageTool = tool(async ({ n }) => page(n), { name: 'get_page', description: 'A page.', schema: z.object({ n: z.number() }) })
+const bigTool = tool(async () => 'x'.repeat(100000), { name: 'export', description: 'A large export.', schema: z.object({}) })
+const adminTool = tool(async () => 'deleted everything', { name: 'admin_delete', description: 'Dangerous.', schema: z.object({}) })
+const calls = (...cs) => () => new AIMessage({ content: '', tool_calls: cs.map(([id, name, args]) => ({ id, name, args, type: 'tool_call' })) })
+const say = (content) => () => new AIMessage(content)
+const thread = (id) => ({ configurable: { thread_id: id } })
+const user = (content) => ({ messages: [new HumanMessage(content)] })
+
+describe('unknown options: a TypeError naming the function, with the closest valid key', () => {
+  test.each([
+    [() => toolPaletteMiddleware({ roletools: { action: ['a'] } }), /^toolPaletteMiddleware: unknown option "roletools"; did you mean "roleTools"\?/],
+    [() => toolPaletteMiddleware({ roleTools: { action: ['a'] }, gaurd: false }), /^toolPaletteMiddleware: unknown option "gaurd"; did you mean "guard"\?/],
+    [() => toolPaletteMiddleware({ roleTools: { action: ['a'] }, onEvent: 'x' }), /^toolPaletteMiddleware: onEvent must be a function/],
+    [() => new StaticPaletteResolver({ roleTools: {}, loger: console }), /^StaticPaletteResolver: unknown option "loger"; did you mean "logger"\?/],
+    [() => new Ledger({ maxbytes: 10 }), /^new Ledger\(options\): unknown option "maxbytes"; did you mean "maxBytes"\?/],
+    [() => new Ledger().fetchSync('trm_0123456789ab', { json_path: 'a' }), /^Ledger.fetchSync\(memId, options\): unknown option "json_path"; did you mean "jsonPath"\?/],
+    [() => new Ledger().stub('trm_0123456789ab', '', { preview: 3 }), /unknown option "preview"; did you mean "previewChars"\?/],
+    [() => new Ledger().recordSync({ toolCallId: 'a', toolName: 't', contents: 'x' }), /^Ledger.recordSync\(input\): unknown option "contents"; did you mean "content"\?/],
+    [() => toolMemoryMiddleware({ ledger: { fetch() {} } }), /^toolMemoryMiddleware: ledger must be a Ledger or an object with record\(\), fetch\(\), handle\(\), stub\(\) \(missing: record, handle, stub\)/],
+    [() => toolMemoryPreModelHook({ ledger: 'ledger' }), /^toolMemoryPreModelHook: ledger must be a Ledger/],
+    [() => toolMemoryMiddleware({ namespace: 3 }), /^toolMemoryMiddleware: namespace must be a string or a function/],
+    [() => createRecallToolResultTool({}), /^createRecallToolResultTool: ledger must be a Ledger or an object with fetch\(\) \(missing: fetch\)/],
+    [() => createRecallToolResultTool(new Ledger(), { namespce: 'x' }), /^createRecallToolResultTool: unknown option "namespce"; did you mean "namespace"\?/],
+  ])('%#', (make, message) => {
+    expect(make).toThrow(TypeError)
+    expect(make).toThrow(message)
+  })
+
+  test('the async entry points reject (never throw synchronously) with the same TypeError', async () => {
+    const ledger = new Ledger()
+    const fetching = ledger.fetch('trm_0123456789ab', { maxchars: 3 })
+    await expect(fetching).rejects.toThrow(/^Ledger.fetch\(memId, options\): unknown option "maxchars"; did you mean "maxChars"\?/)
+    await expect(resolvePalette({}, 'action', [], { roleTool: {} })).rejects.toThrow(/^resolvePalette: unknown option "roleTool"; did you mean "roleTools"\?/)
+    await expect(applyPalette({ allTool: [] })).rejects.toThrow(/^applyPalette: unknown option "allTool"; did you mean "allTools"\?/)
+    await expect(compactToolMessages([], { record() {} })).rejects.toThrow(/^compactToolMessages: ledger must be .*\(missing: stub\)/)
+    // A Proxy whose keys cannot be read is a TypeError too, not a raw error.
+    const hostile = new Proxy({}, { ownKeys() { throw new Error('boom') } })
+    await expect(compactToolMessages([], ledger, hostile)).rejects.toThrow(TypeError)
+  })
+
+  test('a valid option set is accepted as before', () => {
+    expect(() => new Ledger({ maxBytes: 1 << 20, previewChars: 100 })).not.toThrow()
+    expect(typeof toolPaletteMiddleware({ roleTools: { action: ['a'] }, guard: true, logger: console, onEvent: () => {} }).name).toBe('string')
+  })
+})
+
+describe('onEvent and logger in a real createAgent run', () => {
+  test('the memory middleware reports each compaction once and every recall', async () => {
+    const events = []
+    const log = { calls: [] }
+    const script = [
+      calls(['p1', 'get_page', { n: 1 }]),
+      calls(['g', 'export', {}]),
+      (messages) => {
+        const stub = textOf(messages.find((m) => m.type === 'tool' && m.tool_call_id === 'g').content)
+        const memId = /mem=(trm_[0-9a-f]+)/.exec(stub)[1]
+        return calls(['r1', 'recall_tool_result', { mem_id: memId, offset: 0, max_chars: 10 }])()
+      },
+      calls(['p2', 'get_page', { n: 2 }]),
+      say('done'),
+    ]
+    const agent = createAgent({
+      model: new ScriptedChatModel(script, log),
+      tools: [pageTool, bigTool],
+      middleware: [toolMemoryMiddleware({ compactAfter: 'seen', sizeChars: 8000, onEvent: (e) => events.push(e) })],
+    })
+    await agent.invoke(user('go'), thread('events'))
+    const compacted = events.filter((e) => e.type === 'compacted')
+    // p1 once (seen), g once (evicted at first sight), p2 is never seen by a later call.
+    expect(compacted.map((e) => [e.toolCallId, e.kind])).toEqual([
+      ['p1', 'stub'],
+      ['g', 'evict'],
+    ])
+    const g = compacted[1]
+    expect(g).toMatchObject({ toolName: 'export', namespace: 'events', chars: 100000 })
+    expect(g.memId).toMatch(/^trm_[0-9a-f]{12}$/)
+    expect(g.compactedChars).toBeLessThan(4000)
+    const recalled = events.filter((e) => e.type === 'recalled')
+    expect(recalled).toEqual([{ type: 'recalled', memId: g.memId, namespace: 'events', slice: 'range', chars: textOf(log.calls[3].messages.find((m) => m.tool_call_id === 'r1').content).length, refilled: false, error: false }])
+  })
+
+  test('the palette middleware reports hidden tools and refused calls', async () => {
+    const events = []
+    const agent = createAgent({
+      model: new ScriptedChatModel([calls(['a1', 'admin_delete', {}]), say('ok')]),
+      tools: [pageTool, adminTool],
+      middleware: [toolPaletteMiddleware({ roleTools: { action: ['get_page'] }, onEvent: (e) => events.push(e) })],
+    })
+    const out = await agent.invoke(user('go'), thread('palette-events'))
+    expect(events.filter((e) => e.type === 'toolsHidden')[0]).toEqual({ type: 'toolsHidden', role: 'action', hidden: ['admin_delete'], bound: 1 })
+    expect(events.filter((e) => e.type === 'toolCallRefused')).toEqual([{ type: 'toolCallRefused', role: 'action', tool: 'admin_delete', toolCallId: 'a1' }])
+    expect(out.messages.find((m) => m.tool_call_id === 'a1').content).toMatch(/not in the tool palette/)
+  })
+
+  test('a result that cannot be recorded: warned through the logger once, and a large one is never sent in full', async () => {
+    const warnings = []
+    const events = []
+    const ledger = new Ledger()
+    ledger.record = async () => {
+      throw new Error('store unavailable')
+    }
+    const log = { calls: [] }
+    const agent = createAgent({
+      model: new ScriptedChatModel([calls(['p1', 'get_page', { n: 1 }]), calls(['g', 'export', {}]), calls(['p2', 'get_page', { n: 2 }]), say('done')], log),
+      tools: [pageTool, bigTool],
+      middleware: [toolMemoryMiddleware({ ledger, compactAfter: 'seen', sizeChars: 8000, logger: { warn: (m) => warnings.push(m) }, onEvent: (e) => events.push(e) })],
+    })
+    await agent.invoke(user('go'), thread('failing'))
+    // The medium page is sent in full; the 100 KB export is a placeholder with its head.
+    const last = log.calls[3].messages
+    expect(textOf(last.find((m) => m.tool_call_id === 'p1').content)).toBe(page(1))
+    const g = textOf(last.find((m) => m.tool_call_id === 'g').content)
+    expect(g).toMatch(/^\[symfonic.tool_memory v1\] result not archived/)
+    expect(g).toContain('store unavailable')
+    expect(g.length).toBeLessThan(3000)
+    // Each failing result is warned once, however many calls it fails on.
+    expect(warnings.filter((w) => w.includes(' g ')).length).toBe(1)
+    expect(warnings.filter((w) => w.includes(' p1 ')).length).toBe(1)
+    expect(events.filter((e) => e.type === 'recordFailed').map((e) => e.toolCallId).sort()).toEqual(['g', 'p1'])
+  })
+
+  test('an onEvent that throws is reported and never breaks the agent', async () => {
+    const warnings = []
+    const agent = createAgent({
+      model: new ScriptedChatModel([calls(['p1', 'get_page', { n: 1 }]), calls(['p2', 'get_page', { n: 2 }]), say('done')]),
+      tools: [pageTool],
+      middleware: [
+        toolMemoryMiddleware({
+          compactAfter: 'seen',
+          logger: { warn: (m) => warnings.push(m) },
+          onEvent: () => {
+            throw new Error('metrics down')
+          },
+        }),
+      ],
+    })
+    const out = await agent.invoke(user('go'), thread('throwing'))
+    expect(out.messages[out.messages.length - 1].content).toBe('done')
+    expect(warnings.some((w) => w.includes('onEvent threw (metrics down)'))).toBe(true)
+  })
+})
+
+describe('compactToolMessages reports too', () => {
+  test('events once per result and kind, across calls, for one callback', async () => {
+    const events = []
+    const ledger = new Ledger()
+    const list = [
+      new HumanMessage('go'),
+      new AIMessage({ content: '', tool_calls: [{ id: 'a', name: 'read', args: {}, type: 'tool_call' }] }),
+      new ToolMessage({ content: page(1), tool_call_id: 'a', name: 'read' }),
+      new AIMessage('done'),
+    ]
+    const onEvent = (e) => events.push(e)
+    for (let i = 0; i < 3; i++) await compactToolMessages(list, ledger, { compactAfter: 'seen', onEvent })
+    expect(events.map((e) => [e.type, e.toolCallId, e.kind])).toEqual([['compacted', 'a', 'stub']])
+  })
+})
