@@ -169,3 +169,19 @@ describe('compactToolMessages reports too', () => {
     expect(events.map((e) => [e.type, e.toolCallId, e.kind])).toEqual([['compacted', 'a', 'stub']])
   })
 })
+
+describe('a clear load error', () => {
+  test('when no binary loads, the error names the platform, the package, the fix and the override; the causes stay', () => {
+    const { spawnSync } = require('node:child_process')
+    const script = `try { require(${JSON.stringify(require.resolve('..'))}) } catch (e) { console.log(JSON.stringify({ message: e.message, code: e.code, cause: String(e.cause && e.cause.message) })) }`
+    const r = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: '/nonexistent/symfonic-core.node' }, encoding: 'utf8' })
+    const out = JSON.parse(r.stdout)
+    expect(out.code).toBe('ERR_SYMFONIC_NATIVE_BINDING')
+    expect(out.message).toContain(`(${process.platform}-${process.arch}`)
+    expect(out.message).toMatch(/@symfonic\/core-linux-x64-(gnu|musl)|@symfonic\/core-[a-z0-9-]+/)
+    expect(out.message).toContain('npm install --include=optional @symfonic/core')
+    expect(out.message).toContain('NAPI_RS_NATIVE_LIBRARY_PATH')
+    expect(out.message).not.toMatch(/npm has a bug/)
+    expect(out.cause).toMatch(/Cannot find native binding/)
+  })
+})

@@ -3,7 +3,7 @@
 // turn a programmer's mistake into a TypeError saying what was wrong, and the
 // model-facing `recall`, which never throws whatever a model sends.
 
-const binding = require('../binding.js')
+const binding = require('./native.js')
 
 const MAX_OUTPUT_CHARS = binding.MAX_OUTPUT_CHARS
 const MEM_ID_ERROR = '[tool_memory error: mem_id must be a non-empty string]'

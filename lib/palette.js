@@ -5,7 +5,7 @@
 // That is why this layer exists at all: resolvers must return *the same* tool
 // objects.
 
-const { PaletteMatcher, ToolNameList } = require('../binding.js')
+const { PaletteMatcher, ToolNameList } = require('./native.js')
 const { checkKeys } = require('./options.js')
 
 const ROLES = Object.freeze({ ACTION: 'action', DEFAULT: 'default' })
