@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The package as a user installs it, proven on this machine: the linux-x64-gnu
+# platform package (with the release binary built by `npm ci`) and the main
+# package are packed, then installed into a fresh app with cargo and rustc off
+# the PATH, next to langchain, @langchain/core, @langchain/langgraph and zod
+# from the registry. The app requires and imports both entry points, runs a
+# createAgent with both middlewares, runs its own jest test, and type-checks
+# a CommonJS and an ESM consumer. Every package gets an `npm publish --dry-run`.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+triple=linux-x64-gnu
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+version="$(node -p "require('$root/package.json').version")"
+# The app uses the versions this repo is tested with.
+pin() { node -p "require('$root/node_modules/$1/package.json').version"; }
+
+echo "platform package @symfonic/core-$triple with the release binary"
+cp -r "$root/npm/$triple" "$work/platform"
+cp "$root/symfonic-core.$triple.node" "$work/platform/"
+(cd "$work/platform" && npm pack --silent --pack-destination "$work" > /dev/null)
+
+echo "main package (packed without running scripts: nothing in it builds Rust)"
+(cd "$root" && npm pack --ignore-scripts --silent --pack-destination "$work" > /dev/null)
+tar -tzf "$work/symfonic-core-$version.tgz" | grep -q '\.node$' && { echo "the main package must not ship a binary"; exit 1; }
+
+echo "npm publish --dry-run of every package"
+(cd "$root" && npm publish --dry-run --ignore-scripts > "$work/publish-main.txt" 2>&1) || { cat "$work/publish-main.txt"; exit 1; }
+(cd "$work/platform" && npm publish --dry-run > "$work/publish-$triple.txt" 2>&1) || { cat "$work/publish-$triple.txt"; exit 1; }
+for dir in "$root"/npm/*/; do
+  name="$(basename "$dir")"
+  [ "$name" = "$triple" ] && continue
+  cp -r "$dir" "$work/dry-$name"
+  (cd "$work/dry-$name" && npm publish --dry-run > "$work/publish-$name.txt" 2>&1) || { cat "$work/publish-$name.txt"; exit 1; }
+done
+echo "  $(ls "$root"/npm | wc -l) platform packages and the main package: ok"
+
+echo "a fresh app, cargo and rustc off the PATH"
+PATH="$(printf '%s' "$PATH" | tr ':' '\n' | while IFS= read -r d; do [ -n "$d" ] && [ ! -x "$d/cargo" ] && [ ! -x "$d/rustc" ] && printf '%s\n' "$d"; done | paste -sd: -)"
+export PATH
+if command -v cargo > /dev/null || command -v rustc > /dev/null; then echo "cargo/rustc still on the PATH"; exit 1; fi
+mkdir "$work/app"
+cd "$work/app"
+npm init -y > /dev/null
+npm install --no-audit --no-fund --loglevel=error \
+  "$work/symfonic-core-$triple-$version.tgz" "$work/symfonic-core-$version.tgz" \
+  "langchain@$(pin langchain)" "@langchain/core@$(pin @langchain/core)" "@langchain/langgraph@$(pin @langchain/langgraph)" "zod@$(pin zod)" \
+  "jest@$(pin jest)" "typescript@$(pin typescript)" "@types/node@$(pin @types/node)" "@types/jest@$(pin @types/jest)"
+test -f "node_modules/@symfonic/core-$triple/symfonic-core.$triple.node"
+if find node_modules/@symfonic/core -name '*.node' | grep -q .; then echo "a binary inside the main package"; exit 1; fi
+
+cp "$root"/.ci/consumer/agent.cjs "$root"/.ci/consumer/agent.mjs "$root"/.ci/consumer/consumer.test.js .
+node agent.cjs
+node agent.mjs
+npx jest --ci consumer.test.js 2>&1 | tail -n 4
+
+echo "tsc: the CommonJS and ESM consumers, against the installed package"
+for mode in cjs esm; do
+  [ -d "$root/__test__/types/$mode" ] || continue
+  cp -r "$root/__test__/types/$mode" "$work/app/types-$mode"
+  npx tsc -p "types-$mode"
+  echo "  $mode: ok"
+done
+echo "consumer install: ok"
