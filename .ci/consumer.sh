@@ -23,6 +23,21 @@ cp "$root/symfonic-core.$triple.node" "$work/platform/"
 echo "main package (packed without running scripts: nothing in it builds Rust)"
 (cd "$root" && npm pack --ignore-scripts --silent --pack-destination "$work" > /dev/null)
 tar -tzf "$work/symfonic-core-$version.tgz" | grep -q '\.node$' && { echo "the main package must not ship a binary"; exit 1; }
+# As the release's `napi prepublish` does: the platform packages become
+# optionalDependencies at this version (not in the repo's package.json, where
+# npm ci would need lock entries for packages that are not published yet).
+mkdir "$work/stage"
+tar -xzf "$work/symfonic-core-$version.tgz" -C "$work/stage"
+node -e '
+const fs = require("fs"), path = require("path")
+const [pkgFile, npmDir] = process.argv.slice(1)
+const pkg = JSON.parse(fs.readFileSync(pkgFile, "utf8"))
+pkg.optionalDependencies = Object.fromEntries(fs.readdirSync(npmDir).sort().map((d) => [JSON.parse(fs.readFileSync(path.join(npmDir, d, "package.json"), "utf8")).name, pkg.version]))
+fs.writeFileSync(pkgFile, JSON.stringify(pkg, null, 2) + "\n")
+console.log(`  optionalDependencies: ${Object.keys(pkg.optionalDependencies).length} platform packages at ${pkg.version}`)
+' "$work/stage/package/package.json" "$root/npm"
+rm "$work/symfonic-core-$version.tgz"
+(cd "$work/stage/package" && npm pack --ignore-scripts --silent --pack-destination "$work" > /dev/null)
 
 echo "npm publish --dry-run of every package"
 (cd "$root" && npm publish --dry-run --ignore-scripts > "$work/publish-main.txt" 2>&1) || { cat "$work/publish-main.txt"; exit 1; }
