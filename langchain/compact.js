@@ -8,7 +8,7 @@
 // restarts, replicas and ledger evictions.
 
 const { AIMessage, HumanMessage, ToolMessage } = require('@langchain/core/messages')
-const { infoOf, codePoints, toolCallIndex, msgType } = require('./messages.js')
+const { infoOf, codePoints, toolCallIndex, msgType, markOurs, isOurs, callArgs } = require('./messages.js')
 const { resolveOptions, COMPACT_KEYS } = require('./options.js')
 const { plan } = require('./policy.js')
 const { reporter } = require('./report.js')
@@ -59,7 +59,8 @@ async function recordOnce(ledger, cache, ns, m, info, call) {
   const handle = await ledger.record({
     toolCallId: m.tool_call_id,
     toolName: m.name || (call && call.name) || 'unknown_tool',
-    toolArgs: call && call.args && typeof call.args === 'object' ? call.args : {},
+    // Arguments only feed the stub's one-line summary: anything but a plain object is left out.
+    toolArgs: callArgs(call),
     content: info.text,
     namespace: ns,
   })
@@ -94,7 +95,8 @@ function toolMessageWith(m, content, toolMemory) {
   if (m.status !== undefined) fields.status = m.status
   if (m.artifact !== undefined) fields.artifact = m.artifact
   if (m.metadata !== undefined) fields.metadata = m.metadata
-  return new ToolMessage(fields)
+  const message = new ToolMessage(fields)
+  return toolMemory || isOurs(m) ? markOurs(message) : message
 }
 
 const compactedMessage = (m, stub, memId) => toolMessageWith(m, stub, { memId, compacted: true })
@@ -102,7 +104,7 @@ const compactedMessage = (m, stub, memId) => toolMessageWith(m, stub, { memId, c
 // The note that stands for a recall answer the model has read: what it asked
 // for, so that it can ask again.
 function recallNote(m, call, chars) {
-  const args = call && call.args && typeof call.args === 'object' ? call.args : {}
+  const args = callArgs(call)
   const memId = typeof args.mem_id === 'string' ? args.mem_id : ''
   let shown = Object.keys(args)
     .filter((k) => args[k] !== undefined && args[k] !== null)
@@ -237,7 +239,8 @@ async function compact(messages, ledger, o, ns) {
     const info = infoOf(m)
     if (kind === 'note') {
       const call = callOf(m.tool_call_id)
-      const memId = call && call.args && typeof call.args.mem_id === 'string' ? call.args.mem_id : null
+      const mem = callArgs(call).mem_id
+      const memId = typeof mem === 'string' ? mem : null
       const message = toolMessageWith(m, recallNote(m, call, info.chars), { memId, compacted: true, note: true })
       cache.out.set(m, { content: m.content, ns, variant: variant(kind), message })
       out[i] = message
@@ -282,7 +285,13 @@ async function compactToolMessages(messages, ledger, options) {
   const o = resolveOptions(options, 'compactToolMessages', COMPACT_KEYS)
   if (typeof (options && options.namespace) === 'function') throw new TypeError('compactToolMessages: namespace must be a string, got function')
   const ns = options && options.namespace != null ? options.namespace : ''
-  return compact(messages, ledger, o, ns)
+  try {
+    return await compact(messages, ledger, o, ns)
+  } catch (e) {
+    // A message whose getters throw (or a Proxy) is a programmer's input: say so.
+    if (e instanceof TypeError) throw e
+    throw new TypeError(`compactToolMessages: a message could not be read (${e && e.message})`)
+  }
 }
 
 module.exports = { compact, compactToolMessages, cacheFor, recordOnce, withCacheMark, recallNote }

@@ -40,6 +40,17 @@ function contentText(content) {
   return { text: parts.join(''), textOnly }
 }
 
+// The messages compaction made (stubs, notes, placeholders and their marked
+// copies). Whether a message is already compacted is known from this set
+// alone, never from its content or metadata, which a tool or a model controls
+// (a web page may well begin with our stub header).
+const ours = new WeakSet()
+const markOurs = (m) => {
+  ours.add(m)
+  return m
+}
+const isOurs = (m) => m !== null && typeof m === 'object' && ours.has(m)
+
 // What compaction needs to know about one ToolMessage object, computed once.
 // Keyed by the message object; `content` guards against in-place edits.
 const infoCache = new WeakMap()
@@ -49,8 +60,7 @@ function infoOf(m) {
   let info = infoCache.get(m)
   if (info !== undefined && info.content === content) return info
   const { text, textOnly } = contentText(content)
-  const tm = m.response_metadata && m.response_metadata.tool_memory
-  const compacted = Boolean(tm && tm.compacted === true) || text.startsWith(STUB_HEADER)
+  const compacted = isOurs(m)
   info = { content, text, textOnly, compacted, chars: compacted || !textOnly ? 0 : codePoints(text), memId: null }
   infoCache.set(m, info)
   return info
@@ -85,6 +95,26 @@ function hasText(m) {
   return c.some((b) => typeof b === 'string' ? b.length > 0 : b && b.type === 'text' && typeof b.text === 'string' && b.text.length > 0)
 }
 
+// A tool call's arguments as a plain snapshot: they come from the model, and
+// a Proxy or a throwing getter must not make compaction fail.
+function callArgs(call) {
+  const out = {}
+  try {
+    const args = call && call.args
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) return out
+    for (const k of Object.keys(args)) {
+      try {
+        out[k] = args[k]
+      } catch {
+        out[k] = '[unreadable]'
+      }
+    }
+  } catch {
+    // keys that cannot be listed: no arguments
+  }
+  return out
+}
+
 // tool_call_id -> { name, args } from the AIMessages.
 function toolCallIndex(messages) {
   const index = new Map()
@@ -95,4 +125,4 @@ function toolCallIndex(messages) {
   return index
 }
 
-module.exports = { STUB_HEADER, msgType, isTool, isHuman, isAI, codePoints, contentText, infoOf, promptChars, hasText, toolCallIndex }
+module.exports = { STUB_HEADER, markOurs, isOurs, callArgs, msgType, isTool, isHuman, isAI, codePoints, contentText, infoOf, promptChars, hasText, toolCallIndex }

@@ -104,7 +104,10 @@ function toolPaletteMiddleware(options = {}) {
   const resolver = options.resolver ?? (roleTools != null ? new StaticPaletteResolver({ roleTools, logger }) : null)
   const forcedWarnings = new Set()
   const snapshots = new Map()
-  let lastTools = null
+  // Per thread: the tools and palette of its latest model call. Never shared
+  // across threads: a call in one thread is not judged by another's palette.
+  const lastByThread = new Map()
+  const threadOf = (runtime) => String(runtime?.configurable?.thread_id ?? '')
 
   const roleOf = (state, runtime) => (typeof role === 'function' ? role(state, runtime) : role)
 
@@ -122,17 +125,10 @@ function toolPaletteMiddleware(options = {}) {
     return { role: r, bound, toolChoice, forced: forcedAdded ? forced : undefined }
   }
 
-  // Tool-call ids are unique per provider response, not across threads
-  // (some local models number them from 0), hence the thread in the key.
-  const snapshotKey = (runtime, id) => `${runtime?.configurable?.thread_id ?? ''}\0${id}`
-
-  // Remembers, per tool call, the palette bound for the model call that made
-  // it. The sets are built on first use: most model calls are judged never
-  // or once.
-  function remember(response, runtime, tools, p) {
-    if (!AIMessage.isInstance(response) || !response.tool_calls?.length) return
+  // A palette as the guard reads it; the sets are built on first use.
+  function snapshotOf(tools, p) {
     let sets
-    const snapshot = {
+    return {
       role: p.role,
       sets: () => {
         if (sets === undefined) {
@@ -144,6 +140,25 @@ function toolPaletteMiddleware(options = {}) {
         return sets
       },
     }
+  }
+
+  // Tool-call ids are unique per provider response, not across threads
+  // (some local models number them from 0), hence the thread in the key.
+  const snapshotKey = (runtime, id) => `${runtime?.configurable?.thread_id ?? ''}\0${id}`
+
+  function rememberThread(runtime, tools, p) {
+    const key = threadOf(runtime)
+    lastByThread.delete(key)
+    lastByThread.set(key, { tools, snapshot: snapshotOf(tools, p) })
+    if (lastByThread.size > SNAPSHOT_LIMIT) lastByThread.delete(lastByThread.keys().next().value)
+  }
+
+  // Remembers, per tool call, the palette bound for the model call that made
+  // it. The sets are built on first use: most model calls are judged never
+  // or once.
+  function remember(response, runtime, tools, p) {
+    if (!AIMessage.isInstance(response) || !response.tool_calls?.length) return
+    const snapshot = snapshotOf(tools, p)
     for (const call of response.tool_calls) {
       if (!call.id) continue
       const key = snapshotKey(runtime, call.id)
@@ -161,9 +176,18 @@ function toolPaletteMiddleware(options = {}) {
       const { hidden, available } = snapshot.sets()
       return hidden.has(call.name) ? { role: snapshot.role, available } : null
     }
+    const last = lastByThread.get(threadOf(request.runtime))
+    if (!call.id) {
+      // A call without an id cannot be matched to the model call that made it:
+      // it may run only if this thread's latest palette had the tool.
+      if (last === undefined) return { role: roleOf(request.state, request.runtime), available: null }
+      const { available } = last.snapshot.sets()
+      return available.includes(call.name) ? null : { role: last.snapshot.role, available }
+    }
     // The call was made before this process saw a model call (e.g. a resumed
     // thread): judge it against the palette for the current state.
     const messages = request.state?.messages
+    const lastTools = last === undefined ? null : last.tools
     if (lastTools === null && resolver instanceof StaticPaletteResolver) {
       const r = roleOf(request.state, request.runtime)
       if (alwaysInclude.includes(call.name) || forcedOf(request.state, request.runtime, messages) === call.name) return null
@@ -185,8 +209,8 @@ function toolPaletteMiddleware(options = {}) {
       // are bound as they are. The common all-named list is passed as is, so
       // its names stay cached.
       const tools = all.every((t) => nameOf(t) !== undefined) ? all : all.filter((t) => nameOf(t) !== undefined)
-      lastTools = tools
       const p = await paletteFor(request.state, request.runtime, tools, request.state?.messages ?? request.messages)
+      if (guard) rememberThread(request.runtime, tools, p)
       const unnamed = tools === all ? [] : all.filter((t) => nameOf(t) === undefined)
       const next = { ...request, tools: unnamed.length === 0 ? p.bound : [...p.bound, ...unnamed] }
       // LangChain's providers turn a tool name into their forced-choice format.

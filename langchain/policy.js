@@ -26,7 +26,7 @@
 //    call, which every later list shares. A compacted result stays compacted
 //    and its stub text never changes.
 
-const { isTool, isHuman, isAI, infoOf, promptChars, hasText, toolCallIndex } = require('./messages.js')
+const { isTool, isHuman, isAI, infoOf, promptChars, hasText, toolCallIndex, callArgs } = require('./messages.js')
 const { RECALL_TOOL_NAME } = require('./options.js')
 
 // Estimated prompt size of a stub and of a recall note (characters). Only the
@@ -60,7 +60,7 @@ function gateAllows(gate, chars, stubChars) {
 
 // The recall call's arguments, normalised: two recalls with equal keys asked for the same slice.
 function recallKey(call) {
-  const args = call && call.args && typeof call.args === 'object' ? call.args : {}
+  const args = callArgs(call)
   const keys = Object.keys(args).filter((k) => args[k] !== undefined && args[k] !== null).sort()
   try {
     return JSON.stringify(keys.map((k) => [k, args[k]]))

@@ -58,29 +58,43 @@ function runtimeState(runtime) {
 }
 
 // The ledger does not hold the id (restart, eviction, another replica): find the
-// original among the run state's ToolMessages and record it again.
+// original among the run state's ToolMessages and record it again. Content-bound,
+// as `record` is: the candidate must hash to the id, and when two different
+// results in the state do (a collision, which a tool's output could be crafted
+// to cause), neither is served. Answers 'refilled', 'collision' or 'absent'.
 async function refillFromState(ledger, runtime, memId, ns) {
   const state = runtimeState(runtime)
   const messages = Array.isArray(state) ? state : state && state.messages
-  if (!Array.isArray(messages)) return false
+  if (!Array.isArray(messages)) return 'absent'
+  const found = candidateFor(messages, memId, memIdFor)
+  if (found === null || found === 'collision') return found === null ? 'absent' : found
+  const cache = cacheFor(ledger)
+  cache.byCall.delete(ns + '\0' + found.m.tool_call_id)
+  await recordOnce(ledger, cache, ns, found.m, found.info, toolCallIndex(messages).get(found.m.tool_call_id))
+  return 'refilled'
+}
+
+// The one original in `messages` whose id (`hash(toolCallId, text)`) is
+// `memId`: null when none is, 'collision' when two different results are.
+function candidateFor(messages, memId, hash) {
+  let found = null
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]
     if (!isTool(m) || !m.tool_call_id) continue
     const info = infoOf(m)
     if (info.compacted || !info.textOnly) continue
-    if (info.memId === null) info.memId = memIdFor(m.tool_call_id, info.text)
-    if (info.memId !== memId) continue
-    const cache = cacheFor(ledger)
-    cache.byCall.delete(ns + '\0' + m.tool_call_id)
-    await recordOnce(ledger, cache, ns, m, info, toolCallIndex(messages).get(m.tool_call_id))
-    return true
+    const id = hash === memIdFor ? (info.memId ??= memIdFor(m.tool_call_id, info.text)) : hash(m.tool_call_id, info.text)
+    if (id !== memId) continue
+    if (found === null) found = { m, info }
+    else if (found.info.text !== info.text || found.m.tool_call_id !== m.tool_call_id) return 'collision'
   }
-  return false
+  return found
 }
 
 const present = (v) => v !== undefined && v !== null
 
 function shown(v) {
+  if (typeof v === 'number') return String(v) // NaN and Infinity, which JSON would print as null
   let s
   try {
     s = JSON.stringify(v)
@@ -157,7 +171,11 @@ function createRecallToolResultTool(ledger, options, fn = 'createRecallToolResul
         let refilled = false
         try {
           if (typeof memId === 'string' && memId !== '' && typeof ledger.handle === 'function' && ledger.handle(memId, ns) == null) {
-            refilled = await refillFromState(ledger, runtime, memId, ns)
+            const outcome = await refillFromState(ledger, runtime, memId, ns)
+            if (outcome === 'collision') {
+              return answered(memId, ns, opts, `[tool_memory error: ${memId} matches two different results in this conversation (an id collision); refusing to guess which one]`, false)
+            }
+            refilled = outcome === 'refilled'
           }
         } catch {
           // a failed refill leaves the answer to what the ledger holds
@@ -171,4 +189,4 @@ function createRecallToolResultTool(ledger, options, fn = 'createRecallToolResul
   )
 }
 
-module.exports = { createRecallToolResultTool }
+module.exports = { createRecallToolResultTool, candidateFor }

@@ -47,17 +47,35 @@ function content(where, v) {
 
 // Only the first four arguments can reach the summary line (three shown, the
 // fourth means "..."), so only those cross the boundary, as JSON-safe values.
+// Arguments come from the model: no shape of them (deep nesting, cycles,
+// throwing getters, Proxies) may make recording fail.
 function summaryArgs(where, args) {
   if (args === undefined || args === null) return undefined
   if (!isPlainObject(args)) throw fail(where, 'toolArgs must be a plain object', args)
   const out = {}
+  let keys
+  try {
+    keys = Object.keys(args)
+  } catch {
+    return out // a Proxy that refuses to list its keys: no arguments to show
+  }
   let n = 0
-  for (const k of Object.keys(args)) {
+  for (const k of keys) {
     if (n++ === 4) break
-    out[k] = jsonSafe(args[k])
+    let v
+    try {
+      v = args[k]
+    } catch {
+      v = '[unreadable]'
+    }
+    out[k] = jsonSafe(v)
   }
   return out
 }
+
+// Deeper than this, a value is shown as "[...]": the summary shows 40
+// characters of an argument, and the native JSON conversion has a depth limit.
+const MAX_ARG_DEPTH = 16
 
 function jsonSafe(v) {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v
@@ -65,12 +83,25 @@ function jsonSafe(v) {
   if (typeof v === 'object') {
     try {
       const s = JSON.stringify(v)
-      if (s !== undefined) return JSON.parse(s)
+      if (s !== undefined) return capDepth(JSON.parse(s), 0)
     } catch {
-      // cyclic or throwing toJSON: fall through to a plain rendering
+      // cyclic, too deep for the stack, or a throwing toJSON: a plain rendering
     }
   }
-  return String(v)
+  try {
+    return String(v)
+  } catch {
+    return '[unprintable]'
+  }
+}
+
+function capDepth(v, depth) {
+  if (v === null || typeof v !== 'object') return v
+  if (depth >= MAX_ARG_DEPTH) return '[...]'
+  if (Array.isArray(v)) return v.map((x) => capDepth(x, depth + 1))
+  const out = {}
+  for (const k of Object.keys(v)) out[k] = capDepth(v[k], depth + 1)
+  return out
 }
 
 function recordInput(where, input) {
@@ -89,11 +120,33 @@ const RECORD_KEYS = ['toolCallId', 'toolName', 'toolArgs', 'content', 'namespace
 const FETCH_KEYS = ['format', 'query', 'offset', 'maxChars', 'jsonPath', 'namespace']
 const STUB_KEYS = ['previewChars']
 
+// What each fetch/stub option may be. `undefined` means absent; a value of the
+// wrong type (null, '5', NaN) is a TypeError naming the option. Within the
+// types, fetch keeps the reference's rules: an unknown format is the summary,
+// a negative offset is 0, a max_chars of 0 or less reads to the end.
+const OPTION_TYPES = {
+  format: (v) => typeof v === 'string' || "a string ('summary' or 'full')",
+  query: (v) => typeof v === 'string' || 'a string',
+  jsonPath: (v) => typeof v === 'string' || 'a string',
+  namespace: (v) => typeof v === 'string' || 'a string',
+  offset: (v) => Number.isFinite(v) || 'a finite number',
+  maxChars: (v) => Number.isFinite(v) || 'a finite number',
+  previewChars: (v) => (Number.isSafeInteger(v) && v >= 0) || 'a non-negative integer',
+}
+
 function fetchOptions(where, options, keys = FETCH_KEYS) {
   if (options === undefined || options === null) return undefined
   if (!isPlainObject(options)) throw fail(where, 'options must be an object', options)
   checkKeys(where, options, keys)
-  return options
+  const out = {}
+  for (const k of keys) {
+    const v = options[k]
+    if (v === undefined) continue
+    const ok = OPTION_TYPES[k](v)
+    if (ok !== true) throw fail(where, `${k} must be ${ok}`, v)
+    out[k] = v
+  }
+  return out
 }
 
 /**

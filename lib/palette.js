@@ -400,19 +400,26 @@ class Selection {
     return selection
   }
 
+  // The selected tool objects as a set, built on first use (most calls never
+  // ask): membership stays O(1) however many names are appended.
+  members() {
+    if (this.objects === undefined) this.objects = new Set(this.tools)
+    return this.objects
+  }
+
   hasName(name) {
     if (this.names.has(name)) return true
     if (!this.fast) return false
     const i = this.entry.firstIndex(name)
-    return i !== undefined && this.tools.includes(this.entry.tools[i])
+    return i !== undefined && this.members().has(this.entry.tools[i])
   }
 
   add(tool) {
     const name = nameOf(tool)
     if (name !== undefined && this.hasName(name)) return
-    if (this.fast ? this.tools.includes(tool) : this.objects.has(tool)) return
+    if (this.members().has(tool)) return
     if (name !== undefined) this.names.add(name)
-    if (!this.fast) this.objects.add(tool)
+    this.objects.add(tool)
     this.tools.push(tool)
   }
 }
@@ -527,9 +534,15 @@ function inStartOrder(palette, list) {
 }
 
 async function applyPalette(input) {
-  const scope = input !== null && typeof input === 'object' ? forcedScope(input.resolver, input.logger) : new Set()
-  const { tools, toolChoice } = await applyPaletteIn(input, scope)
-  return { tools, toolChoice }
+  try {
+    const scope = input !== null && typeof input === 'object' ? forcedScope(input.resolver, input.logger) : new Set()
+    const { tools, toolChoice } = await applyPaletteIn(input, scope)
+    return { tools, toolChoice }
+  } catch (e) {
+    // An input whose getters throw (or a Proxy) is a programmer's input: say so.
+    if (e instanceof TypeError) throw e
+    throw new TypeError(`applyPalette: the input could not be read (${e && e.message})`)
+  }
 }
 
 module.exports = {

@@ -170,6 +170,32 @@ async function main() {
   )
   const worst = Math.max(resolveSync / js, resolveFn / jsAsync, apply / jsAsync)
   console.log(`Target (warm native path at most 5× the JS filter): ${worst <= 5 ? 'met' : 'NOT met'} (worst ${worst.toFixed(2)}×).\n`)
+  await scaling()
+}
+
+// Regression rows: applyPalette must stay linear in the tool list and in
+// `alwaysInclude` (it was quadratic: 178 ms for 10^4 names, 980 ms for 3x10^4).
+async function scaling() {
+  const rows = []
+  const times = {}
+  for (const n of [10000, 30000]) {
+    const tools = Array.from({ length: n }, (_, i) => ({ name: `t${i}` }))
+    const alwaysInclude = tools.map((t) => t.name)
+    const resolver = { resolve: (_s, _r, all) => all.slice(0, 10) }
+    const once = () => applyPalette({ state: {}, role: 'action', allTools: tools, alwaysInclude, resolver })
+    await once()
+    const samples = []
+    for (let k = 0; k < 7; k++) {
+      const t0 = performance.now()
+      await once()
+      samples.push(performance.now() - t0)
+    }
+    times[n] = median(samples)
+    rows.push([`\`applyPalette\`, ${n.toLocaleString('en-US')} tools, all in \`alwaysInclude\``, `${times[n].toFixed(1)} ms`])
+  }
+  const growth = times[30000] / times[10000]
+  console.log(table(['operation', 'median'], rows))
+  console.log(`\n3x the names costs ${growth.toFixed(1)}x the time (linear: about 3x; quadratic: about 9x): ${growth < 5 ? 'linear' : 'NOT linear'}.\n`)
 }
 
 main().catch((error) => {
