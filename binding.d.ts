@@ -56,7 +56,7 @@ export declare class Ledger {
 /**
  * Every role's tool allowlist, compiled once (internal: used by
  * `StaticPaletteResolver`). Entries are exact tool names, or prefixes when
- * they end in `*`.
+ * they end in `*`; names compare UTF-16 unit for unit, as JS `===` does.
  */
 export declare class PaletteMatcher {
   /**
@@ -81,12 +81,12 @@ export declare class PaletteMatcher {
  */
 export declare class ToolNameList {
   /**
-   * `wire`: UTF-8 bytes, one segment per tool, separated by `\0`;
-   * `+name` for a tool named `name`, `-` for a tool without a string name
-   * (it never matches). Empty bytes are the empty list. Bytes rather than
-   * a string, because JS encodes them faster than napi converts a string.
+   * `wire`: one segment per tool, separated by `\0`; `+name` for a tool
+   * named `name`, `-` for a tool without a string name (it never matches).
+   * The empty string is the empty list. Read as UTF-16 units (a plain copy
+   * in V8), so names with lone surrogates arrive exactly.
    */
-  constructor(wire: Uint8Array)
+  constructor(wire: string)
   /** Number of tools in the list. */
   get length(): number
 }
@@ -95,19 +95,23 @@ export declare class ToolNameList {
  * Cuts a recall answer to `maxOutputChars` code points, marker included (for
  * answers from ledgers written in JS; the native Ledger cuts in `recall`).
  * `contiguousFrom`: the payload offset the text starts at, when it is a contiguous part.
+ * Lone surrogates in `text` are kept (the cut never splits a pair).
  */
 export declare function capRecallOutput(text: string, memId: string, maxOutputChars?: number | undefined | null, contiguousFrom?: number | undefined | null): string
 
 /**
  * How to read an archived result. Precedence: `jsonPath`, then `query`, then
- * `offset`/`maxChars`, then `format`.
+ * `offset`/`maxChars`, then `format`. Answers that are parts of the payload
+ * keep its lone surrogates (each one code point, never half of a pair); the
+ * stub shows them as U+FFFD.
  */
 export interface FetchOptions {
   /** `'summary'` (the stub; also for any unknown value) or `'full'` (the payload). */
   format?: 'summary' | 'full'
   /**
    * A substring: up to 5 windows of 400 code points either side of its matches
-   * (case-insensitive matches when there is no exact one).
+   * (case-insensitive matches when there is no exact one). Compared exactly:
+   * a lone surrogate matches only itself.
    */
   query?: string
   /** Start of a code-point range; negative means 0, past the end gives `""`. */
@@ -164,8 +168,8 @@ export interface RecordInput {
   /** The tool's arguments; the first three appear in the summary line. */
   toolArgs?: Record<string, unknown>
   /**
-   * The result: a string, or a Buffer of UTF-8 (read without a JS string in between;
-   * invalid sequences become U+FFFD).
+   * The result: a string (kept exactly, lone surrogates included), or a Buffer
+   * of UTF-8 (read without a JS string in between; invalid sequences become U+FFFD).
    */
   content: string | Buffer
   /** Scope of the entry, e.g. a conversation's thread id. Default `""`. */

@@ -1,7 +1,7 @@
 'use strict'
 // Role-aware tool palettes. The caller's tool objects never leave JS: their
-// names cross to the native matcher once per tool list (one UTF-8 buffer; the
-// list is remembered in a WeakMap), and each call gets back indices into it.
+// names cross to the native matcher once per tool list (one string, compared
+// there UTF-16 unit for unit; the list is remembered in a WeakMap), and each call gets back indices into it.
 // That is why this layer exists at all: resolvers must return *the same* tool
 // objects.
 
@@ -167,11 +167,9 @@ class ListEntry {
 }
 
 // The wire format of ToolNameList: `+name` per named tool, `-` otherwise,
-// joined by `\0` (no provider accepts it in a name), as UTF-8 bytes. The
-// bytes go into a scratch buffer the native side copies from.
-const encoder = new TextEncoder()
-let scratch = new Uint8Array(16 * 1024)
-
+// joined by `\0` (no provider accepts it in a name), as one string. The native
+// side reads its UTF-16 units as they are: UTF-8 would turn a lone surrogate
+// into U+FFFD, and `x\uDFFF_admin` would then admit a tool named `x\uD800_admin`.
 function encodeNames(names) {
   let wire = ''
   for (let i = 0; i < names.length; i++) {
@@ -179,9 +177,7 @@ function encodeNames(names) {
     const segment = name === undefined || name.includes('\0') ? '-' : '+' + name
     wire = i === 0 ? segment : wire + '\0' + segment
   }
-  if (scratch.length < wire.length * 3) scratch = new Uint8Array(wire.length * 3)
-  const { written } = encoder.encodeInto(wire, scratch)
-  return scratch.subarray(0, written)
+  return wire
 }
 
 const listEntries = new WeakMap()

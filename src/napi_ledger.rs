@@ -13,6 +13,8 @@ use serde_json::{Map, Value};
 use crate::core::ids::mem_id_for as core_mem_id;
 use crate::core::ledger::{self as core, LedgerConfig, RecordRequest};
 use crate::core::recall::{cap_output, FetchSpec, MAX_OUTPUT_CHARS as MAX_OUT};
+use crate::core::text::Payload;
+use crate::core::wtf8::{self, Wtf8Buf};
 use crate::error::{ledger_error, type_error};
 
 /// The cap on what `recall` returns, in code points, marker included.
@@ -40,8 +42,8 @@ pub struct RecordInput {
     /// The tool's arguments; the first three appear in the summary line.
     #[napi(ts_type = "Record<string, unknown>")]
     pub tool_args: Option<Map<String, Value>>,
-    /// The result: a string, or a Buffer of UTF-8 (read without a JS string in between;
-    /// invalid sequences become U+FFFD).
+    /// The result: a string (kept exactly, lone surrogates included), or a Buffer
+    /// of UTF-8 (read without a JS string in between; invalid sequences become U+FFFD).
     #[napi(ts_type = "string | Buffer")]
     pub content: Content,
     /// Scope of the entry, e.g. a conversation's thread id. Default `""`.
@@ -72,15 +74,19 @@ pub struct ToolResultHandle {
 }
 
 /// How to read an archived result. Precedence: `jsonPath`, then `query`, then
-/// `offset`/`maxChars`, then `format`.
-#[napi(object)]
+/// `offset`/`maxChars`, then `format`. Answers that are parts of the payload
+/// keep its lone surrogates (each one code point, never half of a pair); the
+/// stub shows them as U+FFFD.
+#[napi(object, object_to_js = false)]
 pub struct FetchOptions {
     /// `'summary'` (the stub; also for any unknown value) or `'full'` (the payload).
     #[napi(ts_type = "'summary' | 'full'")]
     pub format: Option<String>,
     /// A substring: up to 5 windows of 400 code points either side of its matches
-    /// (case-insensitive matches when there is no exact one).
-    pub query: Option<String>,
+    /// (case-insensitive matches when there is no exact one). Compared exactly:
+    /// a lone surrogate matches only itself.
+    #[napi(ts_type = "string")]
+    pub query: Option<JsStr>,
     /// Start of a code-point range; negative means 0, past the end gives `""`.
     pub offset: Option<f64>,
     /// Length of the range in code points; missing, 0 or negative means to the end.
@@ -162,16 +168,12 @@ fn nullable(s: Option<String>) -> Either<String, Null> {
     s.map_or(Either::B(Null), Either::A)
 }
 
-/// A payload crossing into Rust, as UTF-8: the one copy it ever makes. A
-/// Buffer's bytes are copied, never passed through a JS string; a JS string is
-/// converted by V8 straight into an exactly sized buffer. (Reserving the 3-byte
-/// worst case to save V8's length pass was measured slower: a 15 MB reservation
-/// is a fresh mapping whose pages all fault on first write.)
-pub struct Content {
-    text: String,
-    /// Known to be ASCII (a string that took the Latin-1 path).
-    ascii: bool,
-}
+/// A payload crossing into Rust: the one copy it ever makes. A Buffer's bytes
+/// are copied, never passed through a JS string; a JS string is converted by
+/// V8 straight into an exactly sized buffer. (Reserving the 3-byte worst case
+/// to save V8's length pass was measured slower: a 15 MB reservation is a
+/// fresh mapping whose pages all fault on first write.)
+pub struct Content(Payload);
 
 impl TypeName for Content {
     fn type_name() -> &'static str {
@@ -219,20 +221,19 @@ fn not_content() -> Error {
 impl FromNapiValue for Content {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
         if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
-            return Ok(Content {
-                text: utf8_lossy(bytes).into_owned(),
-                ascii: false,
-            });
+            return Ok(Content(Payload::Utf8(utf8_lossy(bytes).into_owned())));
         }
-        unsafe { js_string_utf8(env, value) }.map(|(text, ascii)| Content { text, ascii })
+        unsafe { js_string(env, value) }.map(Content)
     }
 }
 
-/// A JS string as UTF-8, in as few passes as V8 allows: its UTF-8 length is
-/// one pass; when that equals its UTF-16 length the string is ASCII, and the
-/// Latin-1 copy (a plain narrowing copy in V8) is already its UTF-8. Returns
-/// whether it was ASCII, so nothing downstream scans for it again.
-unsafe fn js_string_utf8(env: sys::napi_env, value: sys::napi_value) -> Result<(String, bool)> {
+/// A JS string, losslessly, in as few passes as V8 allows: its UTF-8 length
+/// is one pass; when that equals its UTF-16 length the string is ASCII, and
+/// the Latin-1 copy (a plain narrowing copy in V8) is already its UTF-8.
+/// Otherwise V8 writes UTF-8, with each lone surrogate as U+FFFD; so only a
+/// string whose UTF-8 holds U+FFFD can have one, and only such a string is
+/// read again, as UTF-16 units, and kept as WTF-8 if it does (see `core::wtf8`).
+unsafe fn js_string(env: sys::napi_env, value: sys::napi_value) -> Result<Payload> {
     let mut kind = 0;
     check_status!(unsafe { sys::napi_typeof(env, value, &mut kind) })?;
     if kind != sys::ValueType::napi_string {
@@ -262,13 +263,24 @@ unsafe fn js_string_utf8(env: sys::napi_env, value: sys::napi_value) -> Result<(
     if ascii {
         debug_assert!(buf.is_ascii());
         // SAFETY: ASCII bytes (see above) are UTF-8.
-        return Ok((unsafe { String::from_utf8_unchecked(buf) }, true));
+        return Ok(Payload::Ascii(unsafe { String::from_utf8_unchecked(buf) }));
     }
-    // V8's UTF-8 has lone surrogates replaced already; checking is cheap
-    // insurance on this (already slower) path and keeps `String` honest.
+    if memchr::memmem::find(&buf, "\u{FFFD}".as_bytes()).is_some() {
+        let mut wide: Vec<u16> = Vec::with_capacity(units + 1);
+        check_status!(unsafe {
+            sys::napi_get_value_string_utf16(env, value, wide.as_mut_ptr(), units + 1, &mut written)
+        })?;
+        // SAFETY: V8 wrote `written` <= units units.
+        unsafe { wide.set_len(written) };
+        let (wtf8, lone) = wtf8::from_utf16(&wide);
+        if lone {
+            return Ok(Payload::Wtf8(wtf8));
+        }
+    }
+    // Checking is cheap insurance on this (already slower) path and keeps `String` honest.
     Ok(match String::from_utf8(buf) {
-        Ok(s) => (s, false),
-        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), false),
+        Ok(s) => Payload::Utf8(s),
+        Err(e) => Payload::Utf8(String::from_utf8_lossy(e.as_bytes()).into_owned()),
     })
 }
 
@@ -295,8 +307,68 @@ impl FromNapiValue for ContentRef {
                 std::borrow::Cow::Owned(s) => std::borrow::Cow::Owned(s.into_bytes()),
             }));
         }
-        unsafe { js_string_utf8(env, value) }
-            .map(|(s, _)| ContentRef(std::borrow::Cow::Owned(s.into_bytes())))
+        let bytes = match unsafe { js_string(env, value)? } {
+            Payload::Ascii(s) | Payload::Utf8(s) => s.into_bytes(),
+            Payload::Wtf8(b) => b,
+        };
+        Ok(ContentRef(std::borrow::Cow::Owned(bytes)))
+    }
+}
+
+/// A JS string argument read losslessly (lone surrogates kept, as WTF-8).
+pub struct JsStr(Wtf8Buf);
+
+impl TypeName for JsStr {
+    fn type_name() -> &'static str {
+        "string"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::String
+    }
+}
+
+impl ValidateNapiValue for JsStr {}
+
+impl FromNapiValue for JsStr {
+    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
+        Ok(JsStr(match unsafe { js_string(env, value)? } {
+            Payload::Ascii(s) | Payload::Utf8(s) => Wtf8Buf::from_string(s),
+            Payload::Wtf8(b) => Wtf8Buf::from_bytes(b, false),
+        }))
+    }
+}
+
+/// A string answer for JS: well-formed text crosses as UTF-8 (V8's fast
+/// decoder); text with lone surrogates as UTF-16 units, so they come back as
+/// the same lone units that were recorded.
+pub struct JsText(Wtf8Buf);
+
+impl TypeName for JsText {
+    fn type_name() -> &'static str {
+        "string"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::String
+    }
+}
+
+impl ToNapiValue for JsText {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> Result<sys::napi_value> {
+        let mut out = std::ptr::null_mut();
+        let b = val.0.as_bytes();
+        if val.0.is_utf8() {
+            check_status!(unsafe {
+                sys::napi_create_string_utf8(env, b.as_ptr().cast(), b.len() as isize, &mut out)
+            })?;
+        } else {
+            let units = val.0.to_utf16();
+            check_status!(unsafe {
+                sys::napi_create_string_utf16(env, units.as_ptr(), units.len() as isize, &mut out)
+            })?;
+        }
+        Ok(out)
     }
 }
 
@@ -306,15 +378,20 @@ fn request(input: RecordInput) -> RecordRequest {
         tool_call_id: input.tool_call_id,
         tool_name: input.tool_name,
         tool_args: input.tool_args,
-        content: input.content.text,
-        ascii: input.content.ascii,
+        content: input.content.0,
     }
 }
 
 fn fetch_spec(options: Option<FetchOptions>) -> (FetchSpec, String) {
     match options {
         Some(o) => (
-            FetchSpec::new(o.format.as_deref(), o.query, o.offset, o.max_chars, o.json_path),
+            FetchSpec::new(
+                o.format.as_deref(),
+                o.query.map(|q| q.0),
+                o.offset,
+                o.max_chars,
+                o.json_path,
+            ),
             o.namespace.unwrap_or_default(),
         ),
         None => (FetchSpec::default(), String::new()),
@@ -366,7 +443,7 @@ pub struct FetchTask {
 }
 
 impl FetchTask {
-    fn run(&self) -> String {
+    fn run(&self) -> Wtf8Buf {
         match &self.read {
             Read::Fetch(spec) => self.inner.fetch(&self.namespace, &self.mem_id, spec),
             Read::Recall(spec, max) => self.inner.recall(&self.namespace, &self.mem_id, spec, *max),
@@ -376,15 +453,15 @@ impl FetchTask {
 
 #[napi]
 impl Task for FetchTask {
-    type Output = String;
-    type JsValue = String;
+    type Output = Wtf8Buf;
+    type JsValue = JsText;
 
     fn compute(&mut self) -> Result<Self::Output> {
         Ok(self.run())
     }
 
     fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        Ok(output)
+        Ok(JsText(output))
     }
 }
 
@@ -436,9 +513,9 @@ impl Ledger {
     }
 
     /// `fetch` on the calling thread.
-    #[napi]
-    pub fn fetch_sync(&self, mem_id: String, options: Option<FetchOptions>) -> String {
-        self.fetch_task(mem_id, options).run()
+    #[napi(ts_return_type = "string")]
+    pub fn fetch_sync(&self, mem_id: String, options: Option<FetchOptions>) -> JsText {
+        JsText(self.fetch_task(mem_id, options).run())
     }
 
     /// Fetch plus the output cap, in one pass: a full multi-megabyte payload is cut
@@ -551,15 +628,16 @@ pub fn mem_id_for(
 /// Cuts a recall answer to `maxOutputChars` code points, marker included (for
 /// answers from ledgers written in JS; the native Ledger cuts in `recall`).
 /// `contiguousFrom`: the payload offset the text starts at, when it is a contiguous part.
-#[napi]
+/// Lone surrogates in `text` are kept (the cut never splits a pair).
+#[napi(ts_return_type = "string")]
 pub fn cap_recall_output(
-    text: String,
+    #[napi(ts_arg_type = "string")] text: JsStr,
     mem_id: String,
     max_output_chars: Option<f64>,
     contiguous_from: Option<f64>,
-) -> String {
+) -> JsText {
     let from = contiguous_from
         .filter(|x| x.is_finite() && *x >= 0.0)
         .map(|x| x as usize);
-    cap_output(&text, &mem_id, max_output(max_output_chars), from)
+    JsText(cap_output(&text.0, &mem_id, max_output(max_output_chars), from))
 }

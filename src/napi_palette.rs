@@ -11,7 +11,7 @@ use crate::error::type_error;
 
 /// Every role's tool allowlist, compiled once (internal: used by
 /// `StaticPaletteResolver`). Entries are exact tool names, or prefixes when
-/// they end in `*`.
+/// they end in `*`; names compare UTF-16 unit for unit, as JS `===` does.
 #[napi]
 pub struct PaletteMatcher {
     inner: Palette,
@@ -23,8 +23,13 @@ impl PaletteMatcher {
     /// index in `allowlists`. Throws a `TypeError` on an empty entry or a
     /// `*` that is not the entry's last character.
     #[napi(constructor)]
-    pub fn new(env: Env, allowlists: Vec<Vec<String>>) -> Result<Self> {
-        Palette::compile(&allowlists)
+    pub fn new(env: Env, allowlists: Vec<Vec<Utf16String>>) -> Result<Self> {
+        // UTF-16, not `String`: a lone surrogate must not become U+FFFD and alias.
+        let lists: Vec<Vec<&[u16]>> = allowlists
+            .iter()
+            .map(|l| l.iter().map(|e| &**e).collect())
+            .collect();
+        Palette::compile(&lists)
             .map(|inner| PaletteMatcher { inner })
             .map_err(|e| type_error(&env, &e.to_string()))
     }
@@ -56,17 +61,15 @@ pub struct ToolNameList {
 
 #[napi]
 impl ToolNameList {
-    /// `wire`: UTF-8 bytes, one segment per tool, separated by `\0`;
-    /// `+name` for a tool named `name`, `-` for a tool without a string name
-    /// (it never matches). Empty bytes are the empty list. Bytes rather than
-    /// a string, because JS encodes them faster than napi converts a string.
+    /// `wire`: one segment per tool, separated by `\0`; `+name` for a tool
+    /// named `name`, `-` for a tool without a string name (it never matches).
+    /// The empty string is the empty list. Read as UTF-16 units (a plain copy
+    /// in V8), so names with lone surrogates arrive exactly.
     #[napi(constructor)]
-    pub fn new(env: Env, wire: Uint8ArraySlice) -> Result<Self> {
-        let joined = std::str::from_utf8(&wire)
-            .map_err(|e| type_error(&env, &format!("tool names are not UTF-8: {e}")))?;
-        Ok(ToolNameList {
-            inner: ToolNames::parse(joined),
-        })
+    pub fn new(wire: Utf16String) -> Self {
+        ToolNameList {
+            inner: ToolNames::parse(&wire),
+        }
     }
 
     /// Number of tools in the list.

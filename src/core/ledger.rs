@@ -3,6 +3,7 @@
 //! look up or insert an `Arc<Entry>`; analysis and slicing run outside it, so
 //! concurrent async fetches on the libuv pool do not serialise.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -13,7 +14,8 @@ use crate::core::ids::mem_id_for;
 use crate::core::json::{analyze_str_with, JsonDoc};
 use crate::core::recall::{self, FetchSpec};
 use crate::core::stub::{self, StubParts};
-use crate::core::text::Text;
+use crate::core::text::{Payload, Text};
+use crate::core::wtf8::{self, Wtf8Buf};
 
 /// Default bound on payload bytes held: 256 MiB.
 pub const DEFAULT_MAX_BYTES: usize = 256 * 1024 * 1024;
@@ -59,15 +61,14 @@ pub struct Entry {
     pub bytes: usize,
 }
 
-/// A result to record. `content` is the payload's UTF-8 bytes, already owned.
+/// A result to record. `content` is the payload, already owned: UTF-8, or
+/// WTF-8 for a JS string with lone surrogates (stored and hashed losslessly).
 pub struct RecordRequest {
     pub namespace: String,
     pub tool_call_id: String,
     pub tool_name: String,
     pub tool_args: Option<Map<String, Value>>,
-    pub content: String,
-    /// True when the caller already knows `content` is ASCII (saves a scan).
-    pub ascii: bool,
+    pub content: Payload,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -163,19 +164,25 @@ impl Ledger {
 
     /// Records a result; the same (call id, content) again returns the identical handle.
     pub fn record(&self, req: RecordRequest) -> Result<Handle, LedgerError> {
+        // JSON analysis of WTF-8 runs on its display form: the same length,
+        // so the index it builds applies to the stored bytes.
+        let view: Cow<'_, str> = match &req.content {
+            Payload::Ascii(s) | Payload::Utf8(s) => Cow::Borrowed(s),
+            Payload::Wtf8(b) => wtf8::to_string_lossy(b),
+        };
         // The id hash runs while the JSON pass's second thread starts up.
-        let (json, mem_id) = analyze_str_with(&req.content, || {
-            mem_id_for(&req.tool_call_id, req.content.as_bytes())
-        });
+        let (json, mem_id) =
+            analyze_str_with(&view, || mem_id_for(&req.tool_call_id, req.content.as_bytes()));
+        drop(view);
         let key: Key = (req.namespace.clone(), mem_id);
         if let Some(existing) = self.lock().touch(&key) {
-            return same_result(&existing, &key, &req.tool_call_id, &req.content);
+            return same_result(&existing, &key, &req.tool_call_id, req.content.as_bytes());
         }
         let entry = Arc::new(build_entry(key.1.clone(), req, json, self.config.preview_chars));
         let mut store = self.lock();
         // Another thread may have recorded it while we analysed.
         if let Some(existing) = store.touch(&key) {
-            let (call_id, text) = (&entry.handle.tool_call_id, entry.text.as_str());
+            let (call_id, text) = (&entry.handle.tool_call_id, entry.text.as_bytes());
             return same_result(&existing, &key, call_id, text);
         }
         store.tick += 1;
@@ -225,19 +232,25 @@ impl Ledger {
     }
 
     /// `fetch` as the JS API exposes it: a string answer, never an error.
-    pub fn fetch(&self, namespace: &str, mem_id: &str, spec: &FetchSpec) -> String {
+    pub fn fetch(&self, namespace: &str, mem_id: &str, spec: &FetchSpec) -> Wtf8Buf {
         match self.get(namespace, mem_id) {
-            Some(e) => recall::fetch_entry(&e, spec).into_string(),
-            None => recall::not_found(mem_id),
+            Some(e) => recall::fetch_entry(&e, spec).into_buf(),
+            None => recall::not_found(mem_id).into(),
         }
     }
 
     /// `fetch` plus the output cap, in one pass over the entry (a full 5 MB
     /// payload is cut here, not copied out and cut later).
-    pub fn recall(&self, namespace: &str, mem_id: &str, spec: &FetchSpec, max_output_chars: usize) -> String {
+    pub fn recall(
+        &self,
+        namespace: &str,
+        mem_id: &str,
+        spec: &FetchSpec,
+        max_output_chars: usize,
+    ) -> Wtf8Buf {
         match self.get(namespace, mem_id) {
             Some(e) => recall::cap_answer(recall::fetch_entry(&e, spec), mem_id, max_output_chars),
-            None => recall::cap_output(&recall::not_found(mem_id), mem_id, max_output_chars, None),
+            None => recall::cap_output(&recall::not_found(mem_id).into(), mem_id, max_output_chars, None),
         }
     }
 
@@ -280,8 +293,8 @@ impl Ledger {
     }
 }
 
-fn same_result(existing: &Entry, key: &Key, call_id: &str, content: &str) -> Result<Handle, LedgerError> {
-    if existing.handle.tool_call_id == call_id && existing.text.as_str() == content {
+fn same_result(existing: &Entry, key: &Key, call_id: &str, content: &[u8]) -> Result<Handle, LedgerError> {
+    if existing.handle.tool_call_id == call_id && existing.text.as_bytes() == content {
         Ok(existing.handle.clone())
     } else {
         Err(LedgerError::Collision {
@@ -298,20 +311,19 @@ fn build_entry(mem_id: String, req: RecordRequest, json: Option<JsonDoc>, previe
         tool_name,
         tool_args,
         content,
-        ascii,
     } = req;
     let tool_args = tool_args.as_ref();
-    let text = if ascii {
-        Text::from_ascii(content)
-    } else {
-        Text::new(content)
-    };
+    let text = Text::from_payload(content);
+    // The stub is display text: a lone surrogate shows there as U+FFFD, so
+    // every handle string is well-formed (the payload itself keeps it).
+    let shown = text.lossy();
     let (schema, shape) = match &json {
         Some(doc) => (doc.schema.clone(), doc.shape.clone()),
-        None => (stub::text_schema(text.as_str()), stub::text_shape(text.as_str())),
+        None => (stub::text_schema(&shown), stub::text_shape(&shown)),
     };
     let summary = stub::summary(&tool_name, tool_args, &shape);
-    let preview = stub::preview(text.as_str(), preview_chars);
+    let preview = stub::preview(&shown, preview_chars);
+    drop(shown);
     let stub = stub::render(&StubParts {
         tool_name: &tool_name,
         tool_call_id: &tool_call_id,
@@ -359,7 +371,7 @@ fn handle_bytes(h: &Handle) -> usize {
 
 fn restub(e: &Entry, preview_chars: usize) -> String {
     let h = &e.handle;
-    let preview = stub::preview(e.text.as_str(), preview_chars);
+    let preview = stub::preview(&e.text.lossy(), preview_chars);
     stub::render(&StubParts {
         tool_name: &h.tool_name,
         tool_call_id: &h.tool_call_id,
@@ -382,7 +394,6 @@ mod tests {
             tool_name: "t".into(),
             tool_args: None,
             content: content.into(),
-            ascii: false,
         }
     }
 
@@ -417,8 +428,8 @@ mod tests {
     fn a_colliding_id_with_other_content_is_refused() {
         let e = build_entry("trm_aaaaaaaaaaaa".into(), req("", "c", "one"), None, 200);
         let key: Key = ("".into(), "trm_aaaaaaaaaaaa".into());
-        assert!(same_result(&e, &key, "c", "one").is_ok());
-        let err = same_result(&e, &key, "c", "two").unwrap_err();
+        assert!(same_result(&e, &key, "c", b"one").is_ok());
+        let err = same_result(&e, &key, "c", b"two").unwrap_err();
         assert_eq!(
             err,
             LedgerError::Collision {
@@ -427,7 +438,7 @@ mod tests {
             }
         );
         assert!(err.to_string().contains("refusing to record"));
-        assert!(same_result(&e, &key, "d", "one").is_err());
+        assert!(same_result(&e, &key, "d", b"one").is_err());
     }
 
     #[test]

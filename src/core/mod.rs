@@ -8,3 +8,4 @@ pub mod recall;
 pub mod search;
 pub mod stub;
 pub mod text;
+pub mod wtf8;

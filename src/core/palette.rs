@@ -6,9 +6,12 @@
 //! trailing `*` is special; a `*` anywhere else is rejected at compile time so
 //! that `github_*_read` cannot silently mean something other than it looks.
 //!
-//! Tool names cross from JS once per tool list, as one UTF-8 buffer (see
-//! [`ToolNames::parse`]); a selection is matched once per (list, palette,
-//! role) and then only copied out as indices.
+//! Names are compared exactly, UTF-16 unit for unit, as JS `===` and
+//! `startsWith` compare them: names are held as UTF-16 units, so a name with
+//! a lone surrogate never equals (or starts with) one that differs from it
+//! only there. Tool names cross from JS once per tool list, as one string
+//! (see [`ToolNames::parse`]); a selection is matched once per (list,
+//! palette, role) and then only copied out as indices.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -56,7 +59,10 @@ impl Hasher for FxHasher {
     }
 }
 
-type NameSet = HashSet<Box<str>, BuildHasherDefault<FxHasher>>;
+type NameSet = HashSet<Box<[u16]>, BuildHasherDefault<FxHasher>>;
+
+/// `*`, the prefix marker, as a UTF-16 unit.
+const STAR: u16 = b'*' as u16;
 
 /// Why an allowlist did not compile. The JS layer validates first, so these
 /// only surface for direct Rust callers.
@@ -95,31 +101,31 @@ pub struct Allowlist {
     /// Sorted, and minimal: no prefix is itself a prefix of another (the longer
     /// one is redundant). That makes the greatest prefix `<= name` the only one
     /// that can match it, so matching is one binary search.
-    prefixes: Vec<Box<str>>,
+    prefixes: Vec<Box<[u16]>>,
     /// A lone `*` entry.
     any: bool,
     entries: usize,
 }
 
 impl Allowlist {
-    /// Compiles `entries` (`role` only labels errors).
-    pub fn compile<S: AsRef<str>>(role: usize, entries: &[S]) -> Result<Self, PaletteError> {
+    /// Compiles `entries`, each a name's UTF-16 units (`role` only labels errors).
+    pub fn compile<S: AsRef<[u16]>>(role: usize, entries: &[S]) -> Result<Self, PaletteError> {
         let mut exact = NameSet::default();
-        let mut prefixes: Vec<Box<str>> = Vec::new();
+        let mut prefixes: Vec<Box<[u16]>> = Vec::new();
         let mut any = false;
         for entry in entries {
             let entry = entry.as_ref();
             if entry.is_empty() {
                 return Err(PaletteError::EmptyEntry { role });
             }
-            let (body, is_prefix) = match entry.strip_suffix('*') {
-                Some(body) => (body, true),
-                None => (entry, false),
+            let (body, is_prefix) = match entry.split_last() {
+                Some((&STAR, body)) => (body, true),
+                _ => (entry, false),
             };
-            if body.contains('*') {
+            if body.contains(&STAR) {
                 return Err(PaletteError::InnerWildcard {
                     role,
-                    entry: entry.to_owned(),
+                    entry: String::from_utf16_lossy(entry),
                 });
             }
             match (is_prefix, body.is_empty()) {
@@ -134,9 +140,9 @@ impl Allowlist {
         prefixes.dedup();
         // After sorting, a redundant prefix directly follows the shorter prefix it
         // starts with (or another redundant one), so one pass keeps the minimal set.
-        let mut minimal: Vec<Box<str>> = Vec::with_capacity(prefixes.len());
+        let mut minimal: Vec<Box<[u16]>> = Vec::with_capacity(prefixes.len());
         for p in prefixes {
-            if minimal.last().is_none_or(|kept| !p.starts_with(&**kept)) {
+            if minimal.last().is_none_or(|kept| !p.starts_with(kept)) {
                 minimal.push(p);
             }
         }
@@ -158,8 +164,9 @@ impl Allowlist {
         self.entries == 0
     }
 
-    /// Whether `name` is allowed.
-    pub fn matches(&self, name: &str) -> bool {
+    /// Whether `name` (its UTF-16 units) is allowed. Units compare as
+    /// numbers, so the prefix order is JS's string order.
+    pub fn matches(&self, name: &[u16]) -> bool {
         if self.any {
             return true;
         }
@@ -168,7 +175,7 @@ impl Allowlist {
         }
         // Greatest prefix <= name; see the invariant on `prefixes`.
         let idx = self.prefixes.partition_point(|p| **p <= *name);
-        idx > 0 && name.starts_with(&*self.prefixes[idx - 1])
+        idx > 0 && name.starts_with(&self.prefixes[idx - 1])
     }
 }
 
@@ -176,8 +183,8 @@ impl Allowlist {
 /// tool list it came from is unchanged.
 #[derive(Debug, Default)]
 pub struct ToolNames {
-    text: String,
-    /// Byte range of each name in `text`; `None` for a tool without a usable
+    text: Vec<u16>,
+    /// Unit range of each name in `text`; `None` for a tool without a usable
     /// string name, which never matches.
     spans: Vec<Option<(u32, u32)>>,
     /// Selections already made on this list, by (palette id, role). Both
@@ -196,25 +203,26 @@ struct Selection {
 /// Selections remembered per tool list (one per palette and role in use).
 const MEMO_SLOTS: usize = 16;
 
-/// Separates names in the wire format of [`ToolNames::parse`].
-pub const NAME_SEPARATOR: char = '\0';
+/// Separates names in the wire format of [`ToolNames::parse`] (`\0`).
+pub const NAME_SEPARATOR: u16 = 0;
 
 impl ToolNames {
-    /// Parses the wire format: one segment per tool, separated by `\0`; a
-    /// segment is `+name` for a tool named `name`, or `-` for a tool without a
-    /// string name. The empty string is the empty list. (A name containing `\0`
-    /// cannot be sent and is sent as `-`: no provider accepts such a name.)
-    pub fn parse(joined: &str) -> Self {
+    /// Parses the wire format (UTF-16 units of a JS string): one segment per
+    /// tool, separated by `\0`; a segment is `+name` for a tool named `name`,
+    /// or `-` for a tool without a string name. The empty string is the empty
+    /// list. (A name containing `\0` cannot be sent and is sent as `-`: no
+    /// provider accepts such a name.)
+    pub fn parse(joined: &[u16]) -> Self {
         let mut spans = Vec::new();
         if !joined.is_empty() {
             let mut start = 0usize;
-            for segment in joined.split(NAME_SEPARATOR) {
+            for segment in joined.split(|&u| u == NAME_SEPARATOR) {
                 let end = start + segment.len();
-                spans.push(match segment.as_bytes().first() {
-                    Some(b'+') => Some(((start + 1) as u32, end as u32)),
+                spans.push(match segment.first() {
+                    Some(&u) if u == b'+' as u16 => Some(((start + 1) as u32, end as u32)),
                     _ => None,
                 });
-                start = end + NAME_SEPARATOR.len_utf8();
+                start = end + 1;
             }
         }
         ToolNames {
@@ -224,14 +232,14 @@ impl ToolNames {
         }
     }
 
-    /// Builds the list from names directly (`None` = no usable name).
-    pub fn from_names<'a, I: IntoIterator<Item = Option<&'a str>>>(names: I) -> Self {
-        let mut text = String::new();
+    /// Builds the list from names' UTF-16 units directly (`None` = no usable name).
+    pub fn from_names<'a, I: IntoIterator<Item = Option<&'a [u16]>>>(names: I) -> Self {
+        let mut text = Vec::new();
         let mut spans = Vec::new();
         for name in names {
             spans.push(name.map(|n| {
                 let start = text.len() as u32;
-                text.push_str(n);
+                text.extend_from_slice(n);
                 (start, text.len() as u32)
             }));
         }
@@ -252,8 +260,8 @@ impl ToolNames {
         self.spans.is_empty()
     }
 
-    /// The name of tool `i`, if it has one.
-    pub fn name(&self, i: usize) -> Option<&str> {
+    /// The name of tool `i` (its UTF-16 units), if it has one.
+    pub fn name(&self, i: usize) -> Option<&[u16]> {
         self.spans[i].map(|(s, e)| &self.text[s as usize..e as usize])
     }
 }
@@ -271,7 +279,7 @@ static NEXT_PALETTE_ID: AtomicU64 = AtomicU64::new(1);
 
 impl Palette {
     /// Compiles one allowlist per role, in order.
-    pub fn compile<S: AsRef<str>>(allowlists: &[Vec<S>]) -> Result<Self, PaletteError> {
+    pub fn compile<S: AsRef<[u16]>>(allowlists: &[Vec<S>]) -> Result<Self, PaletteError> {
         let allowlists = allowlists
             .iter()
             .enumerate()
@@ -356,8 +364,37 @@ impl Palette {
 mod tests {
     use super::*;
 
+    fn u(s: &str) -> Vec<u16> {
+        s.encode_utf16().collect()
+    }
+
+    fn units(entries: &[&str]) -> Vec<Vec<u16>> {
+        entries.iter().map(|e| u(e)).collect()
+    }
+
     fn list(entries: &[&str]) -> Allowlist {
-        Allowlist::compile(0, entries).unwrap()
+        Allowlist::compile(0, &units(entries)).unwrap()
+    }
+
+    fn pal(lists: &[&[&str]]) -> Palette {
+        Palette::compile(&lists.iter().map(|l| units(l)).collect::<Vec<_>>()).unwrap()
+    }
+
+    fn m(a: &Allowlist, name: &str) -> bool {
+        a.matches(&u(name))
+    }
+
+    fn nm(names: &ToolNames, i: usize) -> Option<String> {
+        names.name(i).map(String::from_utf16_lossy)
+    }
+
+    fn parse(s: &str) -> ToolNames {
+        ToolNames::parse(&u(s))
+    }
+
+    fn from(names: &[Option<&str>]) -> ToolNames {
+        let owned: Vec<Option<Vec<u16>>> = names.iter().map(|n| n.map(u)).collect();
+        ToolNames::from_names(owned.iter().map(|n| n.as_deref()))
     }
 
     fn wire(names: &[Option<&str>]) -> String {
@@ -374,32 +411,32 @@ mod tests {
     #[test]
     fn exact_names_match_only_themselves() {
         let a = list(&["search", "fetch_page"]);
-        assert!(a.matches("search"));
-        assert!(a.matches("fetch_page"));
-        assert!(!a.matches("searc"));
-        assert!(!a.matches("search2"));
-        assert!(!a.matches(""));
-        assert!(!a.matches("SEARCH"));
+        assert!(m(&a, "search"));
+        assert!(m(&a, "fetch_page"));
+        assert!(!m(&a, "searc"));
+        assert!(!m(&a, "search2"));
+        assert!(!m(&a, ""));
+        assert!(!m(&a, "SEARCH"));
     }
 
     #[test]
     fn trailing_star_is_a_prefix_match() {
         let a = list(&["github_*", "mcp__jira__*", "exact"]);
-        assert!(a.matches("github_"));
-        assert!(a.matches("github_create_issue"));
-        assert!(a.matches("mcp__jira__search"));
-        assert!(!a.matches("github"));
-        assert!(!a.matches("mcp__jira_search"));
-        assert!(!a.matches("gitlab_x"));
-        assert!(a.matches("exact"));
-        assert!(!a.matches("exactly"));
+        assert!(m(&a, "github_"));
+        assert!(m(&a, "github_create_issue"));
+        assert!(m(&a, "mcp__jira__search"));
+        assert!(!m(&a, "github"));
+        assert!(!m(&a, "mcp__jira_search"));
+        assert!(!m(&a, "gitlab_x"));
+        assert!(m(&a, "exact"));
+        assert!(!m(&a, "exactly"));
     }
 
     #[test]
     fn lone_star_matches_everything() {
         let a = list(&["*"]);
-        assert!(a.matches("anything"));
-        assert!(a.matches(""));
+        assert!(m(&a, "anything"));
+        assert!(m(&a, ""));
     }
 
     #[test]
@@ -408,10 +445,10 @@ mod tests {
         let a = list(&["abc*", "a*", "ab*", "b*", "a*"]);
         assert_eq!(a.prefixes.len(), 2);
         for name in ["a", "ab", "abc", "abd", "azz", "b", "bz"] {
-            assert!(a.matches(name), "{name}");
+            assert!(m(&a, name), "{name}");
         }
         for name in ["", "c", "ba"] {
-            assert_eq!(a.matches(name), name.starts_with('b'), "{name}");
+            assert_eq!(m(&a, name), name.starts_with('b'), "{name}");
         }
     }
 
@@ -419,13 +456,13 @@ mod tests {
     fn prefix_search_finds_the_right_neighbour() {
         // Names sorting between two prefixes must still find the lower one.
         let a = list(&["tool_a*", "tool_b*", "tool_c*"]);
-        assert!(a.matches("tool_a_zzz"));
-        assert!(a.matches("tool_b"));
-        assert!(a.matches("tool_ab"));
-        assert!(a.matches("tool_ax"));
-        assert!(a.matches("tool_a"));
-        assert!(!a.matches("tool_"));
-        assert!(!a.matches("tool_d"));
+        assert!(m(&a, "tool_a_zzz"));
+        assert!(m(&a, "tool_b"));
+        assert!(m(&a, "tool_ab"));
+        assert!(m(&a, "tool_ax"));
+        assert!(m(&a, "tool_a"));
+        assert!(!m(&a, "tool_"));
+        assert!(!m(&a, "tool_d"));
     }
 
     #[test]
@@ -470,17 +507,38 @@ mod tests {
             "ss",
         ];
         for name in names {
-            assert_eq!(a.matches(name), naive(name), "{name}");
+            assert_eq!(m(&a, name), naive(name), "{name}");
         }
+    }
+
+    #[test]
+    fn lone_surrogates_compare_unit_for_unit() {
+        let name = |units: &[u16]| units.to_vec();
+        let x = |tail: &[u16]| [&[0x78][..], tail, &u("_admin")].concat();
+        let a = Allowlist::compile(0, &[x(&[0xDFFF])]).unwrap();
+        assert!(a.matches(&x(&[0xDFFF])));
+        assert!(!a.matches(&x(&[0xD800])));
+        assert!(!a.matches(&x(&[0xFFFD])));
+        // A prefix ending in a lone lead surrogate is a prefix, in units, of
+        // a name where that lead starts a pair (as JS `startsWith` says).
+        let p = Allowlist::compile(0, &[name(&[0x78, 0xD83D, STAR])]).unwrap();
+        assert!(p.matches(&u("x😀")));
+        assert!(p.matches(&[0x78, 0xD83D]));
+        assert!(!p.matches(&[0x78, 0xD83C, 0xDF89]));
+        assert!(!p.matches(&u("x\u{FFFD}")));
+        // Sorting is by unit, so U+E000.. sorts after pairs, as in JS.
+        let q = Allowlist::compile(0, &[u("\u{E000}*"), u("😀*")]).unwrap();
+        assert!(q.matches(&u("\u{E000}z")) && q.matches(&u("😀z")));
+        assert!(!q.matches(&[0xD83D]));
     }
 
     #[test]
     fn rejects_malformed_entries() {
         assert_eq!(
-            Allowlist::compile(3, &["ok", ""]).unwrap_err(),
+            Allowlist::compile(3, &units(&["ok", ""])).unwrap_err(),
             PaletteError::EmptyEntry { role: 3 }
         );
-        let err = Allowlist::compile(1, &["github_*_read"]).unwrap_err();
+        let err = Allowlist::compile(1, &units(&["github_*_read"])).unwrap_err();
         assert_eq!(
             err,
             PaletteError::InnerWildcard {
@@ -489,7 +547,7 @@ mod tests {
             }
         );
         assert!(err.to_string().contains("only a trailing '*'"));
-        assert!(Allowlist::compile(0, &["**"]).is_err());
+        assert!(Allowlist::compile(0, &units(&["**"])).is_err());
     }
 
     #[test]
@@ -497,30 +555,30 @@ mod tests {
         let a = list(&[]);
         assert!(a.is_empty());
         assert_eq!(a.entries(), 0);
-        assert!(!a.matches("x"));
+        assert!(!m(&a, "x"));
         assert!(!list(&["x"]).is_empty());
     }
 
     #[test]
     fn wire_format_round_trips() {
-        let names = ToolNames::parse(&wire(&[Some("a"), None, Some(""), Some("日本"), Some("b*")]));
+        let names = parse(&wire(&[Some("a"), None, Some(""), Some("日本"), Some("b*")]));
         assert_eq!(names.len(), 5);
-        assert_eq!(names.name(0), Some("a"));
-        assert_eq!(names.name(1), None);
-        assert_eq!(names.name(2), Some(""));
-        assert_eq!(names.name(3), Some("日本"));
-        assert_eq!(names.name(4), Some("b*"));
-        assert!(ToolNames::parse("").is_empty());
+        assert_eq!(nm(&names, 0).as_deref(), Some("a"));
+        assert_eq!(nm(&names, 1), None);
+        assert_eq!(nm(&names, 2).as_deref(), Some(""));
+        assert_eq!(nm(&names, 3).as_deref(), Some("日本"));
+        assert_eq!(nm(&names, 4).as_deref(), Some("b*"));
+        assert!(parse("").is_empty());
         // A single tool with the empty name is not the empty list.
-        assert_eq!(ToolNames::parse("+").len(), 1);
+        assert_eq!(parse("+").len(), 1);
         // Anything that is not `+name` is a tool without a name.
-        assert_eq!(ToolNames::parse("x\0+y").name(0), None);
+        assert_eq!(nm(&parse("x\0+y"), 0), None);
     }
 
     #[test]
     fn select_keeps_input_order_and_skips_unnamed_tools() {
-        let palette = Palette::compile(&[vec!["b", "github_*"], vec![]]).unwrap();
-        let names = ToolNames::parse(&wire(&[
+        let palette = pal(&[&["b", "github_*"], &[]]);
+        let names = parse(&wire(&[
             Some("github_z"),
             Some("a"),
             None,
@@ -537,8 +595,8 @@ mod tests {
 
     #[test]
     fn select_into_never_writes_past_the_buffer() {
-        let palette = Palette::compile(&[vec!["*"]]).unwrap();
-        let names = ToolNames::from_names([Some("a"), Some("b"), Some("c")]);
+        let palette = pal(&[&["*"]]);
+        let names = from(&[Some("a"), Some("b"), Some("c")]);
         let mut out = [u32::MAX; 2];
         assert_eq!(palette.select_into(0, &names, &mut out), 2);
         assert_eq!(out, [0, 1]);
@@ -546,9 +604,9 @@ mod tests {
 
     #[test]
     fn selections_are_remembered_per_palette_and_role() {
-        let a = Palette::compile(&[vec!["x"], vec!["y*"]]).unwrap();
-        let b = Palette::compile(&[vec!["y1"]]).unwrap();
-        let names = ToolNames::from_names([Some("y1"), Some("x"), Some("y2")]);
+        let a = pal(&[&["x"], &["y*"]]);
+        let b = pal(&[&["y1"]]);
+        let names = from(&[Some("y1"), Some("x"), Some("y2")]);
         for _ in 0..3 {
             assert_eq!(a.select(0, &names), vec![1]);
             assert_eq!(a.select(1, &names), vec![0, 2]);
@@ -557,8 +615,8 @@ mod tests {
         }
         assert_eq!(names.memo.borrow().len(), 3);
         // The memo is bounded.
-        let many: Vec<Vec<&str>> = (0..40).map(|_| vec!["x"]).collect();
-        let c = Palette::compile(&many).unwrap();
+        let many: Vec<&[&str]> = (0..40).map(|_| &["x"][..]).collect();
+        let c = pal(&many);
         for role in 0..40 {
             assert_eq!(c.select(role, &names), vec![1]);
         }
@@ -568,8 +626,8 @@ mod tests {
 
     #[test]
     fn from_names_matches_parse() {
-        let a = ToolNames::from_names([Some("x"), None, Some("yz")]);
-        let b = ToolNames::parse(&wire(&[Some("x"), None, Some("yz")]));
+        let a = from(&[Some("x"), None, Some("yz")]);
+        let b = parse(&wire(&[Some("x"), None, Some("yz")]));
         for i in 0..3 {
             assert_eq!(a.name(i), b.name(i));
         }

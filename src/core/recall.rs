@@ -3,12 +3,11 @@
 //! Every answer is a string; problems a model can cause come back as
 //! structured `[recall: ...]` / `[tool_memory ...]` messages, never errors.
 
-use memchr::memmem;
-
 use crate::core::json::{select, Selection};
 use crate::core::ledger::Entry;
 use crate::core::search;
-use crate::core::text::{count_chars, ellipsize, take_chars, Text};
+use crate::core::text::{count_chars, ellipsize, take_chars_bytes, Text};
+use crate::core::wtf8::{self, Wtf8Buf};
 
 /// The default cap on a recall answer, in code points, marker included.
 pub const MAX_OUTPUT_CHARS: usize = 50_000;
@@ -24,10 +23,12 @@ const MAX_CASELESS_QUERY_BYTES: usize = 1024;
 const ECHO_CHARS: usize = 200;
 
 /// A fetch request, already normalised: empty strings are `None`.
+/// The query is WTF-8 (see `core::wtf8`): a lone surrogate in it matches only
+/// that lone surrogate, never U+FFFD nor half of a pair.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FetchSpec {
     pub full: bool,
-    pub query: Option<String>,
+    pub query: Option<Wtf8Buf>,
     pub offset: Option<i64>,
     pub max_chars: Option<i64>,
     pub json_path: Option<String>,
@@ -39,14 +40,14 @@ impl FetchSpec {
     /// (NaN means absent), so no model-sent value can make a fetch fail.
     pub fn new(
         format: Option<&str>,
-        query: Option<String>,
+        query: Option<Wtf8Buf>,
         offset: Option<f64>,
         max_chars: Option<f64>,
         json_path: Option<String>,
     ) -> Self {
         FetchSpec {
             full: format == Some("full"),
-            query: query.filter(|q| !q.is_empty()),
+            query: query.filter(|q| !q.as_bytes().is_empty()),
             offset: offset.and_then(to_int),
             max_chars: max_chars.and_then(to_int),
             json_path: json_path.filter(|p| !p.is_empty()),
@@ -70,18 +71,20 @@ fn to_int(x: f64) -> Option<i64> {
 
 /// A fetch answer, borrowed from the entry where it is a slice of it.
 pub enum Answer<'a> {
-    /// A contiguous part of the payload starting at code point `start`.
+    /// A contiguous part of the payload starting at code point `start`
+    /// (its bytes; `utf8` when the payload is well-formed).
     Part {
-        text: &'a str,
+        text: &'a [u8],
+        utf8: bool,
         start: usize,
     },
-    Other(String),
+    Other(Wtf8Buf),
 }
 
 impl Answer<'_> {
-    pub fn into_string(self) -> String {
+    pub fn into_buf(self) -> Wtf8Buf {
         match self {
-            Answer::Part { text, .. } => text.to_string(),
+            Answer::Part { text, utf8, .. } => Wtf8Buf::from_bytes(text.to_vec(), utf8),
             Answer::Other(s) => s,
         }
     }
@@ -90,16 +93,19 @@ impl Answer<'_> {
 /// The answer for an entry, by precedence json path → query → range → format.
 pub fn fetch_entry<'a>(e: &'a Entry, spec: &FetchSpec) -> Answer<'a> {
     let text = &e.text;
+    let utf8 = text.is_utf8();
     if let Some(path) = &spec.json_path {
         return Answer::Other(match &e.json {
             None => format!(
                 "[recall: payload is not JSON; json_path '{}' not applicable]",
                 ellipsize(path, ECHO_CHARS)
-            ),
-            Some(doc) => match select(text.as_str(), &doc.index, path) {
-                Ok(Selection::Node(s)) => s.to_string(),
-                Ok(Selection::Many(s)) => s,
-                Err(msg) => msg,
+            )
+            .into(),
+            // Nodes are sliced at JSON tokens, so they keep lone surrogates whole.
+            Some(doc) => match select(text.as_bytes(), &doc.index, path) {
+                Ok(Selection::Node(s)) => Wtf8Buf::from_bytes(s.to_vec(), utf8),
+                Ok(Selection::Many(s)) => Wtf8Buf::from_bytes(s, utf8),
+                Err(msg) => msg.into(),
             },
         });
     }
@@ -110,7 +116,11 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &FetchSpec) -> Answer<'a> {
         let len = text.char_len();
         let start = spec.offset.unwrap_or(0).max(0) as u64;
         if start >= len as u64 {
-            return Answer::Part { text: "", start: len };
+            return Answer::Part {
+                text: b"",
+                utf8: true,
+                start: len,
+            };
         }
         let start = start as usize;
         let end = match spec.max_chars {
@@ -119,16 +129,18 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &FetchSpec) -> Answer<'a> {
         };
         return Answer::Part {
             text: text.slice(start, end),
+            utf8,
             start,
         };
     }
     if spec.full {
         Answer::Part {
-            text: text.as_str(),
+            text: text.as_bytes(),
+            utf8,
             start: 0,
         }
     } else {
-        Answer::Other(e.handle.stub.clone())
+        Answer::Other(e.handle.stub.clone().into())
     }
 }
 
@@ -141,31 +153,29 @@ pub fn not_found(mem_id: &str) -> String {
 /// where a window is cut inside the payload, joined by `\n---\n`), the search
 /// resuming after each match. More matches than windows: a first line says
 /// how many. No exact match but a case-insensitive one: those, and it says so.
-pub fn query_windows(text: &Text, query: &str, mem_id: &str) -> String {
-    let hay = text.as_str();
-    let q_chars = count_chars(query.as_bytes());
-    let no_match = || {
-        format!(
-            "[recall: no match for query '{}' in {}]",
-            ellipsize(query, ECHO_CHARS),
-            mem_id
-        )
-    };
+/// Windows are payload slices and keep lone surrogates; the echoed query in
+/// the message lines is display text (a lone surrogate there shows as U+FFFD).
+pub fn query_windows(text: &Text, query: &Wtf8Buf, mem_id: &str) -> Wtf8Buf {
+    let hay = text.as_bytes();
+    let q = query.as_bytes();
+    let q_chars = count_chars(q);
+    let echo = || ellipsize(&query.to_string_lossy(), ECHO_CHARS);
+    let no_match = || Wtf8Buf::from(format!("[recall: no match for query '{}' in {}]", echo(), mem_id));
     if q_chars > text.char_len() {
         return no_match();
     }
-    let found = search::exact(hay.as_bytes(), query.as_bytes(), MAX_WINDOWS);
+    let found = search::exact(hay, q, MAX_WINDOWS);
     let mut starts: Vec<usize> = found.first.iter().map(|&b| text.char_of(b)).collect();
     let mut total = found.total;
     let mut head = None;
     if total == 0 {
-        let (s, t) = if query.len() > MAX_CASELESS_QUERY_BYTES {
+        let (s, t) = if q.len() > MAX_CASELESS_QUERY_BYTES {
             (Vec::new(), 0)
-        } else if query.is_ascii() {
-            let m = search::ascii_caseless(hay.as_bytes(), query.as_bytes(), MAX_WINDOWS);
+        } else if q.is_ascii() {
+            let m = search::ascii_caseless(hay, q, MAX_WINDOWS);
             (m.first.iter().map(|&b| text.char_of(b)).collect(), m.total)
         } else {
-            folded_matches(hay, query)
+            folded_matches(hay, q)
         };
         if t == 0 {
             return no_match();
@@ -182,88 +192,134 @@ pub fn query_windows(text: &Text, query: &str, mem_id: &str) -> String {
         };
         head = Some(format!(
             "[recall: no exact match for query '{}' in {}; {}]",
-            ellipsize(query, ECHO_CHARS),
+            echo(),
             mem_id,
             shown
         ));
     } else if total > MAX_WINDOWS {
         head = Some(format!(
             "[recall: {total} matches for query '{}' in {}; showing the first {MAX_WINDOWS}]",
-            ellipsize(query, ECHO_CHARS),
+            echo(),
             mem_id
         ));
     }
     let len = text.char_len();
-    let windows: Vec<String> = starts
-        .iter()
-        .map(|&c| {
-            let a = c.saturating_sub(WINDOW_CHARS);
-            let b = (c + q_chars + WINDOW_CHARS).min(len);
-            let mut w = String::new();
-            if a > 0 {
-                w.push_str("...");
-            }
-            w.push_str(text.slice(a, b));
-            if b < len {
-                w.push_str("...");
-            }
-            w
-        })
-        .collect();
-    let body = windows.join("\n---\n");
-    match head {
-        Some(h) => format!("{h}\n{body}"),
-        None => body,
+    let mut out: Vec<u8> = Vec::new();
+    if let Some(h) = head {
+        out.extend_from_slice(h.as_bytes());
+        out.push(b'\n');
     }
+    for (i, &c) in starts.iter().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(b"\n---\n");
+        }
+        let a = c.saturating_sub(WINDOW_CHARS);
+        let b = (c + q_chars + WINDOW_CHARS).min(len);
+        if a > 0 {
+            out.extend_from_slice(b"...");
+        }
+        out.extend_from_slice(text.slice(a, b));
+        if b < len {
+            out.extend_from_slice(b"...");
+        }
+    }
+    Wtf8Buf::from_bytes(out, text.is_utf8())
 }
 
 /// Case folding that maps each code point to exactly one, so code point
-/// positions in the folded text are positions in the original.
-fn fold(c: char) -> char {
-    if c.is_ascii() {
-        return c.to_ascii_lowercase();
+/// positions in the folded text are positions in the original. A lone
+/// surrogate folds to itself.
+fn fold(cp: u32) -> u32 {
+    if cp < 0x80 {
+        return (cp as u8).to_ascii_lowercase() as u32;
     }
+    let Some(c) = char::from_u32(cp) else {
+        return cp;
+    };
     let mut l = c.to_lowercase();
     match (l.next(), l.next()) {
-        (Some(x), None) => x,
-        _ => c,
+        (Some(x), None) => x as u32,
+        _ => cp,
     }
 }
 
 /// Case-insensitive match starts (code points, first few) and the total, for
 /// a query with non-ASCII letters (ASCII queries take `search::ascii_caseless`).
-fn folded_matches(hay: &str, query: &str) -> (Vec<usize>, usize) {
-    let fq: String = query.chars().map(fold).collect();
-    let fh: String = hay.chars().map(fold).collect();
+/// One pass over the payload, folding each code point as it is read and
+/// feeding it to a KMP matcher over the folded query: linear time, and memory
+/// bounded by the query (no folded copy of the payload). Matches are
+/// non-overlapping, each search resuming after the previous match.
+fn folded_matches(hay: &[u8], query: &[u8]) -> (Vec<usize>, usize) {
+    let mut needle = Vec::with_capacity(query.len());
+    let mut i = 0;
+    while i < query.len() {
+        let (cp, n) = wtf8::decode_at(query, i);
+        needle.push(fold(cp));
+        i += n;
+    }
+    let m = needle.len();
     let mut starts = Vec::with_capacity(MAX_WINDOWS);
-    let mut total = 0usize;
-    // Byte → code point, counted incrementally from the previous match.
-    let (mut last_b, mut last_c) = (0usize, 0usize);
-    for b in memmem::find_iter(fh.as_bytes(), fq.as_bytes()) {
-        if starts.len() < MAX_WINDOWS {
-            last_c += count_chars(&fh.as_bytes()[last_b..b]);
-            last_b = b;
-            starts.push(last_c);
+    if m == 0 {
+        return (starts, 0);
+    }
+    // fail[k]: length of the longest proper border of needle[..=k].
+    let mut fail = vec![0usize; m];
+    let mut k = 0;
+    for j in 1..m {
+        while k > 0 && needle[j] != needle[k] {
+            k = fail[k - 1];
         }
-        total += 1;
+        if needle[j] == needle[k] {
+            k += 1;
+        }
+        fail[j] = k;
+    }
+    let (mut total, mut state, mut ci, mut i) = (0usize, 0usize, 0usize, 0usize);
+    while i < hay.len() {
+        let (cp, n) = if hay[i] < 0x80 {
+            (hay[i] as u32, 1)
+        } else {
+            wtf8::decode_at(hay, i)
+        };
+        i += n;
+        ci += 1;
+        let c = fold(cp);
+        while state > 0 && c != needle[state] {
+            state = fail[state - 1];
+        }
+        if c == needle[state] {
+            state += 1;
+        }
+        if state == m {
+            if starts.len() < MAX_WINDOWS {
+                starts.push(ci - m);
+            }
+            total += 1;
+            state = 0;
+        }
     }
     (starts, total)
 }
 
 /// Cuts an answer to `max` code points, marker included. A contiguous part
 /// of the payload also says where to continue.
-pub fn cap_answer(a: Answer<'_>, mem_id: &str, max: usize) -> String {
+pub fn cap_answer(a: Answer<'_>, mem_id: &str, max: usize) -> Wtf8Buf {
     match a {
-        Answer::Part { text, start } => cap_output(text, mem_id, max, Some(start)),
+        Answer::Part { text, utf8, start } => cap_bytes(text, utf8, mem_id, max, Some(start)),
         Answer::Other(s) => cap_output(&s, mem_id, max, None),
     }
 }
 
 /// Cuts `text` so that text plus the truncation marker fit in `max` code points.
-pub fn cap_output(text: &str, mem_id: &str, max: usize, contiguous_from: Option<usize>) -> String {
+pub fn cap_output(text: &Wtf8Buf, mem_id: &str, max: usize, contiguous_from: Option<usize>) -> Wtf8Buf {
+    cap_bytes(text.as_bytes(), text.is_utf8(), mem_id, max, contiguous_from)
+}
+
+/// [`cap_output`] on UTF-8 (or WTF-8, `utf8` false) bytes.
+fn cap_bytes(text: &[u8], utf8: bool, mem_id: &str, max: usize, contiguous_from: Option<usize>) -> Wtf8Buf {
     // Bytes bound code points from above: most answers skip the count.
-    if text.len() <= max || count_chars(text.as_bytes()) <= max {
-        return text.to_string();
+    if text.len() <= max || count_chars(text) <= max {
+        return Wtf8Buf::from_bytes(text.to_vec(), utf8);
     }
     let id = ellipsize(mem_id, ECHO_CHARS);
     let marker = |kept: usize| {
@@ -278,12 +334,12 @@ pub fn cap_output(text: &str, mem_id: &str, max: usize, contiguous_from: Option<
     // `start + max` has no more digits than the one we finally print.
     let probe = count_chars(marker(max).as_bytes());
     if probe >= max {
-        return take_chars(text, max).to_string();
+        return Wtf8Buf::from_bytes(take_chars_bytes(text, max).to_vec(), utf8);
     }
     let kept = max - probe;
-    let mut out = take_chars(text, kept).to_string();
-    out.push_str(&marker(kept));
-    out
+    let mut out = take_chars_bytes(text, kept).to_vec();
+    out.extend_from_slice(marker(kept).as_bytes());
+    Wtf8Buf::from_bytes(out, utf8)
 }
 
 #[cfg(test)]
@@ -294,11 +350,23 @@ mod tests {
         Text::new(s.to_string())
     }
 
+    fn qw(text: &Text, q: &str) -> String {
+        query_windows(text, &q.into(), "trm_x")
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    fn cap(text: &str, id: &str, max: usize, from: Option<usize>) -> String {
+        cap_output(&text.into(), id, max, from)
+            .to_string_lossy()
+            .into_owned()
+    }
+
     #[test]
     fn spec_normalises_model_values() {
         let s = FetchSpec::new(
             Some("FULL"),
-            Some(String::new()),
+            Some(Wtf8Buf::default()),
             Some(f64::NAN),
             Some(-3.7),
             Some(String::new()),
@@ -318,23 +386,23 @@ mod tests {
     #[test]
     fn windows_cut_with_ellipses_and_join() {
         let body = format!("{}FINDME{}", "a".repeat(1000), "b".repeat(1000));
-        let w = query_windows(&t(&body), "FINDME", "trm_x");
+        let w = qw(&t(&body), "FINDME");
         assert_eq!(w, format!("...{}FINDME{}...", "a".repeat(400), "b".repeat(400)));
-        let w = query_windows(&t("xx FINDME yy FINDME"), "FINDME", "trm_x");
+        let w = qw(&t("xx FINDME yy FINDME"), "FINDME");
         assert_eq!(w, "xx FINDME yy FINDME\n---\nxx FINDME yy FINDME");
     }
 
     #[test]
     fn windows_count_code_points_in_multibyte_text() {
         let body = format!("{}é😀HIT😀é{}", "€".repeat(500), "ß".repeat(500));
-        let w = query_windows(&t(&body), "HIT", "trm_x");
+        let w = qw(&t(&body), "HIT");
         let want = format!("...{}é😀HIT😀é{}...", "€".repeat(398), "ß".repeat(398));
         assert_eq!(w, want);
     }
 
     #[test]
     fn more_than_five_matches_are_counted() {
-        let w = query_windows(&t(&"ab ".repeat(9)), "ab", "trm_x");
+        let w = qw(&t(&"ab ".repeat(9)), "ab");
         let first = w.lines().next().unwrap();
         assert_eq!(
             first,
@@ -345,7 +413,7 @@ mod tests {
 
     #[test]
     fn case_insensitive_fallback_and_no_match() {
-        let w = query_windows(&t("Hello ÉCOLE world"), "école", "trm_x");
+        let w = qw(&t("Hello ÉCOLE world"), "école");
         assert!(
             w.starts_with(
                 "[recall: no exact match for query 'école' in trm_x; showing 1 case-insensitive match]\n"
@@ -354,40 +422,120 @@ mod tests {
         );
         assert!(w.ends_with("Hello ÉCOLE world"));
         assert_eq!(
-            query_windows(&t("abc"), "zzz", "trm_x"),
+            qw(&t("abc"), "zzz"),
             "[recall: no match for query 'zzz' in trm_x]"
         );
+    }
+
+    /// The implementation before the streaming matcher (it folded a copy of
+    /// the whole payload), kept as the oracle the new one must equal.
+    fn old_folded_matches(hay: &str, query: &str) -> (Vec<usize>, usize) {
+        let f = |c: char| char::from_u32(fold(c as u32)).unwrap();
+        let fq: String = query.chars().map(f).collect();
+        let fh: String = hay.chars().map(f).collect();
+        let mut starts = Vec::with_capacity(MAX_WINDOWS);
+        let mut total = 0usize;
+        let (mut last_b, mut last_c) = (0usize, 0usize);
+        for b in memchr::memmem::find_iter(fh.as_bytes(), fq.as_bytes()) {
+            if starts.len() < MAX_WINDOWS {
+                last_c += count_chars(&fh.as_bytes()[last_b..b]);
+                last_b = b;
+                starts.push(last_c);
+            }
+            total += 1;
+        }
+        (starts, total)
+    }
+
+    #[test]
+    fn streaming_fold_matches_the_old_folded_copy() {
+        let cases = [
+            ("Hello ÉCOLE world école ÉcOlE", "école"),
+            ("ÄäÄäÄäÄ", "ää"),
+            ("😀É😀é😀É😀", "é😀"),
+            ("ΣΑΣ σας ΣΑΣ", "σα"),
+            ("éaéaéaébéaéb", "éaéb"),
+            ("İstanbul istanbul", "İs"),
+            ("straße STRASSE", "ß"),
+            ("日本語テキスト日本", "日本"),
+            ("", "é"),
+            ("é", "éé"),
+        ];
+        for (hay, q) in cases {
+            assert_eq!(
+                folded_matches(hay.as_bytes(), q.as_bytes()),
+                old_folded_matches(hay, q),
+                "{hay} / {q}"
+            );
+        }
+        // Small alphabets make many partial matches: the KMP fallbacks.
+        let alphabet = ['a', 'A', 'é', 'É', '😀', 'ß'];
+        let mut seed = 0x2545_f491_u64;
+        let mut pick = |n: usize| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..2000 {
+            let hay: String = (0..pick(40)).map(|_| alphabet[pick(alphabet.len())]).collect();
+            let q: String = (0..1 + pick(4)).map(|_| alphabet[pick(alphabet.len())]).collect();
+            assert_eq!(
+                folded_matches(hay.as_bytes(), q.as_bytes()),
+                old_folded_matches(&hay, &q),
+                "{hay} / {q}"
+            );
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_match_only_themselves_and_come_back_whole() {
+        // "a\u{D800}b\u{FFFD}c😀"
+        let units = [0x61, 0xD800, 0x62, 0xFFFD, 0x63, 0xD83D, 0xDE00];
+        let text = Text::from_wtf8(wtf8::from_utf16(&units).0);
+        let q = |u: &[u16]| Wtf8Buf::from_bytes(wtf8::from_utf16(u).0, false);
+        let w = query_windows(&text, &q(&[0xD800]), "trm_x");
+        assert_eq!(w.to_utf16(), units);
+        let w = query_windows(&text, &q(&[0xFFFD]), "trm_x");
+        assert_eq!(w.to_utf16(), units);
+        // A lone lead never matches half of a pair.
+        let w = query_windows(&text, &q(&[0xD83D]), "trm_x");
+        assert_eq!(w, "[recall: no match for query '\u{FFFD}' in trm_x]");
+        // Caseless over WTF-8: surrogates fold to themselves.
+        let w = query_windows(&text, &q(&[0x42, 0xFFFD]), "trm_x");
+        assert!(w.to_utf16().ends_with(&units), "{w:?}");
+        // Ranges count a lone surrogate as one code point.
+        assert_eq!(wtf8::to_utf16(text.slice(1, 2)), [0xD800]);
+        assert_eq!(text.char_len(), 6);
     }
 
     #[test]
     fn huge_queries_answer_quickly() {
         let big = "q".repeat(2_000_000);
         assert_eq!(
-            query_windows(&t("short"), &big, "trm_x"),
+            qw(&t("short"), &big),
             format!("[recall: no match for query '{}...' in trm_x]", "q".repeat(197))
         );
         let text = t(&"abc ".repeat(100_000));
         let long = "ABC ".repeat(1000);
-        assert!(query_windows(&text, &long, "trm_x").starts_with("[recall: no match"));
-        assert!(query_windows(&text, &long[..40], "trm_x").starts_with("[recall: no exact match"));
+        assert!(qw(&text, &long).starts_with("[recall: no match"));
+        assert!(qw(&text, &long[..40]).starts_with("[recall: no exact match"));
     }
 
     #[test]
     fn cap_keeps_text_plus_marker_within_max() {
         let text = "😀".repeat(100);
-        let out = cap_output(&text, "trm_x", 120, Some(0));
+        let out = cap(&text, "trm_x", 120, Some(0));
         assert_eq!(out.chars().count(), 100);
-        let out = cap_output(&text, "trm_x", 99, None);
-        assert_eq!(out, take_chars(&text, 99));
+        let out = cap(&text, "trm_x", 99, None);
+        assert_eq!(out, crate::core::text::take_chars(&text, 99));
         let big = "x".repeat(200_000);
-        let out = cap_output(&big, "trm_abc", MAX_OUTPUT_CHARS, Some(10));
+        let out = cap(&big, "trm_abc", MAX_OUTPUT_CHARS, Some(10));
         assert!(out.chars().count() <= MAX_OUTPUT_CHARS);
         let kept = out.find('\n').unwrap();
         assert!(out.ends_with(&format!(
             "\n...[recall_tool_result output truncated at 50000 chars; mem_id=trm_abc retains full data in the ledger; continue with offset={}]",
             10 + kept
         )));
-        let out = cap_output(&big, "trm_abc", MAX_OUTPUT_CHARS, None);
+        let out = cap(&big, "trm_abc", MAX_OUTPUT_CHARS, None);
         assert!(out.ends_with("\n...[recall_tool_result output truncated at 50000 chars; mem_id=trm_abc retains full data in the ledger]"));
         assert_eq!(out.chars().count(), MAX_OUTPUT_CHARS);
     }

@@ -2,20 +2,58 @@
 //! `Array.from(s)` count), with a sparse code-point → byte index so offsets
 //! on multi-megabyte payloads resolve without scanning from the start.
 
+use std::borrow::Cow;
+
+use crate::core::wtf8;
+
 /// Code points between two marks of the sparse index.
 const MARK_EVERY: usize = 4096;
 
-/// A stored payload: UTF-8 text plus what is needed to slice it by code point.
+/// A payload as it crossed from JS, already owned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Payload {
+    /// Known to be ASCII (a JS string copied as Latin-1): no scan needed.
+    Ascii(String),
+    /// Well-formed text (a Buffer is decoded lossily into this).
+    Utf8(String),
+    /// WTF-8 of a JS string with lone surrogates (see `core::wtf8`).
+    Wtf8(Vec<u8>),
+}
+
+impl Payload {
+    /// The bytes that are stored and hashed: UTF-8, or WTF-8.
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Payload::Ascii(s) | Payload::Utf8(s) => s.as_bytes(),
+            Payload::Wtf8(b) => b,
+        }
+    }
+}
+
+impl From<&str> for Payload {
+    fn from(s: &str) -> Self {
+        Payload::Utf8(s.to_owned())
+    }
+}
+
+#[derive(Debug)]
+enum Body {
+    Utf8(String),
+    /// Holds at least one lone surrogate.
+    Wtf8(Vec<u8>),
+}
+
+/// A stored payload: UTF-8 (or WTF-8) text plus what is needed to slice it by code point.
 #[derive(Debug)]
 pub struct Text {
-    s: String,
+    body: Body,
     chars: usize,
     /// Byte offset of code point `k * MARK_EVERY`; empty when the text is ASCII
     /// (then code point offsets are byte offsets).
     marks: Vec<usize>,
 }
 
-/// Counts code points in UTF-8 bytes: every byte that is not a continuation byte.
+/// Counts code points in UTF-8 (or WTF-8) bytes: every byte that is not a continuation byte.
 pub fn count_chars(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
 }
@@ -27,7 +65,7 @@ impl Text {
         debug_assert!(s.is_ascii());
         let chars = s.len();
         Text {
-            s,
+            body: Body::Utf8(s),
             chars,
             marks: Vec::new(),
         }
@@ -35,12 +73,7 @@ impl Text {
 
     pub fn new(s: String) -> Self {
         if s.is_ascii() {
-            let chars = s.len();
-            return Text {
-                s,
-                chars,
-                marks: Vec::new(),
-            };
+            return Text::from_ascii(s);
         }
         let mut marks = Vec::with_capacity(s.len() / MARK_EVERY + 1);
         let mut chars = 0usize;
@@ -51,11 +84,65 @@ impl Text {
             chars += 1;
         }
         marks.shrink_to_fit();
-        Text { s, chars, marks }
+        Text {
+            body: Body::Utf8(s),
+            chars,
+            marks,
+        }
     }
 
-    pub fn as_str(&self) -> &str {
-        &self.s
+    /// A text from WTF-8 bytes (see `core::wtf8`); valid UTF-8 takes [`Text::new`].
+    pub fn from_wtf8(b: Vec<u8>) -> Self {
+        let b = match String::from_utf8(b) {
+            Ok(s) => return Text::new(s),
+            Err(e) => e.into_bytes(),
+        };
+        let mut marks = Vec::with_capacity(b.len() / MARK_EVERY + 1);
+        let mut chars = 0usize;
+        for (i, &c) in b.iter().enumerate() {
+            if (c as i8) >= -0x40 {
+                if chars.is_multiple_of(MARK_EVERY) {
+                    marks.push(i);
+                }
+                chars += 1;
+            }
+        }
+        marks.shrink_to_fit();
+        Text {
+            body: Body::Wtf8(b),
+            chars,
+            marks,
+        }
+    }
+
+    /// A text from a payload, trusting what the payload already knows.
+    pub fn from_payload(p: Payload) -> Self {
+        match p {
+            Payload::Ascii(s) => Text::from_ascii(s),
+            Payload::Utf8(s) => Text::new(s),
+            Payload::Wtf8(b) => Text::from_wtf8(b),
+        }
+    }
+
+    /// The stored bytes: UTF-8, or WTF-8 when [`is_utf8`](Self::is_utf8) is false.
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.body {
+            Body::Utf8(s) => s.as_bytes(),
+            Body::Wtf8(b) => b,
+        }
+    }
+
+    /// Whether the text is well-formed (holds no lone surrogate).
+    pub fn is_utf8(&self) -> bool {
+        matches!(self.body, Body::Utf8(_))
+    }
+
+    /// The text as display UTF-8: lone surrogates as U+FFFD, byte offsets unchanged.
+    pub fn lossy(&self) -> Cow<'_, str> {
+        match &self.body {
+            Body::Utf8(s) => Cow::Borrowed(s),
+            Body::Wtf8(b) => wtf8::to_string_lossy(b),
+        }
     }
 
     /// Length in code points.
@@ -65,20 +152,24 @@ impl Text {
 
     /// Bytes held, payload and index.
     pub fn heap_bytes(&self) -> usize {
-        self.s.capacity() + self.marks.capacity() * std::mem::size_of::<usize>()
+        let held = match &self.body {
+            Body::Utf8(s) => s.capacity(),
+            Body::Wtf8(b) => b.capacity(),
+        };
+        held + self.marks.capacity() * std::mem::size_of::<usize>()
     }
 
     /// Byte offset of code point `ci` (clamped to the end).
     pub fn byte_of(&self, ci: usize) -> usize {
+        let bytes = self.as_bytes();
         if ci >= self.chars {
-            return self.s.len();
+            return bytes.len();
         }
         if self.marks.is_empty() {
             return ci;
         }
         let mut b = self.marks[ci / MARK_EVERY];
         let mut left = ci % MARK_EVERY;
-        let bytes = self.s.as_bytes();
         while left > 0 {
             b += 1;
             while (bytes[b] as i8) < -0x40 {
@@ -91,19 +182,41 @@ impl Text {
 
     /// Code point index of byte offset `bi`, which must be a char boundary.
     pub fn char_of(&self, bi: usize) -> usize {
+        let bytes = self.as_bytes();
         if self.marks.is_empty() {
-            return bi.min(self.s.len());
+            return bi.min(bytes.len());
         }
         let k = self.marks.partition_point(|&m| m <= bi) - 1;
-        k * MARK_EVERY + count_chars(&self.s.as_bytes()[self.marks[k]..bi])
+        k * MARK_EVERY + count_chars(&bytes[self.marks[k]..bi])
     }
 
-    /// Code points `[start, end)`, clamped to the text.
-    pub fn slice(&self, start: usize, end: usize) -> &str {
+    /// Code points `[start, end)`, clamped to the text, as its bytes. A lone
+    /// surrogate is one code point: a slice holds it whole or not at all, and
+    /// a surrogate pair is never split.
+    pub fn slice(&self, start: usize, end: usize) -> &[u8] {
         let a = self.byte_of(start);
         let b = self.byte_of(end.max(start));
-        &self.s[a..b]
+        &self.as_bytes()[a..b]
     }
+
+    /// [`slice`](Self::slice) for JS: owned, marked UTF-8 when the text is.
+    pub fn slice_buf(&self, start: usize, end: usize) -> wtf8::Wtf8Buf {
+        wtf8::Wtf8Buf::from_bytes(self.slice(start, end).to_vec(), self.is_utf8())
+    }
+}
+
+/// The first `n` code points of UTF-8 (or WTF-8) bytes (all of them when shorter).
+pub fn take_chars_bytes(b: &[u8], n: usize) -> &[u8] {
+    let mut seen = 0usize;
+    for (i, &c) in b.iter().enumerate() {
+        if (c as i8) >= -0x40 {
+            if seen == n {
+                return &b[..i];
+            }
+            seen += 1;
+        }
+    }
+    b
 }
 
 /// The first `n` code points of `s` (all of it when shorter).
@@ -132,9 +245,9 @@ mod tests {
     fn ascii_offsets_are_bytes() {
         let t = Text::new("0123456789".into());
         assert_eq!(t.char_len(), 10);
-        assert_eq!(t.slice(5, 9), "5678");
-        assert_eq!(t.slice(8, 100), "89");
-        assert_eq!(t.slice(100, 200), "");
+        assert_eq!(t.slice(5, 9), b"5678");
+        assert_eq!(t.slice(8, 100), b"89");
+        assert_eq!(t.slice(100, 200), b"");
         assert_eq!(t.char_of(4), 4);
     }
 
@@ -143,9 +256,9 @@ mod tests {
         let s = "aé😀b€".to_string();
         let t = Text::new(s);
         assert_eq!(t.char_len(), 5);
-        assert_eq!(t.slice(1, 3), "é😀");
-        assert_eq!(t.slice(2, 3), "😀");
-        assert_eq!(t.slice(3, 5), "b€");
+        assert_eq!(t.slice(1, 3), "é😀".as_bytes());
+        assert_eq!(t.slice(2, 3), "😀".as_bytes());
+        assert_eq!(t.slice(3, 5), "b€".as_bytes());
         assert_eq!(t.char_of(t.byte_of(4)), 4);
     }
 
@@ -172,7 +285,7 @@ mod tests {
             (19_990, 25_000),
         ] {
             let want: String = chars[a.min(chars.len())..b.min(chars.len())].iter().collect();
-            assert_eq!(t.slice(a, b), want, "slice {a}..{b}");
+            assert_eq!(t.slice(a, b), want.as_bytes(), "slice {a}..{b}");
             assert_eq!(t.char_of(t.byte_of(a)), a.min(chars.len()));
         }
     }
@@ -182,5 +295,36 @@ mod tests {
         assert_eq!(ellipsize("😀😀😀😀", 4), "😀😀😀😀");
         assert_eq!(ellipsize("😀😀😀😀😀", 4), "😀...");
         assert_eq!(take_chars("é😀x", 2), "é😀");
+        assert_eq!(take_chars_bytes("é😀x".as_bytes(), 2), "é😀".as_bytes());
+        assert_eq!(take_chars_bytes(b"ab", 5), b"ab");
+    }
+
+    #[test]
+    fn lone_surrogates_are_one_code_point_each() {
+        // "a\u{D800}😀\u{DFFF}b": Array.from gives 5 elements.
+        let units = [0x61, 0xD800, 0xD83D, 0xDE00, 0xDFFF, 0x62];
+        let (b, lone) = wtf8::from_utf16(&units);
+        assert!(lone);
+        let t = Text::from_wtf8(b);
+        assert!(!t.is_utf8());
+        assert_eq!(t.char_len(), 5);
+        let u16_of = |s: &[u8]| wtf8::to_utf16(s);
+        assert_eq!(u16_of(t.slice(1, 2)), [0xD800]);
+        assert_eq!(u16_of(t.slice(2, 3)), [0xD83D, 0xDE00]);
+        assert_eq!(u16_of(t.slice(3, 5)), [0xDFFF, 0x62]);
+        assert_eq!(t.lossy(), "a\u{FFFD}😀\u{FFFD}b");
+        // Valid UTF-8 bytes become a plain UTF-8 text.
+        assert!(Text::from_wtf8("é".as_bytes().to_vec()).is_utf8());
+        // The sparse index agrees with a naive walk on long WTF-8 too.
+        let mut long = Vec::new();
+        for i in 0..20_000u32 {
+            long.push(if i % 3 == 0 { 0xDC00 + (i % 7) as u16 } else { 0x61 });
+        }
+        let t = Text::from_wtf8(wtf8::from_utf16(&long).0);
+        assert_eq!(t.char_len(), 20_000);
+        for (a, b) in [(0, 1), (4095, 4097), (12_345, 12_400), (19_990, 25_000)] {
+            let want = &long[a..b.min(long.len())];
+            assert_eq!(u16_of(t.slice(a, b)), want, "slice {a}..{b}");
+        }
     }
 }

@@ -24,13 +24,14 @@ pub struct JsonDoc {
     pub shape: String,
 }
 
-/// What a json path selected.
+/// What a json path selected, as payload bytes: nodes are cut at JSON
+/// tokens, so a WTF-8 payload's lone surrogates stay whole in them.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Selection<'a> {
     /// One node: its original text, sliced from the payload.
-    Node(&'a str),
+    Node(&'a [u8]),
     /// Wildcards/slices: a JSON array text of the selected nodes' original texts.
-    Many(String),
+    Many(Vec<u8>),
 }
 
 /// `None` when `bytes` is not one JSON document. Validity is RFC 8259, what
@@ -64,9 +65,10 @@ fn analyze_utf8<R>(bytes: &[u8], parallel_min: usize, side: impl FnOnce() -> R) 
     (doc, r)
 }
 
-/// Resolves a model-supplied path against a payload that `analyze` accepted.
+/// Resolves a model-supplied path against a payload that `analyze` accepted
+/// (UTF-8, or WTF-8 whose display form it accepted: the same offsets).
 /// `Err` is the complete model-facing message.
-pub fn select<'a>(payload: &'a str, index: &JsonIndex, path: &str) -> Result<Selection<'a>, String> {
+pub fn select<'a>(payload: &'a [u8], index: &JsonIndex, path: &str) -> Result<Selection<'a>, String> {
     select::select(payload, index, path)
 }
 

@@ -182,7 +182,7 @@ impl Kind {
 /// Invalid escapes or lone surrogates become U+FFFD rather than errors.
 pub(crate) fn decode(raw: &[u8]) -> Cow<'_, str> {
     if memchr::memchr(b'\\', raw).is_none() {
-        return String::from_utf8_lossy(raw);
+        return crate::core::wtf8::to_string_lossy(raw);
     }
     let mut out: Vec<u8> = Vec::with_capacity(raw.len());
     let mut i = 0;
@@ -232,7 +232,7 @@ pub(crate) fn decode(raw: &[u8]) -> Cow<'_, str> {
         };
         push_char(&mut out, ch.unwrap_or('\u{fffd}'));
     }
-    Cow::Owned(String::from_utf8_lossy(&out).into_owned())
+    Cow::Owned(crate::core::wtf8::to_string_lossy(&out).into_owned())
 }
 
 fn push_char(out: &mut Vec<u8>, c: char) {

@@ -14,10 +14,10 @@ const LIST_KEYS: usize = 20;
 /// Longest key shown in a message or schema, in code points.
 const KEY_CHARS: usize = 60;
 
-pub(crate) fn select<'a>(payload: &'a str, index: &JsonIndex, path: &str) -> Result<Selection<'a>, String> {
+pub(crate) fn select<'a>(payload: &'a [u8], index: &JsonIndex, path: &str) -> Result<Selection<'a>, String> {
     let segs =
         path::parse(path).map_err(|why| format!("[recall: invalid json_path '{}': {why}]", echo(path)))?;
-    let b = payload.as_bytes();
+    let b = payload;
     let root = index.root();
     if root >= b.len() {
         return Err(format!(
@@ -67,16 +67,16 @@ pub(crate) fn select<'a>(payload: &'a str, index: &JsonIndex, path: &str) -> Res
             break;
         }
     }
-    let mut out = String::with_capacity(2 + set.len() * 8);
-    out.push('[');
+    let mut out = Vec::with_capacity(2 + set.len() * 8);
+    out.push(b'[');
     for (i, &n) in set.iter().enumerate() {
         if i > 0 {
-            out.push(',');
+            out.push(b',');
         }
         let end = index.value_end(b, n);
-        out.push_str(payload.get(n..end).unwrap_or("null"));
+        out.extend_from_slice(payload.get(n..end).unwrap_or(b"null"));
     }
-    out.push(']');
+    out.push(b']');
     Ok(Selection::Many(out))
 }
 

@@ -6,24 +6,24 @@ fn doc(s: &str) -> JsonDoc {
 
 fn sel(s: &str, path: &str) -> Result<String, String> {
     let d = doc(s);
-    select(s, &d.index, path).map(|x| match x {
-        Selection::Node(t) => t.to_string(),
-        Selection::Many(t) => t,
+    select(s.as_bytes(), &d.index, path).map(|x| match x {
+        Selection::Node(t) => std::str::from_utf8(t).unwrap().to_string(),
+        Selection::Many(t) => String::from_utf8(t).unwrap(),
     })
 }
 
 fn node(s: &str, path: &str) -> String {
     let d = doc(s);
-    match select(s, &d.index, path) {
-        Ok(Selection::Node(t)) => t.to_string(),
+    match select(s.as_bytes(), &d.index, path) {
+        Ok(Selection::Node(t)) => std::str::from_utf8(t).unwrap().to_string(),
         other => panic!("{path}: expected a node, got {other:?}"),
     }
 }
 
 fn many(s: &str, path: &str) -> String {
     let d = doc(s);
-    match select(s, &d.index, path) {
-        Ok(Selection::Many(t)) => t,
+    match select(s.as_bytes(), &d.index, path) {
+        Ok(Selection::Many(t)) => String::from_utf8(t).unwrap(),
         other => panic!("{path}: expected many, got {other:?}"),
     }
 }
@@ -362,7 +362,10 @@ fn deep_nesting_does_not_overflow() {
     let d = doc(&s);
     let path = "[0]".repeat(depth);
     assert_eq!(node(&s, &path), "1");
-    assert_eq!(select(&s, &d.index, &"0.".repeat(depth - 1)).map(|_| ()), Ok(()));
+    assert_eq!(
+        select(s.as_bytes(), &d.index, &"0.".repeat(depth - 1)).map(|_| ()),
+        Ok(())
+    );
     assert!(err(&s, &"[1]".repeat(10)).contains("not found: '$' is an array of length 1"));
     assert_eq!(d.schema, "array: len=1 of array");
     let deep_obj = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
@@ -620,9 +623,9 @@ fn index_matches_a_reference_walk_on_a_big_payload() {
     let mut checked = 0;
     for (path, steps) in paths {
         let expected = reference::walk(&value, &steps);
-        match (select(s, &d.index, &path), expected) {
+        match (select(s.as_bytes(), &d.index, &path), expected) {
             (Ok(Selection::Node(text)), Some(v)) => {
-                assert_eq!(&reference::parse(text), v, "{path}");
+                assert_eq!(&reference::parse(std::str::from_utf8(text).unwrap()), v, "{path}");
                 checked += 1;
             }
             (Err(e), None) => {
@@ -708,9 +711,9 @@ fn a_mismatched_payload_never_panics() {
         "rows[::-7].id",
         "zz",
     ] {
-        let _ = select(&other, &d.index, path);
-        let _ = select("", &d.index, path);
-        let _ = select(&big[..big.len() / 2], &d.index, path);
+        let _ = select(other.as_bytes(), &d.index, path);
+        let _ = select("".as_bytes(), &d.index, path);
+        let _ = select(&big.as_bytes()[..big.len() / 2], &d.index, path);
     }
 }
 
@@ -850,9 +853,13 @@ fn slices_match_python_semantics() {
                 .iter()
                 .map(|i| i.to_string())
                 .collect();
-            match select(&s, &d.index, &path) {
+            match select(s.as_bytes(), &d.index, &path) {
                 Ok(Selection::Many(got)) => {
-                    assert_eq!(got, format!("[{}]", want.join(",")), "{path} on {len}")
+                    assert_eq!(
+                        String::from_utf8(got).unwrap(),
+                        format!("[{}]", want.join(",")),
+                        "{path} on {len}"
+                    )
                 }
                 other => panic!("{path}: {other:?}"),
             }
@@ -877,7 +884,11 @@ fn same_both_ways(s: &str, paths: &[&str]) {
     assert_eq!(seq.schema, par.schema);
     assert_eq!(seq.shape, par.shape);
     for p in paths {
-        assert_eq!(select(s, &seq.index, p), select(s, &par.index, p), "{p}");
+        assert_eq!(
+            select(s.as_bytes(), &seq.index, p),
+            select(s.as_bytes(), &par.index, p),
+            "{p}"
+        );
     }
 }
 
@@ -1010,15 +1021,15 @@ fn split_walk_rebases_the_second_half_index() {
     for n in 0..10 {
         for k in [0, 55, 99] {
             assert_eq!(
-                select(&s, &d.index, &format!("[{n}].k{k}")),
-                Ok(Selection::Node(format!("\"{n}-{}\"", "x".repeat(40)).as_str()))
+                select(s.as_bytes(), &d.index, &format!("[{n}].k{k}")),
+                Ok(Selection::Node(format!("\"{n}-{}\"", "x".repeat(40)).as_bytes()))
             );
         }
         for i in [0, 1234, 1999] {
             let want = (i * n).to_string();
             assert_eq!(
-                select(&s, &d.index, &format!("[{n}].arr[{i}]")),
-                Ok(Selection::Node(want.as_str()))
+                select(s.as_bytes(), &d.index, &format!("[{n}].arr[{i}]")),
+                Ok(Selection::Node(want.as_bytes()))
             );
         }
     }
