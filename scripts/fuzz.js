@@ -87,10 +87,12 @@ const properties = {
     fc.array(fc.oneof(anyString(12), anyString(6).map((s) => s + '*')), { maxLength: 12 }),
     async (names, allow) => {
       const tools = [...new Set(names)].filter((n) => n !== '').map((name) => ({ name }))
-      const allowlist = allow.filter((a) => a !== '')
+      // Only a trailing '*' is a pattern; any other '*' is a programmer error (a TypeError), not a model input.
+      const allowlist = allow.filter((a) => a !== '' && !a.slice(0, -1).includes('*'))
       if (allowlist.length === 0 || tools.length === 0) return
       const got = await resolvePalette({}, 'action', tools, { roleTools: { action: allowlist }, logger: { warn() {} } })
-      const admits = (n) => allowlist.some((a) => (a.endsWith('*') ? n.startsWith(a.slice(0, -1)) : n === a))
+      // A name with a NUL is never admitted (it cannot cross to the matcher; fail closed).
+      const admits = (n) => !n.includes('\0') && allowlist.some((a) => (a.endsWith('*') ? n.startsWith(a.slice(0, -1)) : n === a))
       const expected = tools.filter((t) => admits(t.name))
       const names2 = got === null ? null : got.map((t) => t.name)
       if (expected.length === 0 ? names2 !== null : JSON.stringify(names2) !== JSON.stringify(expected.map((t) => t.name))) {
