@@ -8,3 +8,6 @@ pub mod recall;
 pub mod search;
 pub mod stub;
 pub mod text;
+
+#[cfg(test)]
+mod proptests;

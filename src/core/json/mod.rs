@@ -71,4 +71,6 @@ pub fn select<'a>(payload: &'a str, index: &JsonIndex, path: &str) -> Result<Sel
 }
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;
