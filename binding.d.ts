@@ -20,11 +20,26 @@ export declare class Ledger {
   /**
    * Records a tool result off the JS thread and resolves to its handle. Recording
    * the same (toolCallId, content) again resolves to the identical handle.
-   * Rejects if a different result already holds the same id (never serves the wrong payload).
+   * Rejects with `code` `ERR_SYMFONIC_MEM_ID_COLLISION` if a different result
+   * already holds the same id (never serves the wrong payload),
+   * `ERR_SYMFONIC_NAMESPACE_TOO_LONG` for a namespace over 1,024 code points, and
+   * `ERR_SYMFONIC_CONTENT_TOO_LARGE` for content over 4,000,000,000 bytes of UTF-8.
    */
   record(input: RecordInput): Promise<ToolResultHandle>
-  /** `record` on the calling thread. */
+  /** `record` on the calling thread; throws the errors `record` rejects with. */
   recordSync(input: RecordInput): ToolResultHandle
+  /**
+   * Internal, for tests only: every following record of this ledger gets
+   * `memId` instead of its hash (`null` restores hashing), so that the
+   * collision refusal can be exercised.
+   */
+  __forceMemIdForTest(memId?: string | undefined | null): void
+  /**
+   * Internal, for tests only: panics, on the calling thread (`async` false) or
+   * on the libuv pool (`async` true, returning a promise), to show that a panic
+   * becomes a JS error rather than an abort.
+   */
+  __panicForTest(async: boolean): void | Promise<void>
   /**
    * Reads an archived result (see `FetchOptions` for the precedence) off the JS thread.
    * Unknown ids, and ids from another namespace, answer `[tool_memory not found: <id>]`.
@@ -163,16 +178,26 @@ export declare function memIdFor(toolCallId: string, content: string | Buffer): 
 export interface RecordInput {
   /** The tool call id the result answers. With the content, it determines the memory id. */
   toolCallId: string
-  /** The tool's name, shown in the stub and summary. */
+  /**
+   * The tool's name, shown in the stub and summary on one line (control
+   * characters escaped) and cut to 128 code points there.
+   */
   toolName: string
-  /** The tool's arguments; the first three appear in the summary line. */
+  /**
+   * The tool's arguments; the first three appear in the summary line (names cut
+   * to 64 code points, values to 40, control characters escaped).
+   */
   toolArgs?: Record<string, unknown>
   /**
    * The result: a string (kept exactly, lone surrogates included), or a Buffer
    * of UTF-8 (read without a JS string in between; invalid sequences become U+FFFD).
+   * At most 4,000,000,000 bytes of UTF-8.
    */
   content: string | Buffer
-  /** Scope of the entry, e.g. a conversation's thread id. Default `""`. */
+  /**
+   * Scope of the entry, e.g. a conversation's thread id. Default `""`. At most
+   * 1,024 code points (set by the app, so a longer one is refused).
+   */
   namespace?: string
 }
 
@@ -188,11 +213,11 @@ export interface ToolResultHandle {
   memId: string
   /** The namespace the entry lives in (`""` by default). */
   namespace: string
-  /** The tool that produced the result. */
+  /** The tool that produced the result (in full; the stub may shorten it). */
   toolName: string
   /** The tool call the result answers (in full; the stub may shorten it). */
   toolCallId: string
-  /** Length of the payload in code points. */
+  /** Length of the payload in code points (exact: payloads are at most 4,000,000,000 bytes). */
   sizeChars: number
   /** One line: tool name, up to three args, and the payload's shape. */
   summary: string

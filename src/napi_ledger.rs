@@ -15,7 +15,7 @@ use crate::core::ledger::{self as core, LedgerConfig, RecordRequest};
 use crate::core::recall::{cap_output, FetchSpec, MAX_OUTPUT_CHARS as MAX_OUT};
 use crate::core::text::Payload;
 use crate::core::wtf8::{self, Wtf8Buf};
-use crate::error::{ledger_error, type_error};
+use crate::error::{guard, ledger_error, rejection, type_error, Code, JsResult};
 
 /// The cap on what `recall` returns, in code points, marker included.
 #[napi]
@@ -37,16 +37,20 @@ pub struct LedgerOptions {
 pub struct RecordInput {
     /// The tool call id the result answers. With the content, it determines the memory id.
     pub tool_call_id: String,
-    /// The tool's name, shown in the stub and summary.
+    /// The tool's name, shown in the stub and summary on one line (control
+    /// characters escaped) and cut to 128 code points there.
     pub tool_name: String,
-    /// The tool's arguments; the first three appear in the summary line.
+    /// The tool's arguments; the first three appear in the summary line (names cut
+    /// to 64 code points, values to 40, control characters escaped).
     #[napi(ts_type = "Record<string, unknown>")]
     pub tool_args: Option<Map<String, Value>>,
     /// The result: a string (kept exactly, lone surrogates included), or a Buffer
     /// of UTF-8 (read without a JS string in between; invalid sequences become U+FFFD).
+    /// At most 4,000,000,000 bytes of UTF-8.
     #[napi(ts_type = "string | Buffer")]
     pub content: Content,
-    /// Scope of the entry, e.g. a conversation's thread id. Default `""`.
+    /// Scope of the entry, e.g. a conversation's thread id. Default `""`. At most
+    /// 1,024 code points (set by the app, so a longer one is refused).
     pub namespace: Option<String>,
 }
 
@@ -57,11 +61,11 @@ pub struct ToolResultHandle {
     pub mem_id: String,
     /// The namespace the entry lives in (`""` by default).
     pub namespace: String,
-    /// The tool that produced the result.
+    /// The tool that produced the result (in full; the stub may shorten it).
     pub tool_name: String,
     /// The tool call the result answers (in full; the stub may shorten it).
     pub tool_call_id: String,
-    /// Length of the payload in code points.
+    /// Length of the payload in code points (exact: payloads are at most 4,000,000,000 bytes).
     pub size_chars: u32,
     /// One line: tool name, up to three args, and the payload's shape.
     pub summary: String,
@@ -144,6 +148,7 @@ fn to_handle(h: core::Handle) -> ToolResultHandle {
         namespace: h.namespace,
         tool_name: h.tool_name,
         tool_call_id: h.tool_call_id,
+        // `record` refuses payloads whose size could not fit (MAX_CONTENT_BYTES).
         size_chars: h.size_chars.min(u32::MAX as usize) as u32,
         summary: h.summary,
         schema: nullable(h.schema),
@@ -153,7 +158,7 @@ fn to_handle(h: core::Handle) -> ToolResultHandle {
 }
 
 /// A size option: a non-negative finite number (floored), else a TypeError.
-fn non_negative(env: &Env, name: &str, v: f64) -> Result<usize> {
+fn non_negative(env: &Env, name: &str, v: f64) -> JsResult<usize> {
     if v.is_finite() && v >= 0.0 {
         Ok(v as usize)
     } else {
@@ -415,17 +420,25 @@ pub struct RecordTask {
 
 #[napi]
 impl Task for RecordTask {
-    type Output = core::Handle;
+    // The coded error travels as output: `compute`'s own error type has no code.
+    type Output = JsResult<core::Handle>;
     type JsValue = ToolResultHandle;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        let req = self.req.take().expect("a task computes once");
-        self.inner.record(req).map_err(ledger_error)
+        Ok(guard(|| {
+            let req = self.req.take().expect("a task computes once");
+            self.inner.record(req).map_err(ledger_error)
+        }))
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        sync_external(&env, &self.inner, &self.reported);
-        Ok(to_handle(output))
+        match output.and_then(|h| guard(|| Ok(to_handle(h)))) {
+            Ok(h) => {
+                sync_external(&env, &self.inner, &self.reported);
+                Ok(h)
+            }
+            Err(e) => Err(rejection(&env, e)),
+        }
     }
 }
 
@@ -453,90 +466,133 @@ impl FetchTask {
 
 #[napi]
 impl Task for FetchTask {
-    type Output = Wtf8Buf;
+    type Output = JsResult<Wtf8Buf>;
     type JsValue = JsText;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        Ok(self.run())
+        Ok(guard(|| Ok(self.run())))
     }
 
-    fn resolve(&mut self, _env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        Ok(JsText(output))
+    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        output.map(JsText).map_err(|e| rejection(&env, e))
     }
 }
 
 #[napi]
 impl Ledger {
     /// Creates an empty ledger.
-    #[napi(constructor)]
-    pub fn new(env: Env, options: Option<LedgerOptions>) -> Result<Self> {
-        let mut config = LedgerConfig::default();
-        if let Some(o) = options {
-            if let Some(m) = o.max_bytes {
-                config.max_bytes = non_negative(&env, "maxBytes", m)?;
+    #[napi(constructor, catch_unwind)]
+    pub fn new(env: Env, options: Option<LedgerOptions>) -> Result<Self, Code> {
+        guard(|| {
+            let mut config = LedgerConfig::default();
+            if let Some(o) = options {
+                if let Some(m) = o.max_bytes {
+                    config.max_bytes = non_negative(&env, "maxBytes", m)?;
+                }
+                if let Some(p) = o.preview_chars {
+                    config.preview_chars = non_negative(&env, "previewChars", p)?;
+                }
             }
-            if let Some(p) = o.preview_chars {
-                config.preview_chars = non_negative(&env, "previewChars", p)?;
-            }
-        }
-        Ok(Ledger {
-            inner: Arc::new(core::Ledger::new(config)),
-            reported: Arc::new(AtomicI64::new(0)),
+            Ok(Ledger {
+                inner: Arc::new(core::Ledger::new(config)),
+                reported: Arc::new(AtomicI64::new(0)),
+            })
         })
     }
 
     /// Records a tool result off the JS thread and resolves to its handle. Recording
     /// the same (toolCallId, content) again resolves to the identical handle.
-    /// Rejects if a different result already holds the same id (never serves the wrong payload).
-    #[napi(ts_return_type = "Promise<ToolResultHandle>")]
-    pub fn record(&self, input: RecordInput) -> AsyncTask<RecordTask> {
-        AsyncTask::new(RecordTask {
-            inner: self.inner.clone(),
-            reported: self.reported.clone(),
-            req: Some(request(input)),
+    /// Rejects with `code` `ERR_SYMFONIC_MEM_ID_COLLISION` if a different result
+    /// already holds the same id (never serves the wrong payload),
+    /// `ERR_SYMFONIC_NAMESPACE_TOO_LONG` for a namespace over 1,024 code points, and
+    /// `ERR_SYMFONIC_CONTENT_TOO_LARGE` for content over 4,000,000,000 bytes of UTF-8.
+    #[napi(ts_return_type = "Promise<ToolResultHandle>", catch_unwind)]
+    pub fn record(&self, input: RecordInput) -> Result<AsyncTask<RecordTask>, Code> {
+        guard(|| {
+            Ok(AsyncTask::new(RecordTask {
+                inner: self.inner.clone(),
+                reported: self.reported.clone(),
+                req: Some(request(input)),
+            }))
         })
     }
 
-    /// `record` on the calling thread.
-    #[napi]
-    pub fn record_sync(&self, env: Env, input: RecordInput) -> Result<ToolResultHandle> {
-        let h = self.inner.record(request(input)).map_err(ledger_error)?;
-        sync_external(&env, &self.inner, &self.reported);
-        Ok(to_handle(h))
+    /// `record` on the calling thread; throws the errors `record` rejects with.
+    #[napi(catch_unwind)]
+    pub fn record_sync(&self, env: Env, input: RecordInput) -> Result<ToolResultHandle, Code> {
+        guard(|| {
+            let h = self.inner.record(request(input)).map_err(ledger_error)?;
+            sync_external(&env, &self.inner, &self.reported);
+            Ok(to_handle(h))
+        })
+    }
+
+    /// Internal, for tests only: every following record of this ledger gets
+    /// `memId` instead of its hash (`null` restores hashing), so that the
+    /// collision refusal can be exercised.
+    #[doc(hidden)]
+    #[napi(js_name = "__forceMemIdForTest", catch_unwind)]
+    pub fn force_mem_id_for_test(&self, mem_id: Option<String>) -> Result<(), Code> {
+        guard(|| {
+            self.inner.force_mem_id(mem_id);
+            Ok(())
+        })
+    }
+
+    /// Internal, for tests only: panics, on the calling thread (`async` false) or
+    /// on the libuv pool (`async` true, returning a promise), to show that a panic
+    /// becomes a JS error rather than an abort.
+    #[doc(hidden)]
+    #[napi(
+        js_name = "__panicForTest",
+        ts_args_type = "async: boolean",
+        ts_return_type = "void | Promise<void>",
+        catch_unwind
+    )]
+    pub fn panic_for_test(&self, on_pool: bool) -> Result<Either<(), AsyncTask<PanicTask>>, Code> {
+        guard(|| {
+            if on_pool {
+                Ok(Either::B(AsyncTask::new(PanicTask)))
+            } else {
+                panic!("deliberate panic for a test (sync)")
+            }
+        })
     }
 
     /// Reads an archived result (see `FetchOptions` for the precedence) off the JS thread.
     /// Unknown ids, and ids from another namespace, answer `[tool_memory not found: <id>]`.
-    #[napi(ts_return_type = "Promise<string>")]
-    pub fn fetch(&self, mem_id: String, options: Option<FetchOptions>) -> AsyncTask<FetchTask> {
-        AsyncTask::new(self.fetch_task(mem_id, options))
+    #[napi(ts_return_type = "Promise<string>", catch_unwind)]
+    pub fn fetch(&self, mem_id: String, options: Option<FetchOptions>) -> Result<AsyncTask<FetchTask>, Code> {
+        guard(|| Ok(AsyncTask::new(self.fetch_task(mem_id, options))))
     }
 
     /// `fetch` on the calling thread.
-    #[napi(ts_return_type = "string")]
-    pub fn fetch_sync(&self, mem_id: String, options: Option<FetchOptions>) -> JsText {
-        JsText(self.fetch_task(mem_id, options).run())
+    #[napi(ts_return_type = "string", catch_unwind)]
+    pub fn fetch_sync(&self, mem_id: String, options: Option<FetchOptions>) -> Result<JsText, Code> {
+        guard(|| Ok(JsText(self.fetch_task(mem_id, options).run())))
     }
 
     /// Fetch plus the output cap, in one pass: a full multi-megabyte payload is cut
     /// before it crosses to JS. Any keyed option implies full-fetch semantics; an
     /// answer that is a contiguous part of the payload says where to continue.
-    #[napi(ts_return_type = "Promise<string>")]
+    #[napi(ts_return_type = "Promise<string>", catch_unwind)]
     pub fn recall(
         &self,
         mem_id: String,
         options: Option<FetchOptions>,
         max_output_chars: Option<f64>,
-    ) -> AsyncTask<FetchTask> {
-        let (mut spec, namespace) = fetch_spec(options);
-        if spec.keyed() {
-            spec.full = true;
-        }
-        AsyncTask::new(FetchTask {
-            inner: self.inner.clone(),
-            namespace,
-            mem_id,
-            read: Read::Recall(spec, max_output(max_output_chars)),
+    ) -> Result<AsyncTask<FetchTask>, Code> {
+        guard(|| {
+            let (mut spec, namespace) = fetch_spec(options);
+            if spec.keyed() {
+                spec.full = true;
+            }
+            Ok(AsyncTask::new(FetchTask {
+                inner: self.inner.clone(),
+                namespace,
+                mem_id,
+                read: Read::Recall(spec, max_output(max_output_chars)),
+            }))
         })
     }
 
@@ -551,57 +607,73 @@ impl Ledger {
     }
 
     /// The handle of an archived result, or null.
-    #[napi]
-    pub fn handle(&self, mem_id: String, namespace: Option<String>) -> Option<ToolResultHandle> {
-        self.inner
-            .handle(namespace.as_deref().unwrap_or(""), &mem_id)
-            .map(to_handle)
+    #[napi(catch_unwind)]
+    pub fn handle(
+        &self,
+        mem_id: String,
+        namespace: Option<String>,
+    ) -> Result<Option<ToolResultHandle>, Code> {
+        guard(|| {
+            Ok(self
+                .inner
+                .handle(namespace.as_deref().unwrap_or(""), &mem_id)
+                .map(to_handle))
+        })
     }
 
     /// The stub of an archived result, or null. `options.previewChars` renders it
     /// with another preview length (deterministically, like the original).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn stub(
         &self,
         mem_id: String,
         namespace: Option<String>,
         options: Option<StubOptions>,
-    ) -> Option<String> {
-        let preview = options
-            .and_then(|o| o.preview_chars)
-            .filter(|p| p.is_finite() && *p >= 0.0)
-            .map(|p| p as usize);
-        self.inner
-            .stub(namespace.as_deref().unwrap_or(""), &mem_id, preview)
+    ) -> Result<Option<String>, Code> {
+        guard(|| {
+            let preview = options
+                .and_then(|o| o.preview_chars)
+                .filter(|p| p.is_finite() && *p >= 0.0)
+                .map(|p| p as usize);
+            Ok(self
+                .inner
+                .stub(namespace.as_deref().unwrap_or(""), &mem_id, preview))
+        })
     }
 
     /// Removes one entry; true if it was there.
-    #[napi]
-    pub fn delete(&self, env: Env, mem_id: String, namespace: Option<String>) -> bool {
-        let removed = self.inner.delete(namespace.as_deref().unwrap_or(""), &mem_id);
-        sync_external(&env, &self.inner, &self.reported);
-        removed
+    #[napi(catch_unwind)]
+    pub fn delete(&self, env: Env, mem_id: String, namespace: Option<String>) -> Result<bool, Code> {
+        guard(|| {
+            let removed = self.inner.delete(namespace.as_deref().unwrap_or(""), &mem_id);
+            sync_external(&env, &self.inner, &self.reported);
+            Ok(removed)
+        })
     }
 
     /// Removes every entry, or only those of `namespace`; returns how many were removed.
-    #[napi]
-    pub fn clear(&self, env: Env, namespace: Option<String>) -> u32 {
-        let n = self.inner.clear(namespace.as_deref());
-        sync_external(&env, &self.inner, &self.reported);
-        n as u32
+    #[napi(catch_unwind)]
+    pub fn clear(&self, env: Env, namespace: Option<String>) -> Result<u32, Code> {
+        guard(|| {
+            let n = self.inner.clear(namespace.as_deref());
+            sync_external(&env, &self.inner, &self.reported);
+            Ok(n as u32)
+        })
     }
 
     /// Entries, bytes held, fetch hits and misses, evictions.
-    #[napi]
-    pub fn stats(&self) -> LedgerStats {
-        let s = self.inner.stats();
-        LedgerStats {
-            entries: s.entries as u32,
-            bytes: s.bytes as f64,
-            hits: s.hits as f64,
-            misses: s.misses as f64,
-            evictions: s.evictions as f64,
-        }
+    #[napi(catch_unwind)]
+    pub fn stats(&self) -> Result<LedgerStats, Code> {
+        guard(|| {
+            let s = self.inner.stats();
+            Ok(LedgerStats {
+                entries: s.entries as u32,
+                bytes: s.bytes as f64,
+                hits: s.hits as f64,
+                misses: s.misses as f64,
+                evictions: s.evictions as f64,
+            })
+        })
     }
 }
 
@@ -617,27 +689,52 @@ impl ObjectFinalize for Ledger {
 
 /// The memory id `record` would give `(toolCallId, content)`, without recording:
 /// `trm_` + 12 lowercase hex, the same in any process on any day.
-#[napi]
+#[napi(catch_unwind)]
 pub fn mem_id_for(
     tool_call_id: String,
     #[napi(ts_arg_type = "string | Buffer")] content: ContentRef,
-) -> String {
-    core_mem_id(&tool_call_id, &content.0)
+) -> Result<String, Code> {
+    guard(|| Ok(core_mem_id(&tool_call_id, &content.0)))
 }
 
 /// Cuts a recall answer to `maxOutputChars` code points, marker included (for
 /// answers from ledgers written in JS; the native Ledger cuts in `recall`).
 /// `contiguousFrom`: the payload offset the text starts at, when it is a contiguous part.
 /// Lone surrogates in `text` are kept (the cut never splits a pair).
-#[napi(ts_return_type = "string")]
+#[napi(ts_return_type = "string", catch_unwind)]
 pub fn cap_recall_output(
     #[napi(ts_arg_type = "string")] text: JsStr,
     mem_id: String,
     max_output_chars: Option<f64>,
     contiguous_from: Option<f64>,
-) -> JsText {
-    let from = contiguous_from
-        .filter(|x| x.is_finite() && *x >= 0.0)
-        .map(|x| x as usize);
-    JsText(cap_output(&text.0, &mem_id, max_output(max_output_chars), from))
+) -> Result<JsText, Code> {
+    guard(|| {
+        let from = contiguous_from
+            .filter(|x| x.is_finite() && *x >= 0.0)
+            .map(|x| x as usize);
+        Ok(JsText(cap_output(
+            &text.0,
+            &mem_id,
+            max_output(max_output_chars),
+            from,
+        )))
+    })
+}
+
+/// Internal, for tests only: a task whose `compute` panics.
+#[doc(hidden)]
+pub struct PanicTask;
+
+#[napi]
+impl Task for PanicTask {
+    type Output = JsResult<()>;
+    type JsValue = ();
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        Ok(guard(|| panic!("deliberate panic for a test (async)")))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        output.map_err(|e| rejection(&env, e))
+    }
 }

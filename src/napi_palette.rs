@@ -7,7 +7,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::core::palette::{Palette, ToolNames};
-use crate::error::type_error;
+use crate::error::{guard, type_error, Code};
 
 /// Every role's tool allowlist, compiled once (internal: used by
 /// `StaticPaletteResolver`). Entries are exact tool names, or prefixes when
@@ -22,33 +22,42 @@ impl PaletteMatcher {
     /// Compiles one allowlist per role; roles are then addressed by their
     /// index in `allowlists`. Throws a `TypeError` on an empty entry or a
     /// `*` that is not the entry's last character.
-    #[napi(constructor)]
-    pub fn new(env: Env, allowlists: Vec<Vec<Utf16String>>) -> Result<Self> {
-        // UTF-16, not `String`: a lone surrogate must not become U+FFFD and alias.
-        let lists: Vec<Vec<&[u16]>> = allowlists
-            .iter()
-            .map(|l| l.iter().map(|e| &**e).collect())
-            .collect();
-        Palette::compile(&lists)
-            .map(|inner| PaletteMatcher { inner })
-            .map_err(|e| type_error(&env, &e.to_string()))
+    #[napi(constructor, catch_unwind)]
+    pub fn new(env: Env, allowlists: Vec<Vec<Utf16String>>) -> Result<Self, Code> {
+        guard(|| {
+            // UTF-16, not `String`: a lone surrogate must not become U+FFFD and alias.
+            let lists: Vec<Vec<&[u16]>> = allowlists
+                .iter()
+                .map(|l| l.iter().map(|e| &**e).collect())
+                .collect();
+            Palette::compile(&lists)
+                .map(|inner| PaletteMatcher { inner })
+                .map_err(|e| type_error(&env, &e.to_string()))
+        })
     }
 
     /// Number of roles compiled.
-    #[napi(getter)]
-    pub fn roles(&self) -> u32 {
-        self.inner.roles() as u32
+    #[napi(getter, catch_unwind)]
+    pub fn roles(&self) -> Result<u32, Code> {
+        guard(|| Ok(self.inner.roles() as u32))
     }
 
     /// Writes the indices of the tools in `names` that role `role` allows
     /// into `out`, in input order, and returns how many were written. `out`
     /// should hold `names.length` slots; nothing is written past its end.
-    #[napi]
-    pub fn select_into(&self, role: u32, names: &ToolNameList, mut out: Uint32ArraySlice) -> u32 {
-        // SAFETY: a synchronous call on the JS thread; no JS runs while we
-        // write, and the view's bounds come from the typed array itself.
-        let out = unsafe { out.as_mut() };
-        self.inner.select_into(role as usize, &names.inner, out) as u32
+    #[napi(catch_unwind)]
+    pub fn select_into(
+        &self,
+        role: u32,
+        names: &ToolNameList,
+        mut out: Uint32ArraySlice,
+    ) -> Result<u32, Code> {
+        guard(|| {
+            // SAFETY: a synchronous call on the JS thread; no JS runs while we
+            // write, and the view's bounds come from the typed array itself.
+            let out = unsafe { out.as_mut() };
+            Ok(self.inner.select_into(role as usize, &names.inner, out) as u32)
+        })
     }
 }
 
@@ -65,16 +74,18 @@ impl ToolNameList {
     /// named `name`, `-` for a tool without a string name (it never matches).
     /// The empty string is the empty list. Read as UTF-16 units (a plain copy
     /// in V8), so names with lone surrogates arrive exactly.
-    #[napi(constructor)]
-    pub fn new(wire: Utf16String) -> Self {
-        ToolNameList {
-            inner: ToolNames::parse(&wire),
-        }
+    #[napi(constructor, catch_unwind)]
+    pub fn new(wire: Utf16String) -> Result<Self, Code> {
+        guard(|| {
+            Ok(ToolNameList {
+                inner: ToolNames::parse(&wire),
+            })
+        })
     }
 
     /// Number of tools in the list.
-    #[napi(getter)]
-    pub fn length(&self) -> u32 {
-        self.inner.len() as u32
+    #[napi(getter, catch_unwind)]
+    pub fn length(&self) -> Result<u32, Code> {
+        guard(|| Ok(self.inner.len() as u32))
     }
 }

@@ -21,6 +21,16 @@ use crate::core::wtf8::{self, Wtf8Buf};
 pub const DEFAULT_MAX_BYTES: usize = 256 * 1024 * 1024;
 /// Default preview length in code points.
 pub const DEFAULT_PREVIEW_CHARS: usize = 200;
+/// Longest namespace `record` accepts, in code points. Namespaces are set by the
+/// app (a thread id, a tenant path), so a longer one is a programmer error.
+pub const MAX_NAMESPACE_CHARS: usize = 1024;
+/// Largest payload `record` accepts: 4,000,000,000 bytes of UTF-8. Below it, sizes
+/// in code points fit a `u32` (JS handles report them exactly) and the JSON
+/// index's `u32` offsets address the whole payload, so nothing saturates or
+/// silently degrades to text.
+pub const MAX_CONTENT_BYTES: usize = 4_000_000_000;
+// The JSON pass treats payloads this close to u32::MAX as text; the limit stays below.
+const _: () = assert!(MAX_CONTENT_BYTES < u32::MAX as usize - 64);
 
 #[derive(Debug, Clone, Copy)]
 pub struct LedgerConfig {
@@ -75,6 +85,10 @@ pub struct RecordRequest {
 pub enum LedgerError {
     /// Two different payloads hashed to one id in one namespace.
     Collision { mem_id: String, namespace: String },
+    /// A namespace longer than `MAX_NAMESPACE_CHARS` code points.
+    NamespaceTooLong { chars: usize },
+    /// A payload larger than `MAX_CONTENT_BYTES` bytes.
+    ContentTooLarge { bytes: usize },
 }
 
 impl fmt::Display for LedgerError {
@@ -83,6 +97,14 @@ impl fmt::Display for LedgerError {
             LedgerError::Collision { mem_id, namespace } => write!(
                 f,
                 "memory id collision: {mem_id} in namespace '{namespace}' already holds a different result; refusing to record (a stub must never lead to someone else's data)"
+            ),
+            LedgerError::NamespaceTooLong { chars } => write!(
+                f,
+                "namespace is {chars} code points long; at most {MAX_NAMESPACE_CHARS} are allowed"
+            ),
+            LedgerError::ContentTooLarge { bytes } => write!(
+                f,
+                "content is {bytes} bytes of UTF-8; at most {MAX_CONTENT_BYTES} bytes can be recorded"
             ),
         }
     }
@@ -137,6 +159,8 @@ impl Store {
 pub struct Ledger {
     config: LedgerConfig,
     store: Mutex<Store>,
+    /// Test hook: the id every record gets instead of its hash (see `force_mem_id`).
+    forced_id: Mutex<Option<String>>,
 }
 
 impl Ledger {
@@ -149,7 +173,16 @@ impl Ledger {
                 tick: 0,
                 stats: Stats::default(),
             }),
+            forced_id: Mutex::new(None),
         }
+    }
+
+    /// Internal, for tests only: gives every following record the id `mem_id`
+    /// (`None` restores hashing), which is how the collision refusal is reached
+    /// without finding two payloads whose 48-bit ids collide.
+    #[doc(hidden)]
+    pub fn force_mem_id(&self, mem_id: Option<String>) {
+        *self.forced_id.lock().unwrap_or_else(|e| e.into_inner()) = mem_id;
     }
 
     pub fn config(&self) -> LedgerConfig {
@@ -163,7 +196,11 @@ impl Ledger {
     }
 
     /// Records a result; the same (call id, content) again returns the identical handle.
+    /// Refuses a namespace over `MAX_NAMESPACE_CHARS` code points and content over
+    /// `MAX_CONTENT_BYTES` bytes.
     pub fn record(&self, req: RecordRequest) -> Result<Handle, LedgerError> {
+        check_namespace(&req.namespace)?;
+        check_content_len(req.content.as_bytes().len())?;
         // JSON analysis of WTF-8 runs on its display form: the same length,
         // so the index it builds applies to the stored bytes.
         let view: Cow<'_, str> = match &req.content {
@@ -171,8 +208,10 @@ impl Ledger {
             Payload::Wtf8(b) => wtf8::to_string_lossy(b),
         };
         // The id hash runs while the JSON pass's second thread starts up.
-        let (json, mem_id) =
-            analyze_str_with(&view, || mem_id_for(&req.tool_call_id, req.content.as_bytes()));
+        let forced = self.forced_id.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let (json, mem_id) = analyze_str_with(&view, || {
+            forced.unwrap_or_else(|| mem_id_for(&req.tool_call_id, req.content.as_bytes()))
+        });
         drop(view);
         let key: Key = (req.namespace.clone(), mem_id);
         if let Some(existing) = self.lock().touch(&key) {
@@ -290,6 +329,27 @@ impl Ledger {
 
     pub fn stats(&self) -> Stats {
         self.lock().stats
+    }
+}
+
+/// Refuses a namespace longer than `MAX_NAMESPACE_CHARS` code points.
+pub fn check_namespace(namespace: &str) -> Result<(), LedgerError> {
+    // Byte length bounds the code points from above: most namespaces skip the count.
+    if namespace.len() <= MAX_NAMESPACE_CHARS || namespace.chars().nth(MAX_NAMESPACE_CHARS).is_none() {
+        return Ok(());
+    }
+    Err(LedgerError::NamespaceTooLong {
+        chars: namespace.chars().count(),
+    })
+}
+
+/// Refuses a payload of more than `MAX_CONTENT_BYTES` bytes (a length check, so
+/// the limit is testable without allocating it).
+pub fn check_content_len(bytes: usize) -> Result<(), LedgerError> {
+    if bytes <= MAX_CONTENT_BYTES {
+        Ok(())
+    } else {
+        Err(LedgerError::ContentTooLarge { bytes })
     }
 }
 
@@ -439,6 +499,95 @@ mod tests {
         );
         assert!(err.to_string().contains("refusing to record"));
         assert!(same_result(&e, &key, "d", b"one").is_err());
+    }
+
+    #[test]
+    fn record_refuses_a_forced_collision_and_keeps_the_first_result() {
+        let l = Ledger::new(LedgerConfig::default());
+        l.force_mem_id(Some("trm_aaaaaaaaaaaa".into()));
+        let a = l.record(req("ns", "c", "one")).unwrap();
+        assert_eq!(a.mem_id, "trm_aaaaaaaaaaaa");
+        assert_eq!(l.record(req("ns", "c", "one")).unwrap(), a);
+        let err = l.record(req("ns", "c", "two")).unwrap_err();
+        assert!(matches!(err, LedgerError::Collision { .. }));
+        l.force_mem_id(None);
+        assert_ne!(l.record(req("ns", "c", "two")).unwrap().mem_id, a.mem_id);
+        assert_eq!(l.handle("ns", "trm_aaaaaaaaaaaa").unwrap(), a);
+    }
+
+    #[test]
+    fn long_namespaces_are_refused_at_the_cap() {
+        let l = Ledger::new(LedgerConfig::default());
+        let at_cap = "é".repeat(MAX_NAMESPACE_CHARS);
+        assert!(l.record(req(&at_cap, "c", "x")).is_ok());
+        let over = format!("{at_cap}a");
+        let err = l.record(req(&over, "c", "x")).unwrap_err();
+        assert_eq!(err, LedgerError::NamespaceTooLong { chars: 1025 });
+        assert!(err.to_string().contains("at most 1024"), "{err}");
+        assert_eq!(l.stats().entries, 1);
+    }
+
+    #[test]
+    fn content_past_the_size_limit_is_refused() {
+        assert_eq!(check_content_len(0), Ok(()));
+        assert_eq!(check_content_len(MAX_CONTENT_BYTES), Ok(()));
+        // Past 4 GiB sizes no longer fit a u32 and the JSON index's offsets.
+        for bytes in [
+            MAX_CONTENT_BYTES + 1,
+            u32::MAX as usize,
+            u32::MAX as usize + 1,
+            usize::MAX,
+        ] {
+            let err = check_content_len(bytes).unwrap_err();
+            assert_eq!(err, LedgerError::ContentTooLarge { bytes });
+            assert!(err.to_string().contains("at most 4000000000 bytes"), "{err}");
+        }
+        // Anything accepted has a size in code points that a u32 holds.
+        assert!(u32::try_from(MAX_CONTENT_BYTES).is_ok());
+    }
+
+    #[test]
+    fn stub_fields_cannot_add_lines() {
+        let l = Ledger::new(LedgerConfig::default());
+        let mut r = req("", "call\nx", "line one\u{2028}still one\tend\nline two");
+        r.tool_name = format!("x\nsummary: injected{}", "n".repeat(10_000));
+        r.tool_args = Some(
+            serde_json::json!({"k\ney": "v\u{85}", "n": {"a\u{2029}": "\u{7f}"}})
+                .as_object()
+                .unwrap()
+                .clone(),
+        );
+        let h = l.record(r).unwrap();
+        let lines: Vec<&str> = h.stub.split('\n').collect();
+        assert_eq!(lines.len(), 7, "{}", h.stub);
+        assert!(lines.iter().all(|x| !x
+            .chars()
+            .any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}')));
+        assert!(
+            lines[1].starts_with("tool=x\\nsummary: injectednnn"),
+            "{}",
+            lines[1]
+        );
+        assert!(lines[1].ends_with("... call_id=call\\nx"), "{}", lines[1]);
+        assert!(lines[1].chars().count() < 128 + 64 + 20);
+        assert!(!h.stub.contains("\nsummary: injected"));
+        assert_eq!(
+            h.tool_name.chars().count(),
+            10_019,
+            "the handle keeps the name whole"
+        );
+        assert!(h.summary.contains("k\\ney='v\\u{85}'"), "{}", h.summary);
+        assert!(h.summary.contains("\\u{2029}"), "{}", h.summary);
+        assert!(h.summary.contains("\\u{7f}"), "{}", h.summary);
+        assert!(
+            h.summary.contains("first line: line one\\u{2028}still one\\tend"),
+            "{}",
+            h.summary
+        );
+        assert_eq!(
+            h.preview.as_deref(),
+            Some("line one\\u{2028}still one\\tend line two")
+        );
     }
 
     #[test]

@@ -9,3 +9,6 @@ pub mod search;
 pub mod stub;
 pub mod text;
 pub mod wtf8;
+
+#[cfg(test)]
+mod proptests;

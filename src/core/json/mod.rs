@@ -73,4 +73,6 @@ pub fn select<'a>(payload: &'a [u8], index: &JsonIndex, path: &str) -> Result<Se
 }
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;

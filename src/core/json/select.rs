@@ -280,12 +280,19 @@ pub(crate) fn key_list(
     (count, format!("{}{more}", keys.join(",")))
 }
 
-/// At most `max` code points of `s`, with `...` when cut; control characters become spaces.
+/// At most `max` code points of `s`, with `...` when cut; control characters
+/// (and U+2028/U+2029, line breaks to JS) become spaces, so a key never breaks a line.
 pub(crate) fn cut(s: &str, max: usize) -> String {
     let mut out: String = s
         .chars()
         .take(max)
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| {
+            if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+                ' '
+            } else {
+                c
+            }
+        })
         .collect();
     if s.chars().nth(max).is_some() {
         out.push_str("...");
