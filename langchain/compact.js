@@ -176,12 +176,21 @@ function markedCopy(m) {
 
 // A result over evictChars that could not be recorded is still never sent in
 // full: the model gets its head and a plain statement of what happened.
+// One line, at most `max` code points: control characters (and U+2028/9)
+// escaped as the native stub escapes them, so no field can add a line.
+function oneLine(value, max) {
+  const s = Array.from(String(value).slice(0, max * 2)).slice(0, max).join('')
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) =>
+    c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : `\\u{${c.charCodeAt(0).toString(16)}}`,
+  )
+}
+
 function unarchivedMessage(m, info, previewChars, reason) {
-  const head = Array.from(info.text.slice(0, previewChars * 2)).slice(0, previewChars).join('')
+  const head = oneLine(info.text.slice(0, previewChars * 2).replace(/\r\n|[\r\n]/g, ' '), previewChars)
   const text = [
     '[symfonic.tool_memory v1] result not archived',
-    `tool=${m.name || 'unknown_tool'} call_id=${String(m.tool_call_id).slice(0, 64)}`,
-    `size_original=${info.chars} chars: too large to show in full, and it could not be stored for recall (${reason}).`,
+    `tool=${oneLine(m.name || 'unknown_tool', 128)} call_id=${oneLine(m.tool_call_id, 64)}`,
+    `size_original=${info.chars} chars: too large to show in full, and it could not be stored for recall (${oneLine(reason, 200)}).`,
     `preview: ${head}`,
   ].join('\n')
   return toolMessageWith(m, text, { memId: null, compacted: true, failed: true })
