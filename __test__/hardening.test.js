@@ -178,3 +178,21 @@ describe('class 5 (JS side): the placeholder of an unrecordable result cannot be
     expect(lines[3].startsWith('preview: line one line two ')).toBe(true)
   })
 })
+
+describe('class 2 (namespaces): two threads never share entries through lossy text', () => {
+  test('a namespace with a lone surrogate is refused everywhere, not aliased', async () => {
+    const ledger = new Ledger()
+    const input = { toolCallId: 'c', toolName: 't', content: 'secret of thread A', namespace: 'thread-\uD800' }
+    await expect(ledger.record(input)).rejects.toThrow(/namespace must be well-formed text/)
+    expect(() => ledger.recordSync(input)).toThrow(TypeError)
+    const id = ledger.recordSync({ ...input, namespace: 'thread-\uFFFD' }).memId
+    expect(() => ledger.handle(id, 'thread-\uDBFF')).toThrow(/namespace must be well-formed text/)
+    await expect(ledger.fetch(id, { namespace: 'thread-\uDBFF', format: 'full' })).rejects.toThrow(/namespace must be well-formed text/)
+    expect(() => ledger.clear('thread-\uDBFF')).toThrow(TypeError)
+    // The recall tool answers, it does not throw, and gives nothing of the other namespace.
+    const recallTool = createRecallToolResultTool(ledger)
+    const answer = await recallTool.invoke({ mem_id: id, format: 'full' }, { configurable: { thread_id: 'thread-\uDBFF' } })
+    expect(answer.startsWith('[tool_memory')).toBe(true)
+    expect(answer).not.toContain('secret')
+  })
+})

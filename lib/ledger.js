@@ -17,6 +17,14 @@ function optionalString(where, name, v) {
   return v
 }
 
+// A namespace scopes entries (a thread, a tenant): it crosses as UTF-8, where a
+// lone surrogate would become U+FFFD and two namespaces could alias. Refused.
+function namespaceOf(where, v) {
+  const ns = optionalString(where, 'namespace', v)
+  if (ns !== undefined && !ns.isWellFormed()) throw fail(where, 'namespace must be well-formed text (it holds a lone surrogate)', ns)
+  return ns
+}
+
 function requiredString(where, name, v) {
   if (typeof v !== 'string' || v.length === 0) throw fail(where, `${name} must be a non-empty string`, v)
   return v
@@ -112,7 +120,7 @@ function recordInput(where, input) {
     toolName: requiredString(where, 'toolName', input.toolName),
     toolArgs: summaryArgs(where, input.toolArgs),
     content: content(where, input.content),
-    namespace: optionalString(where, 'namespace', input.namespace),
+    namespace: namespaceOf(where, input.namespace),
   }
 }
 
@@ -128,7 +136,7 @@ const OPTION_TYPES = {
   format: (v) => typeof v === 'string' || "a string ('summary' or 'full')",
   query: (v) => typeof v === 'string' || 'a string',
   jsonPath: (v) => typeof v === 'string' || 'a string',
-  namespace: (v) => typeof v === 'string' || 'a string',
+  namespace: (v) => (typeof v === 'string' && v.isWellFormed()) || 'well-formed text (a string without lone surrogates)',
   offset: (v) => Number.isFinite(v) || 'a finite number',
   maxChars: (v) => Number.isFinite(v) || 'a finite number',
   previewChars: (v) => (Number.isSafeInteger(v) && v >= 0) || 'a non-negative integer',
@@ -189,25 +197,25 @@ class Ledger extends binding.Ledger {
 
   handle(memId, namespace) {
     requiredString('Ledger.handle(memId)', 'memId', memId)
-    return super.handle(memId, optionalString('Ledger.handle(memId, namespace)', 'namespace', namespace))
+    return super.handle(memId, namespaceOf('Ledger.handle(memId, namespace)', namespace))
   }
 
   stub(memId, namespace, options) {
     requiredString('Ledger.stub(memId)', 'memId', memId)
     return super.stub(
       memId,
-      optionalString('Ledger.stub(memId, namespace)', 'namespace', namespace),
+      namespaceOf('Ledger.stub(memId, namespace)', namespace),
       fetchOptions('Ledger.stub(memId, namespace, options)', options, STUB_KEYS),
     )
   }
 
   delete(memId, namespace) {
     requiredString('Ledger.delete(memId)', 'memId', memId)
-    return super.delete(memId, optionalString('Ledger.delete(memId, namespace)', 'namespace', namespace))
+    return super.delete(memId, namespaceOf('Ledger.delete(memId, namespace)', namespace))
   }
 
   clear(namespace) {
-    return super.clear(optionalString('Ledger.clear(namespace)', 'namespace', namespace))
+    return super.clear(namespaceOf('Ledger.clear(namespace)', namespace))
   }
 }
 
@@ -317,6 +325,8 @@ async function recall(ledger, memId, options) {
   const id = typeof memId === 'string' ? memId.trim() : ''
   if (id === '') return fit(MEM_ID_ERROR, '', o.maxOutputChars)
   const failed = `[tool_memory error: ledger fetch failed for ${echo(id)}]`
+  // A namespace that is not well-formed text would alias another one on the way to Rust.
+  if (o.namespace !== undefined && !o.namespace.isWellFormed()) return fit(`[tool_memory not found: ${echo(id)}]`, id, o.maxOutputChars)
   try {
     if (ledger instanceof binding.Ledger) {
       // Already cut to the cap, in code points, on the Rust side.
