@@ -384,6 +384,7 @@ class Selection {
     this.fast = fast
     this.names = new Set() // fast: names appended; slow: every name
     this.objects = fast ? undefined : new Set()
+    this.lookups = 0
   }
 
   // `palette` must hold tools of `entry` in its order (`ordered`, if known).
@@ -396,26 +397,29 @@ class Selection {
     return selection
   }
 
-  // The selected tool objects as a set, built on first use (most calls never
-  // ask): membership stays O(1) however many names are appended.
-  members() {
-    if (this.objects === undefined) this.objects = new Set(this.tools)
-    return this.objects
+  // Whether `tool` is selected. The first few lookups scan the list (a call
+  // usually asks about one or two always-on tools); past that a set of the
+  // selected objects is built once, so many names stay linear overall.
+  includes(tool) {
+    if (this.objects !== undefined) return this.objects.has(tool)
+    if (++this.lookups <= 8) return this.tools.includes(tool)
+    this.objects = new Set(this.tools)
+    return this.objects.has(tool)
   }
 
   hasName(name) {
     if (this.names.has(name)) return true
     if (!this.fast) return false
     const i = this.entry.firstIndex(name)
-    return i !== undefined && this.members().has(this.entry.tools[i])
+    return i !== undefined && this.includes(this.entry.tools[i])
   }
 
   add(tool) {
     const name = nameOf(tool)
     if (name !== undefined && this.hasName(name)) return
-    if (this.members().has(tool)) return
+    if (this.includes(tool)) return
     if (name !== undefined) this.names.add(name)
-    this.objects.add(tool)
+    if (this.objects !== undefined) this.objects.add(tool)
     this.tools.push(tool)
   }
 }
