@@ -15,7 +15,10 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * the conversation carries a stub; `recall` returns the slice the model needs.
  */
 export declare class Ledger {
-  /** Creates an empty ledger. */
+  /**
+   * Creates an empty ledger, or one over a store (opened, created if
+   * missing, and swept of expired entries here, on the calling thread).
+   */
   constructor(options?: LedgerOptions | undefined | null)
   /**
    * Records a tool result off the JS thread and resolves to its handle. Recording
@@ -24,9 +27,16 @@ export declare class Ledger {
    * already holds the same id (never serves the wrong payload),
    * `ERR_SYMFONIC_NAMESPACE_TOO_LONG` for a namespace over 1,024 code points, and
    * `ERR_SYMFONIC_CONTENT_TOO_LARGE` for content over 4,000,000,000 bytes of UTF-8.
+   * With a store, resolves only once the row is committed, and rejects with
+   * `ERR_SYMFONIC_STORE` if the store fails (the result is then not recorded)
+   * and with `ERR_SYMFONIC_MEM_ID_COLLISION` if the store holds a different
+   * result under the id (recorded by any process sharing it).
    */
   record(input: RecordInput): Promise<ToolResultHandle>
-  /** `record` on the calling thread; throws the errors `record` rejects with. */
+  /**
+   * `record` on the calling thread (with a store, the commit too); throws
+   * the errors `record` rejects with.
+   */
   recordSync(input: RecordInput): ToolResultHandle
   /**
    * Internal, for tests only: every following record of this ledger gets
@@ -42,10 +52,11 @@ export declare class Ledger {
   __panicForTest(async: boolean): void | Promise<void>
   /**
    * Reads an archived result (see `FetchOptions` for the precedence) off the JS thread.
-   * Unknown ids, and ids from another namespace, answer `[tool_memory not found: <id>]`.
+   * Unknown ids, and ids from another namespace, answer `[tool_memory not found: <id>]`;
+   * a failed store read answers `[tool_memory error: store read failed for <id>: ...]`.
    */
   fetch(memId: string, options?: FetchOptions | undefined | null): Promise<string>
-  /** `fetch` on the calling thread. */
+  /** `fetch` on the calling thread (with a store, a memory miss reads it here). */
   fetchSync(memId: string, options?: FetchOptions | undefined | null): string
   /**
    * Fetch plus the output cap, in one pass: a full multi-megabyte payload is cut
@@ -53,18 +64,29 @@ export declare class Ledger {
    * answer that is a contiguous part of the payload says where to continue.
    */
   recall(memId: string, options?: FetchOptions | undefined | null, maxOutputChars?: number | undefined | null): Promise<string>
-  /** The handle of an archived result, or null. */
+  /**
+   * The handle of an archived result, or null. With a store, a memory miss
+   * reads it (on the calling thread); a failed read throws `ERR_SYMFONIC_STORE`.
+   */
   handle(memId: string, namespace?: string | undefined | null): ToolResultHandle | null
   /**
    * The stub of an archived result, or null. `options.previewChars` renders it
    * with another preview length (deterministically, like the original).
+   * With a store, a memory miss reads it (on the calling thread); a failed
+   * read throws `ERR_SYMFONIC_STORE`.
    */
   stub(memId: string, namespace?: string | undefined | null, options?: StubOptions | undefined | null): string | null
-  /** Removes one entry; true if it was there. */
+  /**
+   * Removes one entry (from the store too); true if it was there. A failed
+   * store delete throws `ERR_SYMFONIC_STORE`.
+   */
   delete(memId: string, namespace?: string | undefined | null): boolean
-  /** Removes every entry, or only those of `namespace`; returns how many were removed. */
+  /**
+   * Removes every entry, or only those of `namespace` (from the store too);
+   * returns how many were removed. A failed store clear throws `ERR_SYMFONIC_STORE`.
+   */
   clear(namespace?: string | undefined | null): number
-  /** Entries, bytes held, fetch hits and misses, evictions. */
+  /** Entries, bytes held, fetch hits and misses, evictions, store hits, misses and errors. */
   stats(): LedgerStats
 }
 
@@ -149,6 +171,21 @@ export interface LedgerOptions {
   maxBytes?: number
   /** Code points of head preview shown in each stub. Default 200; 0 hides it. */
   previewChars?: number
+  /**
+   * A store below the in-memory LRU: `'sqlite:<path>'` (a relative path is
+   * relative to the process's cwd; the file is created if missing). Records
+   * are written through (`record` resolves once the row is committed and
+   * fsynced); a memory miss reloads the entry from the store, so entries
+   * survive eviction and restarts and are shared by every process using the
+   * file. A store that cannot be opened throws `ERR_SYMFONIC_STORE`.
+   */
+  store?: string
+  /**
+   * Seconds an entry lives after its record (fractions allowed; `Infinity`:
+   * forever, the default). Expired entries answer as not found, in memory
+   * and in the store, and are swept on open and at most once a minute on record.
+   */
+  ttlSeconds?: number
 }
 
 /** Counters of a ledger. */
@@ -163,6 +200,15 @@ export interface LedgerStats {
   misses: number
   /** Entries evicted to stay within `maxBytes`. */
   evictions: number
+  /** Memory misses (fetch, recall, handle, stub) answered by the store. 0 without a store. */
+  storeHits: number
+  /** Memory misses the store did not have either (or had expired). */
+  storeMisses: number
+  /**
+   * Store operations that failed; each one was a rejected `record`, a thrown
+   * error or a `[tool_memory error: ...]` answer.
+   */
+  storeErrors: number
 }
 
 /** The cap on what `recall` returns, in code points, marker included. */
@@ -199,6 +245,11 @@ export interface RecordInput {
    * 1,024 code points (set by the app, so a longer one is refused).
    */
   namespace?: string
+  /**
+   * Seconds this entry lives, overriding the ledger's `ttlSeconds`
+   * (`Infinity`: forever). Recording the same result again sets its expiry anew.
+   */
+  ttlSeconds?: number
 }
 
 /** Options for `Ledger.stub`. */

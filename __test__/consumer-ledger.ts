@@ -41,6 +41,9 @@ async function main(): Promise<void> {
   const cleared: number = ledger.clear()
   const stats: LedgerStats = ledger.stats()
   const n: number = stats.entries + stats.bytes + stats.hits + stats.misses + stats.evictions
+  const storeCounts: number = stats.storeHits + stats.storeMisses + stats.storeErrors
+  const stored: LedgerOptions = { store: 'sqlite:./ledger.db', ttlSeconds: 3600, maxBytes: 1024 }
+  const ttlInput: RecordInput = { toolCallId: 'c', toolName: 't', content: 'x', ttlSeconds: Infinity }
   const computed: string = memIdFor('call_1', 'content')
   const cap: 50000 = MAX_OUTPUT_CHARS
   const recallOptions: RecallOptions = { format: 'summary', maxOutputChars: 1000 }
@@ -49,7 +52,7 @@ async function main(): Promise<void> {
   const b: string = await recall(jsLedger, 42, null)
   // @ts-expect-error format is 'summary' | 'full'
   const bad: FetchOptions = { format: 'everything' }
-  console.log(text, sync, maybe, stub, removed, cleared, n, computed, cap, a, b, size, schema, preview, bad)
+  console.log(text, sync, maybe, stub, removed, cleared, n, computed, cap, a, b, size, schema, preview, bad, storeCounts, stored, ttlInput)
 }
 
 void main()

@@ -36,13 +36,31 @@ function count(where, name, v) {
   return v
 }
 
+// A time to live: positive seconds (fractions allowed) or Infinity.
+function ttlSeconds(where, v) {
+  if (v === undefined || v === null) return undefined
+  if (typeof v !== 'number' || Number.isNaN(v) || v <= 0 || v === -Infinity) {
+    throw fail(where, 'ttlSeconds must be a positive number of seconds or Infinity', v)
+  }
+  return v
+}
+
+function storeSpec(where, v) {
+  if (v === undefined || v === null) return undefined
+  if (typeof v !== 'string' || !/^sqlite:./.test(v)) throw fail(where, "store must be a string 'sqlite:<path>' (e.g. 'sqlite:./ledger.db')", v)
+  return v
+}
+
 function ledgerOptions(options) {
   if (options === undefined || options === null) return undefined
-  if (!isPlainObject(options)) throw fail('new Ledger(options)', 'options must be an object', options)
-  checkKeys('new Ledger(options)', options, ['maxBytes', 'previewChars'])
+  const where = 'new Ledger(options)'
+  if (!isPlainObject(options)) throw fail(where, 'options must be an object', options)
+  checkKeys(where, options, ['maxBytes', 'previewChars', 'store', 'ttlSeconds'])
   return {
-    maxBytes: count('new Ledger(options)', 'maxBytes', options.maxBytes),
-    previewChars: count('new Ledger(options)', 'previewChars', options.previewChars),
+    maxBytes: count(where, 'maxBytes', options.maxBytes),
+    previewChars: count(where, 'previewChars', options.previewChars),
+    store: storeSpec(where, options.store),
+    ttlSeconds: ttlSeconds(where, options.ttlSeconds),
   }
 }
 
@@ -121,10 +139,11 @@ function recordInput(where, input) {
     toolArgs: summaryArgs(where, input.toolArgs),
     content: content(where, input.content),
     namespace: namespaceOf(where, input.namespace),
+    ttlSeconds: ttlSeconds(where, input.ttlSeconds),
   }
 }
 
-const RECORD_KEYS = ['toolCallId', 'toolName', 'toolArgs', 'content', 'namespace']
+const RECORD_KEYS = ['toolCallId', 'toolName', 'toolArgs', 'content', 'namespace', 'ttlSeconds']
 const FETCH_KEYS = ['format', 'query', 'offset', 'maxChars', 'jsonPath', 'namespace']
 const STUB_KEYS = ['previewChars']
 

@@ -11,6 +11,7 @@ use napi::bindgen_prelude::{FromNapiValue, JsError, Unknown};
 use napi::{Env, Error, Status};
 
 use crate::core::ledger::LedgerError;
+use crate::core::store::StoreError;
 
 /// The `code` of a JS error thrown by the addon: one of napi-rs's statuses, or
 /// one of this package's `ERR_SYMFONIC_*` codes. napi-rs puts the status string
@@ -21,6 +22,7 @@ pub enum Code {
     MemIdCollision,
     NamespaceTooLong,
     ContentTooLarge,
+    Store,
     Internal,
 }
 
@@ -31,6 +33,7 @@ impl AsRef<str> for Code {
             Code::MemIdCollision => "ERR_SYMFONIC_MEM_ID_COLLISION",
             Code::NamespaceTooLong => "ERR_SYMFONIC_NAMESPACE_TOO_LONG",
             Code::ContentTooLarge => "ERR_SYMFONIC_CONTENT_TOO_LARGE",
+            Code::Store => "ERR_SYMFONIC_STORE",
             Code::Internal => "ERR_SYMFONIC_INTERNAL",
         }
     }
@@ -47,8 +50,15 @@ pub fn ledger_error(e: LedgerError) -> Error<Code> {
         LedgerError::Collision { .. } => Code::MemIdCollision,
         LedgerError::NamespaceTooLong { .. } => Code::NamespaceTooLong,
         LedgerError::ContentTooLarge { .. } => Code::ContentTooLarge,
+        LedgerError::Store(_) => Code::Store,
     };
     Error::new(code, format!("{}: {e}", code.as_ref()))
+}
+
+/// A failed store operation (open, read, delete, clear) as a JS `Error` with
+/// `code` `ERR_SYMFONIC_STORE`; a failed record comes through [`ledger_error`].
+pub fn store_error(e: StoreError) -> Error<Code> {
+    Error::new(Code::Store, format!("{}: {e}", Code::Store.as_ref()))
 }
 
 /// A napi-rs error, its status kept as the code.

@@ -11,11 +11,12 @@ use napi_derive::napi;
 use serde_json::{Map, Value};
 
 use crate::core::ids::mem_id_for as core_mem_id;
-use crate::core::ledger::{self as core, LedgerConfig, RecordRequest};
+use crate::core::ledger::{self as core, LedgerConfig, RecordRequest, Ttl};
 use crate::core::recall::{cap_output, FetchSpec, MAX_OUTPUT_CHARS as MAX_OUT};
+use crate::core::store::StoreSpec;
 use crate::core::text::Payload;
 use crate::core::wtf8::{self, Wtf8Buf};
-use crate::error::{guard, ledger_error, rejection, type_error, Code, JsResult};
+use crate::error::{guard, ledger_error, rejection, store_error, type_error, Code, JsResult};
 
 /// The cap on what `recall` returns, in code points, marker included.
 #[napi]
@@ -30,6 +31,17 @@ pub struct LedgerOptions {
     pub max_bytes: Option<f64>,
     /// Code points of head preview shown in each stub. Default 200; 0 hides it.
     pub preview_chars: Option<f64>,
+    /// A store below the in-memory LRU: `'sqlite:<path>'` (a relative path is
+    /// relative to the process's cwd; the file is created if missing). Records
+    /// are written through (`record` resolves once the row is committed and
+    /// fsynced); a memory miss reloads the entry from the store, so entries
+    /// survive eviction and restarts and are shared by every process using the
+    /// file. A store that cannot be opened throws `ERR_SYMFONIC_STORE`.
+    pub store: Option<String>,
+    /// Seconds an entry lives after its record (fractions allowed; `Infinity`:
+    /// forever, the default). Expired entries answer as not found, in memory
+    /// and in the store, and are swept on open and at most once a minute on record.
+    pub ttl_seconds: Option<f64>,
 }
 
 /// A tool result to record.
@@ -52,6 +64,9 @@ pub struct RecordInput {
     /// Scope of the entry, e.g. a conversation's thread id. Default `""`. At most
     /// 1,024 code points (set by the app, so a longer one is refused).
     pub namespace: Option<String>,
+    /// Seconds this entry lives, overriding the ledger's `ttlSeconds`
+    /// (`Infinity`: forever). Recording the same result again sets its expiry anew.
+    pub ttl_seconds: Option<f64>,
 }
 
 /// What the ledger keeps about a recorded result. Sizes count Unicode code points.
@@ -121,6 +136,13 @@ pub struct LedgerStats {
     pub misses: f64,
     /// Entries evicted to stay within `maxBytes`.
     pub evictions: f64,
+    /// Memory misses (fetch, recall, handle, stub) answered by the store. 0 without a store.
+    pub store_hits: f64,
+    /// Memory misses the store did not have either (or had expired).
+    pub store_misses: f64,
+    /// Store operations that failed; each one was a rejected `record`, a thrown
+    /// error or a `[tool_memory error: ...]` answer.
+    pub store_errors: f64,
 }
 
 /// An archive of large tool results, keyed by memory id and namespace, bounded
@@ -165,6 +187,21 @@ fn non_negative(env: &Env, name: &str, v: f64) -> JsResult<usize> {
         Err(type_error(
             env,
             &format!("Ledger: {name} must be a non-negative finite number"),
+        ))
+    }
+}
+
+/// A `ttlSeconds`: a positive number of seconds (fractions allowed, rounded
+/// up to the millisecond), or `Infinity` for no expiry; else a TypeError.
+fn ttl(env: &Env, where_: &str, v: f64) -> JsResult<Ttl> {
+    if v == f64::INFINITY {
+        Ok(Ttl::Never)
+    } else if v.is_finite() && v > 0.0 {
+        Ok(Ttl::Millis((v * 1000.0).ceil().min(u64::MAX as f64) as u64))
+    } else {
+        Err(type_error(
+            env,
+            &format!("{where_}: ttlSeconds must be a positive number of seconds or Infinity"),
         ))
     }
 }
@@ -387,6 +424,11 @@ fn request(input: RecordInput) -> RecordRequest {
     }
 }
 
+/// A record's `ttlSeconds`: absent means the ledger's.
+fn record_ttl(env: &Env, where_: &str, v: Option<f64>) -> JsResult<Ttl> {
+    v.map_or(Ok(Ttl::Default), |t| ttl(env, where_, t))
+}
+
 fn fetch_spec(options: Option<FetchOptions>) -> (FetchSpec, String) {
     match options {
         Some(o) => (
@@ -411,11 +453,13 @@ fn max_output(x: Option<f64>) -> usize {
     }
 }
 
-/// Records off the JS thread (the payload crossed the boundary once, before).
+/// Records off the JS thread (the payload crossed the boundary once, before);
+/// with a store, the row is committed here too, on the libuv pool.
 pub struct RecordTask {
     inner: Arc<core::Ledger>,
     reported: Arc<AtomicI64>,
     req: Option<RecordRequest>,
+    ttl: Ttl,
 }
 
 #[napi]
@@ -427,7 +471,7 @@ impl Task for RecordTask {
     fn compute(&mut self) -> Result<Self::Output> {
         Ok(guard(|| {
             let req = self.req.take().expect("a task computes once");
-            self.inner.record(req).map_err(ledger_error)
+            self.inner.record_with(req, self.ttl).map_err(ledger_error)
         }))
     }
 
@@ -447,9 +491,11 @@ enum Read {
     Recall(FetchSpec, usize),
 }
 
-/// Fetches (or recalls) off the JS thread; only the answer crosses back.
+/// Fetches (or recalls) off the JS thread; only the answer crosses back. A
+/// memory miss reloads from the store here, on the libuv pool.
 pub struct FetchTask {
     inner: Arc<core::Ledger>,
+    reported: Arc<AtomicI64>,
     namespace: String,
     mem_id: String,
     read: Read,
@@ -474,17 +520,23 @@ impl Task for FetchTask {
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        // A reload from the store may have grown the memory held.
+        if self.inner.has_store() {
+            sync_external(&env, &self.inner, &self.reported);
+        }
         output.map(JsText).map_err(|e| rejection(&env, e))
     }
 }
 
 #[napi]
 impl Ledger {
-    /// Creates an empty ledger.
+    /// Creates an empty ledger, or one over a store (opened, created if
+    /// missing, and swept of expired entries here, on the calling thread).
     #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, options: Option<LedgerOptions>) -> Result<Self, Code> {
         guard(|| {
             let mut config = LedgerConfig::default();
+            let (mut store, mut ttl_ms) = (None, None);
             if let Some(o) = options {
                 if let Some(m) = o.max_bytes {
                     config.max_bytes = non_negative(&env, "maxBytes", m)?;
@@ -492,9 +544,19 @@ impl Ledger {
                 if let Some(p) = o.preview_chars {
                     config.preview_chars = non_negative(&env, "previewChars", p)?;
                 }
+                if let Some(t) = o.ttl_seconds {
+                    if let Ttl::Millis(ms) = ttl(&env, "Ledger", t)? {
+                        ttl_ms = Some(ms);
+                    }
+                }
+                if let Some(spec) = o.store {
+                    let spec =
+                        StoreSpec::parse(&spec).map_err(|m| type_error(&env, &format!("Ledger: {m}")))?;
+                    store = Some(spec.open().map_err(store_error)?);
+                }
             }
             Ok(Ledger {
-                inner: Arc::new(core::Ledger::new(config)),
+                inner: Arc::new(core::Ledger::with_store(config, store, ttl_ms)),
                 reported: Arc::new(AtomicI64::new(0)),
             })
         })
@@ -506,22 +568,33 @@ impl Ledger {
     /// already holds the same id (never serves the wrong payload),
     /// `ERR_SYMFONIC_NAMESPACE_TOO_LONG` for a namespace over 1,024 code points, and
     /// `ERR_SYMFONIC_CONTENT_TOO_LARGE` for content over 4,000,000,000 bytes of UTF-8.
+    /// With a store, resolves only once the row is committed, and rejects with
+    /// `ERR_SYMFONIC_STORE` if the store fails (the result is then not recorded)
+    /// and with `ERR_SYMFONIC_MEM_ID_COLLISION` if the store holds a different
+    /// result under the id (recorded by any process sharing it).
     #[napi(ts_return_type = "Promise<ToolResultHandle>", catch_unwind)]
-    pub fn record(&self, input: RecordInput) -> Result<AsyncTask<RecordTask>, Code> {
+    pub fn record(&self, env: Env, input: RecordInput) -> Result<AsyncTask<RecordTask>, Code> {
         guard(|| {
+            let ttl = record_ttl(&env, "Ledger.record", input.ttl_seconds)?;
             Ok(AsyncTask::new(RecordTask {
                 inner: self.inner.clone(),
                 reported: self.reported.clone(),
                 req: Some(request(input)),
+                ttl,
             }))
         })
     }
 
-    /// `record` on the calling thread; throws the errors `record` rejects with.
+    /// `record` on the calling thread (with a store, the commit too); throws
+    /// the errors `record` rejects with.
     #[napi(catch_unwind)]
     pub fn record_sync(&self, env: Env, input: RecordInput) -> Result<ToolResultHandle, Code> {
         guard(|| {
-            let h = self.inner.record(request(input)).map_err(ledger_error)?;
+            let ttl = record_ttl(&env, "Ledger.recordSync", input.ttl_seconds)?;
+            let h = self
+                .inner
+                .record_with(request(input), ttl)
+                .map_err(ledger_error)?;
             sync_external(&env, &self.inner, &self.reported);
             Ok(to_handle(h))
         })
@@ -560,16 +633,26 @@ impl Ledger {
     }
 
     /// Reads an archived result (see `FetchOptions` for the precedence) off the JS thread.
-    /// Unknown ids, and ids from another namespace, answer `[tool_memory not found: <id>]`.
+    /// Unknown ids, and ids from another namespace, answer `[tool_memory not found: <id>]`;
+    /// a failed store read answers `[tool_memory error: store read failed for <id>: ...]`.
     #[napi(ts_return_type = "Promise<string>", catch_unwind)]
     pub fn fetch(&self, mem_id: String, options: Option<FetchOptions>) -> Result<AsyncTask<FetchTask>, Code> {
         guard(|| Ok(AsyncTask::new(self.fetch_task(mem_id, options))))
     }
 
-    /// `fetch` on the calling thread.
+    /// `fetch` on the calling thread (with a store, a memory miss reads it here).
     #[napi(ts_return_type = "string", catch_unwind)]
-    pub fn fetch_sync(&self, mem_id: String, options: Option<FetchOptions>) -> Result<JsText, Code> {
-        guard(|| Ok(JsText(self.fetch_task(mem_id, options).run())))
+    pub fn fetch_sync(
+        &self,
+        env: Env,
+        mem_id: String,
+        options: Option<FetchOptions>,
+    ) -> Result<JsText, Code> {
+        guard(|| {
+            let out = JsText(self.fetch_task(mem_id, options).run());
+            self.sync_store_memory(&env);
+            Ok(out)
+        })
     }
 
     /// Fetch plus the output cap, in one pass: a full multi-megabyte payload is cut
@@ -589,6 +672,7 @@ impl Ledger {
             }
             Ok(AsyncTask::new(FetchTask {
                 inner: self.inner.clone(),
+                reported: self.reported.clone(),
                 namespace,
                 mem_id,
                 read: Read::Recall(spec, max_output(max_output_chars)),
@@ -600,32 +684,47 @@ impl Ledger {
         let (spec, namespace) = fetch_spec(options);
         FetchTask {
             inner: self.inner.clone(),
+            reported: self.reported.clone(),
             namespace,
             mem_id,
             read: Read::Fetch(spec),
         }
     }
 
-    /// The handle of an archived result, or null.
+    /// External memory after a call that may have reloaded an entry from the store.
+    fn sync_store_memory(&self, env: &Env) {
+        if self.inner.has_store() {
+            sync_external(env, &self.inner, &self.reported);
+        }
+    }
+
+    /// The handle of an archived result, or null. With a store, a memory miss
+    /// reads it (on the calling thread); a failed read throws `ERR_SYMFONIC_STORE`.
     #[napi(catch_unwind)]
     pub fn handle(
         &self,
+        env: Env,
         mem_id: String,
         namespace: Option<String>,
     ) -> Result<Option<ToolResultHandle>, Code> {
         guard(|| {
-            Ok(self
+            let h = self
                 .inner
-                .handle(namespace.as_deref().unwrap_or(""), &mem_id)
-                .map(to_handle))
+                .try_handle(namespace.as_deref().unwrap_or(""), &mem_id)
+                .map_err(store_error)?;
+            self.sync_store_memory(&env);
+            Ok(h.map(to_handle))
         })
     }
 
     /// The stub of an archived result, or null. `options.previewChars` renders it
     /// with another preview length (deterministically, like the original).
     #[napi(catch_unwind)]
+    /// With a store, a memory miss reads it (on the calling thread); a failed
+    /// read throws `ERR_SYMFONIC_STORE`.
     pub fn stub(
         &self,
+        env: Env,
         mem_id: String,
         namespace: Option<String>,
         options: Option<StubOptions>,
@@ -635,33 +734,41 @@ impl Ledger {
                 .and_then(|o| o.preview_chars)
                 .filter(|p| p.is_finite() && *p >= 0.0)
                 .map(|p| p as usize);
-            Ok(self
+            let stub = self
                 .inner
-                .stub(namespace.as_deref().unwrap_or(""), &mem_id, preview))
+                .try_stub(namespace.as_deref().unwrap_or(""), &mem_id, preview)
+                .map_err(store_error)?;
+            self.sync_store_memory(&env);
+            Ok(stub)
         })
     }
 
-    /// Removes one entry; true if it was there.
+    /// Removes one entry (from the store too); true if it was there. A failed
+    /// store delete throws `ERR_SYMFONIC_STORE`.
     #[napi(catch_unwind)]
     pub fn delete(&self, env: Env, mem_id: String, namespace: Option<String>) -> Result<bool, Code> {
         guard(|| {
-            let removed = self.inner.delete(namespace.as_deref().unwrap_or(""), &mem_id);
+            let removed = self
+                .inner
+                .try_delete(namespace.as_deref().unwrap_or(""), &mem_id)
+                .map_err(store_error)?;
             sync_external(&env, &self.inner, &self.reported);
             Ok(removed)
         })
     }
 
-    /// Removes every entry, or only those of `namespace`; returns how many were removed.
+    /// Removes every entry, or only those of `namespace` (from the store too);
+    /// returns how many were removed. A failed store clear throws `ERR_SYMFONIC_STORE`.
     #[napi(catch_unwind)]
     pub fn clear(&self, env: Env, namespace: Option<String>) -> Result<u32, Code> {
         guard(|| {
-            let n = self.inner.clear(namespace.as_deref());
+            let n = self.inner.try_clear(namespace.as_deref()).map_err(store_error)?;
             sync_external(&env, &self.inner, &self.reported);
             Ok(n as u32)
         })
     }
 
-    /// Entries, bytes held, fetch hits and misses, evictions.
+    /// Entries, bytes held, fetch hits and misses, evictions, store hits, misses and errors.
     #[napi(catch_unwind)]
     pub fn stats(&self) -> Result<LedgerStats, Code> {
         guard(|| {
@@ -672,6 +779,9 @@ impl Ledger {
                 hits: s.hits as f64,
                 misses: s.misses as f64,
                 evictions: s.evictions as f64,
+                store_hits: s.store_hits as f64,
+                store_misses: s.store_misses as f64,
+                store_errors: s.store_errors as f64,
             })
         })
     }

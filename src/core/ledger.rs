@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::{Map, Value};
@@ -13,6 +14,7 @@ use serde_json::{Map, Value};
 use crate::core::ids::mem_id_for;
 use crate::core::json::{analyze_str_with, JsonDoc};
 use crate::core::recall::{self, FetchSpec};
+use crate::core::store::{expired, now_ms, NewEntry, PutOutcome, Store, StoreError, StoredEntry};
 use crate::core::stub::{self, StubParts};
 use crate::core::text::{Payload, Text};
 use crate::core::wtf8::{self, Wtf8Buf};
@@ -69,6 +71,25 @@ pub struct Entry {
     pub json: Option<JsonDoc>,
     /// Bytes this entry holds (payload, indexes, handle strings).
     pub bytes: usize,
+    /// Unix time in milliseconds after which the entry is gone; 0: never.
+    expires_at: AtomicU64,
+}
+
+impl Entry {
+    /// Unix time in milliseconds after which the entry is gone; `None`: never.
+    pub fn expires_at(&self) -> Option<u64> {
+        Some(self.expires_at.load(Ordering::Relaxed)).filter(|&t| t != 0)
+    }
+
+    fn set_expiry(&self, expires_at: Option<u64>) {
+        // 0 means never; an expiry at the epoch itself is 1 ms later.
+        self.expires_at
+            .store(expires_at.map_or(0, |t| t.max(1)), Ordering::Relaxed);
+    }
+
+    fn expired(&self, now: u64) -> bool {
+        expired(self.expires_at(), now)
+    }
 }
 
 /// A result to record. `content` is the payload, already owned: UTF-8, or
@@ -89,6 +110,8 @@ pub enum LedgerError {
     NamespaceTooLong { chars: usize },
     /// A payload larger than `MAX_CONTENT_BYTES` bytes.
     ContentTooLarge { bytes: usize },
+    /// The store below the ledger failed (the entry was not recorded).
+    Store(StoreError),
 }
 
 impl fmt::Display for LedgerError {
@@ -106,6 +129,7 @@ impl fmt::Display for LedgerError {
                 f,
                 "content is {bytes} bytes of UTF-8; at most {MAX_CONTENT_BYTES} bytes can be recorded"
             ),
+            LedgerError::Store(e) => write!(f, "{e}; the result was not recorded"),
         }
     }
 }
@@ -119,7 +143,28 @@ pub struct Stats {
     pub hits: u64,
     pub misses: u64,
     pub evictions: u64,
+    /// Memory misses the store answered (0 without a store).
+    pub store_hits: u64,
+    /// Memory misses the store did not have either.
+    pub store_misses: u64,
+    /// Store operations that failed (the caller saw each one as an error or an error answer).
+    pub store_errors: u64,
 }
+
+/// How long a recorded entry lives.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Ttl {
+    /// The ledger's `ttl` (see [`Ledger::with_store`]); never, when it has none.
+    #[default]
+    Default,
+    /// Never expires, whatever the ledger's default.
+    Never,
+    /// Expires this many milliseconds after the record.
+    Millis(u64),
+}
+
+/// How often, at most, a record sweeps expired entries (memory and store).
+pub const SWEEP_EVERY_MS: u64 = 60_000;
 
 type Key = (String, String);
 
@@ -128,15 +173,21 @@ struct Slot {
     tick: u64,
 }
 
-struct Store {
+/// The in-memory LRU.
+struct Lru {
     map: HashMap<Key, Slot>,
     order: BTreeMap<u64, Key>,
     tick: u64,
     stats: Stats,
 }
 
-impl Store {
-    fn touch(&mut self, key: &Key) -> Option<Arc<Entry>> {
+impl Lru {
+    /// The live entry under `key`, made most recently used; an expired one is removed.
+    fn touch(&mut self, key: &Key, now: u64) -> Option<Arc<Entry>> {
+        if self.map.get(key)?.entry.expired(now) {
+            self.remove(key);
+            return None;
+        }
         self.tick += 1;
         let tick = self.tick;
         let slot = self.map.get_mut(key)?;
@@ -153,26 +204,83 @@ impl Store {
         self.stats.entries -= 1;
         Some(slot.entry)
     }
+
+    /// Inserts `entry` as the most recently used, unless a live entry holds
+    /// the key (then returns it, `entry` is dropped); evicts past `max_bytes`.
+    fn admit(&mut self, key: &Key, entry: Arc<Entry>, max_bytes: usize, now: u64) -> Result<(), Arc<Entry>> {
+        if let Some(existing) = self.touch(key, now) {
+            return Err(existing);
+        }
+        self.tick += 1;
+        let tick = self.tick;
+        self.stats.bytes += entry.bytes;
+        self.stats.entries += 1;
+        self.order.insert(tick, key.clone());
+        self.map.insert(key.clone(), Slot { entry, tick });
+        // Evict least recently used entries past the bound; the newest entry
+        // stays even if it alone exceeds it (dropping it would lose the result).
+        while self.stats.bytes > max_bytes && self.map.len() > 1 {
+            let (_, oldest) = self.order.pop_first().expect("order tracks every entry");
+            if &oldest == key {
+                self.order.insert(tick, oldest);
+                continue;
+            }
+            if let Some(slot) = self.map.remove(&oldest) {
+                self.stats.bytes -= slot.entry.bytes;
+                self.stats.entries -= 1;
+                self.stats.evictions += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the expired entries.
+    fn sweep(&mut self, now: u64) {
+        let gone: Vec<Key> = self
+            .map
+            .iter()
+            .filter(|(_, s)| s.entry.expired(now))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in &gone {
+            self.remove(k);
+        }
+    }
 }
 
 /// The ledger. Cheap to share behind an `Arc`.
 pub struct Ledger {
     config: LedgerConfig,
-    store: Mutex<Store>,
+    lru: Mutex<Lru>,
+    /// The store below the LRU (write-through), if any.
+    backing: Option<Box<dyn Store>>,
+    /// Default time to live of an entry, in milliseconds.
+    ttl_ms: Option<u64>,
+    /// When the last sweep ran (Unix ms).
+    last_sweep: AtomicU64,
     /// Test hook: the id every record gets instead of its hash (see `force_mem_id`).
     forced_id: Mutex<Option<String>>,
 }
 
 impl Ledger {
     pub fn new(config: LedgerConfig) -> Self {
+        Ledger::with_store(config, None, None)
+    }
+
+    /// A ledger over `store` (write-through; misses reload from it), whose
+    /// entries live `ttl_ms` milliseconds unless a record says otherwise.
+    pub fn with_store(config: LedgerConfig, store: Option<Box<dyn Store>>, ttl_ms: Option<u64>) -> Self {
         Ledger {
             config,
-            store: Mutex::new(Store {
+            lru: Mutex::new(Lru {
                 map: HashMap::new(),
                 order: BTreeMap::new(),
                 tick: 0,
                 stats: Stats::default(),
             }),
+            backing: store,
+            ttl_ms,
+            last_sweep: AtomicU64::new(now_ms()),
             forced_id: Mutex::new(None),
         }
     }
@@ -189,16 +297,47 @@ impl Ledger {
         self.config
     }
 
-    fn lock(&self) -> MutexGuard<'_, Store> {
+    /// Whether a store is below the LRU.
+    pub fn has_store(&self) -> bool {
+        self.backing.is_some()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Lru> {
         // A panic while holding the lock cannot leave the maps half-updated in
         // a way that matters more than losing the ledger, so recover the guard.
-        self.store.lock().unwrap_or_else(|e| e.into_inner())
+        self.lru.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn forced(&self) -> Option<String> {
+        self.forced_id.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn expiry(&self, ttl: Ttl, now: u64) -> Option<u64> {
+        let ms = match ttl {
+            Ttl::Default => self.ttl_ms?,
+            Ttl::Never => return None,
+            Ttl::Millis(ms) => ms,
+        };
+        Some(now.saturating_add(ms))
+    }
+
+    /// Counts a failed store operation and passes the error on.
+    fn store_failed(&self, e: StoreError) -> StoreError {
+        self.lock().stats.store_errors += 1;
+        e
     }
 
     /// Records a result; the same (call id, content) again returns the identical handle.
     /// Refuses a namespace over `MAX_NAMESPACE_CHARS` code points and content over
     /// `MAX_CONTENT_BYTES` bytes.
     pub fn record(&self, req: RecordRequest) -> Result<Handle, LedgerError> {
+        self.record_with(req, Ttl::Default)
+    }
+
+    /// [`record`](Self::record) with the entry's time to live. With a store,
+    /// returns only once the store has the entry, and refuses an id the store
+    /// holds for a different result (recorded by any process sharing it).
+    pub fn record_with(&self, req: RecordRequest, ttl: Ttl) -> Result<Handle, LedgerError> {
         check_namespace(&req.namespace)?;
         check_content_len(req.content.as_bytes().len())?;
         // JSON analysis of WTF-8 runs on its display form: the same length,
@@ -208,73 +347,158 @@ impl Ledger {
             Payload::Wtf8(b) => wtf8::to_string_lossy(b),
         };
         // The id hash runs while the JSON pass's second thread starts up.
-        let forced = self.forced_id.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let forced = self.forced();
         let (json, mem_id) = analyze_str_with(&view, || {
             forced.unwrap_or_else(|| mem_id_for(&req.tool_call_id, req.content.as_bytes()))
         });
         drop(view);
+        let now = now_ms();
+        let expires_at = self.expiry(ttl, now);
         let key: Key = (req.namespace.clone(), mem_id);
-        if let Some(existing) = self.lock().touch(&key) {
-            return same_result(&existing, &key, &req.tool_call_id, req.content.as_bytes());
+        let existing = self.lock().touch(&key, now);
+        if let Some(existing) = existing {
+            let handle = same_result(&existing, &key, &req.tool_call_id, req.content.as_bytes())?;
+            // Write-through holds for a repeated record too (another process
+            // may have deleted the row), and the new expiry applies.
+            self.put_through(&existing, expires_at)?;
+            existing.set_expiry(expires_at);
+            return Ok(handle);
         }
-        let entry = Arc::new(build_entry(key.1.clone(), req, json, self.config.preview_chars));
-        let mut store = self.lock();
-        // Another thread may have recorded it while we analysed.
-        if let Some(existing) = store.touch(&key) {
-            let (call_id, text) = (&entry.handle.tool_call_id, entry.text.as_bytes());
-            return same_result(&existing, &key, call_id, text);
-        }
-        store.tick += 1;
-        let tick = store.tick;
-        store.stats.bytes += entry.bytes;
-        store.stats.entries += 1;
-        store.order.insert(tick, key.clone());
+        let entry = build_entry(key.1.clone(), req, json, self.config.preview_chars);
+        entry.set_expiry(expires_at);
+        let entry = Arc::new(entry);
+        self.put_through(&entry, expires_at)?;
         let handle = entry.handle.clone();
-        store.map.insert(key.clone(), Slot { entry, tick });
-        // Evict least recently used entries past the bound; the newest entry
-        // stays even if it alone exceeds it (dropping it would lose the result).
-        while store.stats.bytes > self.config.max_bytes && store.map.len() > 1 {
-            let (_, oldest) = store.order.pop_first().expect("order tracks every entry");
-            if oldest == key {
-                store.order.insert(tick, oldest);
-                continue;
-            }
-            if let Some(slot) = store.map.remove(&oldest) {
-                store.stats.bytes -= slot.entry.bytes;
-                store.stats.entries -= 1;
-                store.stats.evictions += 1;
-            }
+        let admitted = self.lock().admit(&key, entry.clone(), self.config.max_bytes, now);
+        // Another thread may have recorded it while we analysed.
+        if let Err(existing) = admitted {
+            let (call_id, text) = (&entry.handle.tool_call_id, entry.text.as_bytes());
+            let h = same_result(&existing, &key, call_id, text)?;
+            existing.set_expiry(expires_at);
+            return Ok(h);
         }
+        self.maybe_sweep(now);
         Ok(handle)
     }
 
-    /// Looks an entry up for a fetch, counting a hit or a miss.
-    pub fn get(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
-        let key: Key = (namespace.to_string(), mem_id.to_string());
-        let mut store = self.lock();
-        let found = store.touch(&key);
-        if found.is_some() {
-            store.stats.hits += 1;
-        } else {
-            store.stats.misses += 1;
+    /// Writes `entry` to the store, if there is one.
+    fn put_through(&self, entry: &Entry, expires_at: Option<u64>) -> Result<(), LedgerError> {
+        let Some(store) = &self.backing else { return Ok(()) };
+        let put = store.put(NewEntry {
+            handle: &entry.handle,
+            content: entry.text.as_bytes(),
+            wtf8: !entry.text.is_utf8(),
+            expires_at,
+        });
+        match put {
+            Ok(PutOutcome::Inserted | PutOutcome::Existing) => Ok(()),
+            Ok(PutOutcome::Collision) => Err(LedgerError::Collision {
+                mem_id: entry.handle.mem_id.clone(),
+                namespace: entry.handle.namespace.clone(),
+            }),
+            Err(e) => Err(LedgerError::Store(self.store_failed(e))),
         }
-        found
     }
 
-    /// Looks an entry up without counting or reordering.
+    /// Sweeps expired entries from memory and the store, at most every `SWEEP_EVERY_MS`.
+    fn maybe_sweep(&self, now: u64) {
+        let last = self.last_sweep.load(Ordering::Relaxed);
+        if now < last.saturating_add(SWEEP_EVERY_MS)
+            || self
+                .last_sweep
+                .compare_exchange(last, now, Ordering::AcqRel, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        let _ = self.sweep();
+    }
+
+    /// Removes expired entries from memory and the store now; returns how many the store removed.
+    pub fn sweep(&self) -> Result<usize, StoreError> {
+        self.lock().sweep(now_ms());
+        match &self.backing {
+            Some(store) => store.sweep().map_err(|e| self.store_failed(e)),
+            None => Ok(0),
+        }
+    }
+
+    /// Looks an entry up for a fetch, counting a hit or a miss; a store error
+    /// counts and reads as absent (see [`try_get`](Self::try_get)).
+    pub fn get(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
+        self.try_get(namespace, mem_id).ok().flatten()
+    }
+
+    /// Looks an entry up for a fetch, counting a hit or a miss; a memory miss
+    /// reloads from the store.
+    pub fn try_get(&self, namespace: &str, mem_id: &str) -> Result<Option<Arc<Entry>>, StoreError> {
+        let key: Key = (namespace.to_string(), mem_id.to_string());
+        {
+            let mut lru = self.lock();
+            let found = lru.touch(&key, now_ms());
+            if found.is_some() {
+                lru.stats.hits += 1;
+                return Ok(found);
+            }
+            lru.stats.misses += 1;
+        }
+        self.load(key)
+    }
+
+    /// Reloads an entry the memory does not hold from the store, re-indexes
+    /// it and puts it in memory.
+    fn load(&self, key: Key) -> Result<Option<Arc<Entry>>, StoreError> {
+        let Some(store) = &self.backing else {
+            return Ok(None);
+        };
+        let stored = match store.get(&key.0, &key.1) {
+            Ok(Some(s)) => s,
+            Ok(None) => {
+                self.lock().stats.store_misses += 1;
+                return Ok(None);
+            }
+            Err(e) => return Err(self.store_failed(e)),
+        };
+        let entry = match rebuild_entry(stored, self.forced().is_none()) {
+            Ok(e) => Arc::new(e),
+            Err(e) => return Err(self.store_failed(e)),
+        };
+        let mut lru = self.lock();
+        lru.stats.store_hits += 1;
+        Ok(Some(
+            match lru.admit(&key, entry.clone(), self.config.max_bytes, now_ms()) {
+                Ok(()) => entry,
+                Err(existing) => existing,
+            },
+        ))
+    }
+
+    /// Looks an entry up without counting a hit or a miss or reordering;
+    /// a memory miss reloads from the store (counted as a store hit or miss).
+    pub fn try_peek(&self, namespace: &str, mem_id: &str) -> Result<Option<Arc<Entry>>, StoreError> {
+        let key: Key = (namespace.to_string(), mem_id.to_string());
+        {
+            let lru = self.lock();
+            if let Some(s) = lru.map.get(&key) {
+                if !s.entry.expired(now_ms()) {
+                    return Ok(Some(s.entry.clone()));
+                }
+            }
+        }
+        self.load(key)
+    }
+
+    /// [`try_peek`](Self::try_peek), a store error reading as absent.
     pub fn peek(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
-        let store = self.lock();
-        store
-            .map
-            .get(&(namespace.to_string(), mem_id.to_string()))
-            .map(|s| s.entry.clone())
+        self.try_peek(namespace, mem_id).ok().flatten()
     }
 
     /// `fetch` as the JS API exposes it: a string answer, never an error.
     pub fn fetch(&self, namespace: &str, mem_id: &str, spec: &FetchSpec) -> Wtf8Buf {
-        match self.get(namespace, mem_id) {
-            Some(e) => recall::fetch_entry(&e, spec).into_buf(),
-            None => recall::not_found(mem_id).into(),
+        match self.try_get(namespace, mem_id) {
+            Ok(Some(e)) => recall::fetch_entry(&e, spec).into_buf(),
+            Ok(None) => recall::not_found(mem_id).into(),
+            Err(e) => recall::store_failed(mem_id, &e).into(),
         }
     }
 
@@ -287,44 +511,90 @@ impl Ledger {
         spec: &FetchSpec,
         max_output_chars: usize,
     ) -> Wtf8Buf {
-        match self.get(namespace, mem_id) {
-            Some(e) => recall::cap_answer(recall::fetch_entry(&e, spec), mem_id, max_output_chars),
-            None => recall::cap_output(&recall::not_found(mem_id).into(), mem_id, max_output_chars, None),
-        }
+        let miss = match self.try_get(namespace, mem_id) {
+            Ok(Some(e)) => {
+                return recall::cap_answer(recall::fetch_entry(&e, spec), mem_id, max_output_chars)
+            }
+            Ok(None) => recall::not_found(mem_id),
+            Err(e) => recall::store_failed(mem_id, &e),
+        };
+        recall::cap_output(&miss.into(), mem_id, max_output_chars, None)
     }
 
     pub fn handle(&self, namespace: &str, mem_id: &str) -> Option<Handle> {
-        self.peek(namespace, mem_id).map(|e| e.handle.clone())
+        self.try_handle(namespace, mem_id).ok().flatten()
+    }
+
+    pub fn try_handle(&self, namespace: &str, mem_id: &str) -> Result<Option<Handle>, StoreError> {
+        Ok(self.try_peek(namespace, mem_id)?.map(|e| e.handle.clone()))
     }
 
     /// The stub, optionally with a different preview length than the ledger's.
     pub fn stub(&self, namespace: &str, mem_id: &str, preview_chars: Option<usize>) -> Option<String> {
-        let e = self.peek(namespace, mem_id)?;
-        Some(match preview_chars {
+        self.try_stub(namespace, mem_id, preview_chars).ok().flatten()
+    }
+
+    pub fn try_stub(
+        &self,
+        namespace: &str,
+        mem_id: &str,
+        preview_chars: Option<usize>,
+    ) -> Result<Option<String>, StoreError> {
+        let Some(e) = self.try_peek(namespace, mem_id)? else {
+            return Ok(None);
+        };
+        Ok(Some(match preview_chars {
             Some(n) if n != self.config.preview_chars => restub(&e, n),
             _ => e.handle.stub.clone(),
-        })
+        }))
     }
 
     pub fn delete(&self, namespace: &str, mem_id: &str) -> bool {
-        self.lock()
+        self.try_delete(namespace, mem_id).unwrap_or(false)
+    }
+
+    /// Removes one entry from memory and the store; true if either held it.
+    pub fn try_delete(&self, namespace: &str, mem_id: &str) -> Result<bool, StoreError> {
+        let in_memory = self
+            .lock()
             .remove(&(namespace.to_string(), mem_id.to_string()))
-            .is_some()
+            .is_some();
+        let stored = match &self.backing {
+            Some(store) => store
+                .delete(namespace, mem_id)
+                .map_err(|e| self.store_failed(e))?,
+            None => false,
+        };
+        Ok(in_memory || stored)
     }
 
     /// Removes every entry, or those of one namespace; returns how many.
     pub fn clear(&self, namespace: Option<&str>) -> usize {
-        let mut store = self.lock();
-        let keys: Vec<Key> = store
-            .map
-            .keys()
-            .filter(|(ns, _)| namespace.is_none_or(|n| n == ns))
-            .cloned()
-            .collect();
-        for k in &keys {
-            store.remove(k);
-        }
-        keys.len()
+        self.try_clear(namespace).unwrap_or(0)
+    }
+
+    /// [`clear`](Self::clear) in memory and in the store; the count is the
+    /// larger of the two (the store holds every live entry the memory does,
+    /// unless another process removed some).
+    pub fn try_clear(&self, namespace: Option<&str>) -> Result<usize, StoreError> {
+        let in_memory = {
+            let mut lru = self.lock();
+            let keys: Vec<Key> = lru
+                .map
+                .keys()
+                .filter(|(ns, _)| namespace.is_none_or(|n| n == ns))
+                .cloned()
+                .collect();
+            for k in &keys {
+                lru.remove(k);
+            }
+            keys.len()
+        };
+        let stored = match &self.backing {
+            Some(store) => store.clear(namespace).map_err(|e| self.store_failed(e))?,
+            None => 0,
+        };
+        Ok(in_memory.max(stored))
     }
 
     pub fn stats(&self) -> Stats {
@@ -404,18 +674,59 @@ fn build_entry(mem_id: String, req: RecordRequest, json: Option<JsonDoc>, previe
         summary,
         stub,
     };
+    assemble(handle, text, json, None)
+}
+
+fn assemble(handle: Handle, text: Text, json: Option<JsonDoc>, expires_at: Option<u64>) -> Entry {
     let bytes = text.heap_bytes()
         + json
             .as_ref()
             .map_or(0, |d| d.index.heap_bytes() + d.schema.len() + d.shape.len())
         + handle_bytes(&handle)
         + std::mem::size_of::<Entry>();
-    Entry {
+    let e = Entry {
         handle,
         text,
         json,
         bytes,
+        expires_at: AtomicU64::new(0),
+    };
+    e.set_expiry(expires_at);
+    e
+}
+
+/// An entry from its stored form: the handle as stored (so the stub is the
+/// original, byte for byte), the payload re-indexed. With `verify`, the id
+/// must be the payload's own (`mem_id_for`), so a tampered or misplaced row
+/// is refused rather than served.
+fn rebuild_entry(stored: StoredEntry, verify: bool) -> Result<Entry, StoreError> {
+    let StoredEntry {
+        handle,
+        content,
+        wtf8,
+        expires_at,
+    } = stored;
+    if verify && mem_id_for(&handle.tool_call_id, &content) != handle.mem_id {
+        return Err(StoreError::new(
+            "get",
+            format!("corrupt row: {} does not match its payload", handle.mem_id),
+        ));
     }
+    let payload = if wtf8 {
+        Payload::Wtf8(content)
+    } else {
+        Payload::Utf8(
+            String::from_utf8(content)
+                .map_err(|_| StoreError::new("get", "corrupt row: payload is not UTF-8"))?,
+        )
+    };
+    let view: Cow<'_, str> = match &payload {
+        Payload::Ascii(s) | Payload::Utf8(s) => Cow::Borrowed(s),
+        Payload::Wtf8(b) => wtf8::to_string_lossy(b),
+    };
+    let (json, ()) = analyze_str_with(&view, || ());
+    drop(view);
+    Ok(assemble(handle, Text::from_payload(payload), json, expires_at))
 }
 
 fn handle_bytes(h: &Handle) -> usize {

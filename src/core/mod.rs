@@ -6,6 +6,7 @@ pub mod ledger;
 pub mod palette;
 pub mod recall;
 pub mod search;
+pub mod store;
 pub mod stub;
 pub mod text;
 pub mod wtf8;

@@ -145,6 +145,15 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &FetchSpec) -> Answer<'a> {
 }
 
 /// `[tool_memory not found: <mem_id>]`.
+/// The answer when the store below the ledger failed to read an entry.
+pub fn store_failed(mem_id: &str, e: &crate::core::store::StoreError) -> String {
+    format!(
+        "[tool_memory error: store read failed for {}: {}]",
+        ellipsize(mem_id, ECHO_CHARS),
+        ellipsize(&e.to_string(), ECHO_CHARS)
+    )
+}
+
 pub fn not_found(mem_id: &str) -> String {
     format!("[tool_memory not found: {}]", ellipsize(mem_id, ECHO_CHARS))
 }
