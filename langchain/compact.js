@@ -12,6 +12,7 @@ const { infoOf, codePoints, toolCallIndex, msgType, markOurs, isOurs, callArgs }
 const { resolveOptions, COMPACT_KEYS } = require('./options.js')
 const { plan } = require('./policy.js')
 const { reporter } = require('./report.js')
+const { verifyOffloaded } = require('./offload.js')
 const { checkLedger } = require('../lib/options.js')
 
 // The JS-side record cache keeps payload references to compare content without
@@ -198,6 +199,8 @@ function unarchivedMessage(m, info, previewChars, reason) {
 
 async function compact(messages, ledger, o, ns) {
   const out = messages.slice()
+  // Stubs that offload mode put into the state are compacted already (verified, not trusted).
+  for (const m of messages) if (m && m.response_metadata && m.response_metadata.tool_memory) verifyOffloaded(m, ledger, ns)
   const { decisions, marks } = plan(messages, o)
   if (decisions.size === 0 && marks.length === 0) return out
   const report = reporter(o.logger, o.onEvent)

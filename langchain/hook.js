@@ -11,6 +11,10 @@ const { setup } = require('./middleware.js')
  * (the recall tool bound to the same ledger) to the agent's tools.
  */
 function toolMemoryPreModelHook(options) {
+  if (options != null && typeof options === 'object' && options.offload !== undefined) {
+    // Offload rewrites a tool's result before it reaches the state; a preModelHook runs too late for that.
+    throw new TypeError("toolMemoryPreModelHook: offload is not available for createReactAgent (its hook runs after the state has the result); use createAgent with toolMemoryMiddleware({ offload: true })")
+  }
   const { o, ledger, nsOf, policies, recallTool } = setup(options, 'toolMemoryPreModelHook')
   const policy = policies[o.cacheModel ?? 'prefix']
   const hook = async (state, config) => {

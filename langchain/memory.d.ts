@@ -142,6 +142,8 @@ export type ToolMemoryEvent =
     }
   /** A result could not be recorded in the ledger; `error` is the reason. */
   | { type: 'recordFailed'; toolCallId: string; toolName: string; namespace: string; chars: number; error: string }
+  /** Offload mode put this result in the ledger's store and the stub in the graph state. */
+  | { type: 'offloaded'; toolCallId: string; toolName: string; memId: string; namespace: string; chars: number; stubChars: number }
   /** `recall_tool_result` answered: what was asked for, how large the answer is, whether it was refilled from state, whether it is an error answer. */
   | {
       type: 'recalled'
@@ -166,6 +168,13 @@ export type NamespaceFn = (config: NamespaceSource) => string
 export interface ToolMemoryOptions extends Omit<CompactOptions, 'namespace' | 'cacheModel'> {
   /** The ledger results are recorded in (checked for `record`, `fetch`, `handle` and `stub`). Default: a new bounded `Ledger()`. */
   ledger?: Ledger
+  /**
+   * `toolMemoryMiddleware` only: a result larger than `evictChars` is recorded when the tool returns it
+   * and the graph state (so every checkpoint) keeps its stub instead of the payload. Needs a `ledger`
+   * with a store (`new Ledger({ store: 'sqlite:./ledger.db' })`): a `TypeError` otherwise, and for the hook.
+   * Default `false`.
+   */
+  offload?: boolean
   /** Ledger namespace: a fixed string or a function of the run config. Default: `configurable.thread_id`. */
   namespace?: string | NamespaceFn
   /**

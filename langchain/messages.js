@@ -50,6 +50,12 @@ const markOurs = (m) => {
   return m
 }
 const isOurs = (m) => m !== null && typeof m === 'object' && ours.has(m)
+// A message from the state that is verifiably one of ours (an offloaded stub,
+// checked against the ledger): known as compacted from now on.
+const adoptAsOurs = (m) => {
+  ours.add(m)
+  infoCache.delete(m)
+}
 
 // What compaction needs to know about one ToolMessage object, computed once.
 // Keyed by the message object; `content` guards against in-place edits.
@@ -125,4 +131,4 @@ function toolCallIndex(messages) {
   return index
 }
 
-module.exports = { STUB_HEADER, markOurs, isOurs, callArgs, msgType, isTool, isHuman, isAI, codePoints, contentText, infoOf, promptChars, hasText, toolCallIndex }
+module.exports = { STUB_HEADER, markOurs, isOurs, adoptAsOurs, callArgs, msgType, isTool, isHuman, isAI, codePoints, contentText, infoOf, promptChars, hasText, toolCallIndex }

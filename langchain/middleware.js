@@ -5,7 +5,9 @@
 
 const { Ledger } = require('../index.js')
 const { resolveOptions, namespaceResolver, TOOL_MEMORY_KEYS } = require('./options.js')
-const { optionsObject, checkLedger } = require('../lib/options.js')
+const { optionsObject, checkLedger, checkBoolean } = require('../lib/options.js')
+const { storeOf } = require('../lib/ledger.js')
+const { offloaded } = require('./offload.js')
 const { reporter } = require('./report.js')
 const { cachedCacheModelFor } = require('./cache-model.js')
 const { compact } = require('./compact.js')
@@ -23,9 +25,15 @@ function setup(options, fn) {
   if (o.namespace != null && typeof o.namespace !== 'string' && typeof o.namespace !== 'function') {
     throw new TypeError(`${fn}: namespace must be a string or a function of the run config, got ${typeof o.namespace}`)
   }
+  if (o.offload !== undefined) checkBoolean(fn, 'offload', o.offload)
+  // Offload takes payloads out of the state: only a ledger with a store may hold them then.
+  if (o.offload === true && storeOf(o.ledger) === null) {
+    throw new TypeError(`${fn}: offload needs a ledger with a store (ledger: new Ledger({ store: 'sqlite:./ledger.db' })); in memory only, a restart would lose the offloaded results`)
+  }
   const compactOptions = { ...o }
   delete compactOptions.ledger
   delete compactOptions.namespace
+  delete compactOptions.offload
   if (o.cacheModel != null) resolveOptions({ cacheModel: o.cacheModel }, fn)
   const policies = {
     breakpoint: resolveOptions({ ...compactOptions, cacheModel: 'breakpoint' }, fn),
@@ -35,13 +43,15 @@ function setup(options, fn) {
   const nsOf = namespaceResolver(o.namespace)
   const report = reporter(policies.prefix.logger, policies.prefix.onEvent)
   const recallTool = createRecallToolResultTool(ledger, { namespace: nsOf }, fn, report)
-  return { o, ledger, nsOf, policies, recallTool }
+  return { o, ledger, nsOf, policies, recallTool, report }
 }
 
 /** createAgent middleware: the recall tool in every tool list, compaction in wrapModelCall. */
 function toolMemoryMiddleware(options) {
   const { createMiddleware } = require('langchain')
-  const { o, ledger, nsOf, policies, recallTool } = setup(options, 'toolMemoryMiddleware')
+  const { o, ledger, nsOf, policies, recallTool, report } = setup(options, 'toolMemoryMiddleware')
+  // Evicting is decided by size alone, the same under both cache models' policies.
+  const toolPolicy = policies[o.cacheModel ?? 'prefix']
   return createMiddleware({
     name: 'ToolMemoryMiddleware',
     tools: [recallTool],
@@ -50,6 +60,10 @@ function toolMemoryMiddleware(options) {
       const messages = await compact(request.messages, ledger, policy, nsOf(request.runtime))
       return handler({ ...request, messages })
     },
+    wrapToolCall:
+      o.offload === true
+        ? async (request, handler) => offloaded(await handler(request), request, ledger, toolPolicy, nsOf(request.runtime), report)
+        : undefined,
   })
 }
 

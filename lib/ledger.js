@@ -180,9 +180,20 @@ function fetchOptions(where, options, keys = FETCH_KEYS) {
  * An archive of large tool results; see index.d.ts and the README.
  * Subclasses the native class so `instanceof` and every native method work as is.
  */
+// The store each Ledger was opened over (for the middleware's offload mode,
+// which refuses a memory-only ledger). Internal: not part of the public API.
+const stores = new WeakMap()
+
+/** The store `ledger` was opened over (`'sqlite:…'`), or null. */
+function storeOf(ledger) {
+  return (ledger !== null && typeof ledger === 'object' && stores.get(ledger)) || null
+}
+
 class Ledger extends binding.Ledger {
   constructor(options) {
-    super(ledgerOptions(options))
+    const o = ledgerOptions(options)
+    super(o)
+    if (o && o.store) stores.set(this, o.store)
   }
 
   record(input) {
@@ -361,4 +372,4 @@ async function recall(ledger, memId, options) {
   }
 }
 
-module.exports = { Ledger, memIdFor, recall, MAX_OUTPUT_CHARS }
+module.exports = { Ledger, memIdFor, recall, MAX_OUTPUT_CHARS, storeOf }

@@ -1,0 +1,78 @@
+'use strict'
+// Offload mode: a result larger than `evictChars` goes to the ledger (and so
+// to its store) when the tool returns it, and the graph state gets the stub
+// instead of the payload, so checkpoints never hold it. The model sees the
+// same stub it would see without offload (the evicted stub compaction makes),
+// and recall answers from the store, after a restart and on another replica.
+
+const { ToolMessage } = require('@langchain/core/messages')
+const { infoOf, isOurs, adoptAsOurs, markOurs, callArgs, isTool } = require('./messages.js')
+
+// The state's offloaded stubs, verified once per message object.
+const verified = new WeakMap()
+
+/**
+ * Whether `m`, read back from a checkpoint, is a stub offload put there: its
+ * marker names a memId and its text is exactly the ledger's stub for it. The
+ * marker alone is never trusted (a tool could write it): the text must match.
+ */
+function verifyOffloaded(m, ledger, ns) {
+  if (!isTool(m) || isOurs(m)) return
+  const tm = m.response_metadata && m.response_metadata.tool_memory
+  if (!tm || tm.offloaded !== true || typeof tm.memId !== 'string') return
+  let ok = verified.get(m)
+  if (ok === undefined) {
+    try {
+      const previewChars = Number.isSafeInteger(tm.previewChars) && tm.previewChars >= 0 ? tm.previewChars : undefined
+      const stub = ledger.stub(tm.memId, ns, previewChars === undefined ? undefined : { previewChars })
+      ok = typeof stub === 'string' && stub === m.content
+    } catch {
+      ok = false
+    }
+    verified.set(m, ok)
+  }
+  if (ok) adoptAsOurs(m)
+}
+
+/**
+ * The tool's result as the state should keep it: the stub of a result over
+ * `evictChars`, recorded first (write-through: the store has it), else the
+ * result itself. A result that cannot be recorded stays in the state in full
+ * (nothing is lost) and compaction keeps it out of the prompt.
+ */
+async function offloaded(result, request, ledger, policy, ns, report) {
+  if (!ToolMessage.isInstance(result) || !result.tool_call_id) return result
+  const info = infoOf(result)
+  if (!info.textOnly) return result
+  const call = request.toolCall || {}
+  const name = result.name || call.name || 'unknown_tool'
+  const t = policy.perTool.get(name) || {}
+  if (policy.exemptTools.has(name)) return result
+  if (info.chars <= (t.evictChars ?? policy.evictChars)) return result
+  let stub
+  let memId
+  try {
+    const handle = await ledger.record({ toolCallId: result.tool_call_id, toolName: name, toolArgs: callArgs(call), content: info.text, namespace: ns })
+    memId = handle.memId
+    stub = ledger.stub(memId, ns, { previewChars: policy.evictPreviewChars })
+    if (typeof stub !== 'string') throw new Error('the ledger lost the entry it just recorded')
+  } catch (err) {
+    const reason = String((err && err.message) || err).slice(0, 200)
+    report.warn(`offload\0${ns}\0${result.tool_call_id}`, `@symfonic/core: tool result ${result.tool_call_id} (${info.chars} chars) could not be offloaded (${reason}); the state keeps it in full`)
+    return result
+  }
+  report.event({ type: 'offloaded', toolCallId: result.tool_call_id, toolName: name, memId, namespace: ns, chars: info.chars, stubChars: stub.length })
+  const fields = {
+    content: stub,
+    tool_call_id: result.tool_call_id,
+    name: result.name,
+    additional_kwargs: { ...(result.additional_kwargs || {}) },
+    response_metadata: { ...(result.response_metadata || {}), tool_memory: { memId, compacted: true, offloaded: true, previewChars: policy.evictPreviewChars } },
+  }
+  if (result.id !== undefined) fields.id = result.id
+  if (result.status !== undefined) fields.status = result.status
+  if (result.artifact !== undefined) fields.artifact = result.artifact
+  return markOurs(new ToolMessage(fields))
+}
+
+module.exports = { offloaded, verifyOffloaded }
