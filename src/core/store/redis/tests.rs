@@ -413,6 +413,13 @@ fn tls_urls_are_accepted_and_fail_as_errors_against_a_plain_server() {
     let s = open(&format!("rediss://127.0.0.1:{}/0", server.port));
     let e = s.get("", "trm_000000000001").unwrap_err();
     assert_eq!(e.op, "get");
+    // Certificate checks cannot be turned off.
+    let e = RedisSpec::parse(&format!("rediss://127.0.0.1:{}/0#insecure", server.port))
+        .map_err(|m| StoreError::new("open", m))
+        .and_then(|spec| RedisStore::open(&spec))
+        .and_then(|s| s.get("", "trm_000000000001"))
+        .unwrap_err();
+    assert!(!e.message.is_empty());
 }
 
 #[test]
