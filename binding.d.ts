@@ -16,8 +16,9 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  */
 export declare class Ledger {
   /**
-   * Creates an empty ledger, or one over a store (opened, created if
-   * missing, and swept of expired entries here, on the calling thread).
+   * Creates an empty ledger, or one over a store (a SQLite file is opened,
+   * created if missing, and swept of expired entries here, on the calling
+   * thread; a Redis store connects on its first command, off this thread).
    */
   constructor(options?: LedgerOptions | undefined | null)
   /**
@@ -173,11 +174,16 @@ export interface LedgerOptions {
   previewChars?: number
   /**
    * A store below the in-memory LRU: `'sqlite:<path>'` (a relative path is
-   * relative to the process's cwd; the file is created if missing). Records
-   * are written through (`record` resolves once the row is committed and
-   * fsynced); a memory miss reloads the entry from the store, so entries
-   * survive eviction and restarts and are shared by every process using the
-   * file. A store that cannot be opened throws `ERR_SYMFONIC_STORE`.
+   * relative to the process's cwd; the file is created if missing) or a
+   * Redis URL, `'redis://[user:password@]host[:port][/db]'` (`rediss://` for
+   * TLS; `?prefix=app:` sets the key prefix, default `symfonic:`). Records
+   * are written through (`record` resolves once the store has the entry: the
+   * SQLite row committed and fsynced, the Redis script answered); a memory
+   * miss reloads the entry from the store, so entries survive eviction and
+   * restarts and are shared by every process using the file or the server.
+   * A SQLite file that cannot be opened throws `ERR_SYMFONIC_STORE`; a Redis
+   * store connects on first use (the constructor does no network I/O), and
+   * an unreachable server rejects `record` with `ERR_SYMFONIC_STORE`.
    */
   store?: string
   /**

@@ -43,6 +43,7 @@ async function main(): Promise<void> {
   const n: number = stats.entries + stats.bytes + stats.hits + stats.misses + stats.evictions
   const storeCounts: number = stats.storeHits + stats.storeMisses + stats.storeErrors
   const stored: LedgerOptions = { store: 'sqlite:./ledger.db', ttlSeconds: 3600, maxBytes: 1024 }
+  const shared: LedgerOptions = { store: 'redis://:secret@127.0.0.1:6379/0?prefix=app:', ttlSeconds: 60 }
   const ttlInput: RecordInput = { toolCallId: 'c', toolName: 't', content: 'x', ttlSeconds: Infinity }
   const computed: string = memIdFor('call_1', 'content')
   const cap: 50000 = MAX_OUTPUT_CHARS
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
   const b: string = await recall(jsLedger, 42, null)
   // @ts-expect-error format is 'summary' | 'full'
   const bad: FetchOptions = { format: 'everything' }
-  console.log(text, sync, maybe, stub, removed, cleared, n, computed, cap, a, b, size, schema, preview, bad, storeCounts, stored, ttlInput)
+  console.log(text, sync, maybe, stub, removed, cleared, n, computed, cap, a, b, size, schema, preview, bad, storeCounts, stored, shared, ttlInput)
 }
 
 void main()

@@ -63,7 +63,8 @@ const log = Array.from({ length: 3000 }, (_, i) => `2026-01-01 INFO worker-${i %
 
 describe('new Ledger({ store })', () => {
   test('the options are checked', () => {
-    expect(() => new Ledger({ store: 'redis://localhost' })).toThrow(TypeError)
+    expect(() => new Ledger({ store: 'mysql://localhost' })).toThrow(TypeError)
+    expect(() => new Ledger({ store: 'redis://h/?prefix=a{b}' })).toThrow(/may not contain/)
     expect(() => new Ledger({ store: 'sqlite:' })).toThrow(/store must be a string 'sqlite:<path>'/)
     expect(() => new Ledger({ store: 'sqlite::memory:' })).toThrow(/not supported/)
     expect(() => new Ledger({ ttlSeconds: 0 })).toThrow(/ttlSeconds must be a positive number/)

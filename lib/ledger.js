@@ -47,7 +47,9 @@ function ttlSeconds(where, v) {
 
 function storeSpec(where, v) {
   if (v === undefined || v === null) return undefined
-  if (typeof v !== 'string' || !/^sqlite:./.test(v)) throw fail(where, "store must be a string 'sqlite:<path>' (e.g. 'sqlite:./ledger.db')", v)
+  if (typeof v !== 'string' || !/^(sqlite:.|rediss?:\/\/.)/.test(v)) {
+    throw fail(where, "store must be a string 'sqlite:<path>' (e.g. 'sqlite:./ledger.db') or 'redis://host:port/db'", v)
+  }
   return v
 }
 

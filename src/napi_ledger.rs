@@ -32,11 +32,16 @@ pub struct LedgerOptions {
     /// Code points of head preview shown in each stub. Default 200; 0 hides it.
     pub preview_chars: Option<f64>,
     /// A store below the in-memory LRU: `'sqlite:<path>'` (a relative path is
-    /// relative to the process's cwd; the file is created if missing). Records
-    /// are written through (`record` resolves once the row is committed and
-    /// fsynced); a memory miss reloads the entry from the store, so entries
-    /// survive eviction and restarts and are shared by every process using the
-    /// file. A store that cannot be opened throws `ERR_SYMFONIC_STORE`.
+    /// relative to the process's cwd; the file is created if missing) or a
+    /// Redis URL, `'redis://[user:password@]host[:port][/db]'` (`rediss://` for
+    /// TLS; `?prefix=app:` sets the key prefix, default `symfonic:`). Records
+    /// are written through (`record` resolves once the store has the entry: the
+    /// SQLite row committed and fsynced, the Redis script answered); a memory
+    /// miss reloads the entry from the store, so entries survive eviction and
+    /// restarts and are shared by every process using the file or the server.
+    /// A SQLite file that cannot be opened throws `ERR_SYMFONIC_STORE`; a Redis
+    /// store connects on first use (the constructor does no network I/O), and
+    /// an unreachable server rejects `record` with `ERR_SYMFONIC_STORE`.
     pub store: Option<String>,
     /// Seconds an entry lives after its record (fractions allowed; `Infinity`:
     /// forever, the default). Expired entries answer as not found, in memory
@@ -530,8 +535,9 @@ impl Task for FetchTask {
 
 #[napi]
 impl Ledger {
-    /// Creates an empty ledger, or one over a store (opened, created if
-    /// missing, and swept of expired entries here, on the calling thread).
+    /// Creates an empty ledger, or one over a store (a SQLite file is opened,
+    /// created if missing, and swept of expired entries here, on the calling
+    /// thread; a Redis store connects on its first command, off this thread).
     #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, options: Option<LedgerOptions>) -> Result<Self, Code> {
         guard(|| {

@@ -3,8 +3,8 @@
 //! after a restart) reloads, re-indexes and answers. The ledger writes
 //! through it: `record` returns only once `put` has returned.
 //!
-//! A backend is one module behind [`Store`] (today [`sqlite`]; a Redis one
-//! would be another). What every backend shares lives here: the stored record,
+//! A backend is one module behind [`Store`]: [`sqlite`] (one file) and
+//! [`redis`] (one server shared by replicas). What every backend shares lives here: the stored record,
 //! the expiry clock, the payload codec and the error type.
 
 use std::fmt;
@@ -13,6 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::core::ledger::Handle;
 
 pub mod codec;
+pub mod redis;
 pub mod sqlite;
 
 /// One entry as a store keeps it: the handle fields needed to give back the
@@ -101,11 +102,16 @@ pub trait Store: Send + Sync {
 pub enum StoreSpec {
     /// `sqlite:<path>`; a relative path is relative to the process's cwd.
     Sqlite(String),
+    /// `redis://…` or `rediss://…` (TLS), with an optional `?prefix=`.
+    Redis(redis::RedisSpec),
 }
 
 impl StoreSpec {
-    /// Parses `sqlite:<path>`. The error says what is accepted.
+    /// Parses `sqlite:<path>`, `redis://…` or `rediss://…`. The error says what is accepted.
     pub fn parse(s: &str) -> Result<StoreSpec, String> {
+        if s.starts_with("redis://") || s.starts_with("rediss://") {
+            return redis::RedisSpec::parse(s).map(StoreSpec::Redis);
+        }
         match s.split_once(':') {
             Some(("sqlite", path)) if !path.is_empty() && !path.contains('\0') => {
                 if path == ":memory:" || path.starts_with("file:") {
@@ -116,7 +122,8 @@ impl StoreSpec {
                 Ok(StoreSpec::Sqlite(path.to_string()))
             }
             _ => Err(format!(
-                "store must be 'sqlite:<path>' (e.g. 'sqlite:./ledger.db'), got '{s}'"
+                "store must be 'sqlite:<path>' (e.g. 'sqlite:./ledger.db') or 'redis://host:port/db', got '{}'",
+                redis::redact(s)
             )),
         }
     }
@@ -125,6 +132,7 @@ impl StoreSpec {
     pub fn open(&self) -> Result<Box<dyn Store>, StoreError> {
         match self {
             StoreSpec::Sqlite(path) => Ok(Box::new(sqlite::SqliteStore::open(path)?)),
+            StoreSpec::Redis(spec) => Ok(Box::new(redis::RedisStore::open(spec)?)),
         }
     }
 }
@@ -146,7 +154,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn specs_parse_sqlite_paths_only() {
+    fn specs_parse_sqlite_paths_and_redis_urls() {
         assert_eq!(
             StoreSpec::parse("sqlite:./ledger.db"),
             Ok(StoreSpec::Sqlite("./ledger.db".into()))
@@ -155,10 +163,29 @@ mod tests {
             StoreSpec::parse("sqlite:/tmp/a:b.db"),
             Ok(StoreSpec::Sqlite("/tmp/a:b.db".into()))
         );
+        assert_eq!(
+            StoreSpec::parse("redis://:pw@127.0.0.1:6390/2?prefix=app%3A&protocol=resp2"),
+            Ok(StoreSpec::Redis(redis::RedisSpec {
+                url: "redis://:pw@127.0.0.1:6390/2?protocol=resp2".into(),
+                prefix: "app:".into(),
+            }))
+        );
+        assert_eq!(
+            StoreSpec::parse("rediss://u:secret@example.com"),
+            Ok(StoreSpec::Redis(redis::RedisSpec {
+                url: "rediss://u:secret@example.com".into(),
+                prefix: redis::DEFAULT_PREFIX.into(),
+            }))
+        );
+        assert_eq!(redis::redact("redis://u:secret@h:1/0"), "redis://u:***@h:1/0");
+        assert_eq!(redis::redact("redis://secret@h"), "redis://***@h");
+        assert_eq!(redis::redact("redis://h/0?a=b@c"), "redis://h/0?a=b@c");
         for bad in [
             "",
             "sqlite:",
-            "redis://localhost",
+            "redis:localhost",
+            "redis://",
+            "redis://h/?prefix=a{b}",
             "./ledger.db",
             "sqlite::memory:",
             "sqlite:file:x.db",
