@@ -121,6 +121,10 @@ async function runAgent(): Promise<number> {
 
 // createReactAgent with the pre-model hook.
 const hook: ToolMemoryPreModelHook = toolMemoryPreModelHook({ ledger, cacheModel: 'prefix', namespace: 'react' })
+const storedLedger = new Ledger({ store: 'sqlite:./ledger.db', ttlSeconds: 3600 })
+const offloadHook: ToolMemoryPreModelHook = toolMemoryPreModelHook({ ledger: storedLedger, offload: true })
+const offloadAgent = createReactAgent({ llm: model, tools: [...offloadHook.offloadTools([catalog]), offloadHook.tool], preModelHook: offloadHook })
+const offloadMiddleware: ToolMemoryMiddleware = toolMemoryMiddleware({ ledger: storedLedger, offload: true })
 const hookLedger: Ledger = hook.ledger
 const reactAgent = createReactAgent({
   llm: model,
@@ -161,4 +165,4 @@ const badName: 'other' = recallTool.name
 void compactToolMessages(history)
 
 export { badCacheModel, badKeep, badGate, badName, badAfter, badRecall, badPerTool, badOption, bpDefaults, writeMultiplier, defaultAfter }
-export { useTool, compactByHand, runAgent, runHook, hookLedger, withDefaults }
+export { useTool, compactByHand, runAgent, runHook, hookLedger, withDefaults, offloadAgent, offloadMiddleware }

@@ -64,11 +64,43 @@ async function runLoop(offload) {
 }
 
 describe('offload mode', () => {
-  test('needs a ledger with a store; the hook cannot offload', () => {
+  test('createReactAgent: hook.offloadTools keeps the stub in the state, and recall answers from the store', async () => {
+    const { createReactAgent } = require('@langchain/langgraph/prebuilt')
+    const ledger = new Ledger({ store: store() })
+    const hook = toolMemoryPreModelHook({ ledger, offload: true })
+    const saver = new MemorySaver()
+    const log = { calls: [] }
+    const agent = createReactAgent({
+      llm: new ScriptedChatModel(
+        [
+          calls('c1', 'get_catalog', {}),
+          (messages) => {
+            const memId = /mem=(trm_[0-9a-f]+)/.exec(textOf(messages.find((m) => m.tool_call_id === 'c1').content))[1]
+            return calls('r1', 'recall_tool_result', { mem_id: memId, json_path: 'items.7.sku' })()
+          },
+          () => new AIMessage('done'),
+        ],
+        log,
+      ),
+      tools: [...hook.offloadTools([catalogTool, noteTool]), hook.tool],
+      preModelHook: hook,
+      checkpointer: saver,
+    })
+    const out = await agent.invoke({ messages: [new HumanMessage('load it')] }, thread('react'))
+    const inState = out.messages.find((m) => m.tool_call_id === 'c1')
+    expect(textOf(inState.content)).toMatch(/^\[symfonic.tool_memory v1\]/)
+    expect(inState.response_metadata.tool_memory.offloaded).toBe(true)
+    expect(out.messages.find((m) => m.tool_call_id === 'r1').content).toBe('"SKU-00007"')
+    expect(checkpointBytes(saver)).toBeLessThan(CATALOG.length)
+  })
+
+  test('needs a ledger with a store, for the middleware and for the hook and its tools', () => {
     expect(() => toolMemoryMiddleware({ offload: true })).toThrow(/^toolMemoryMiddleware: offload needs a ledger with a store/)
     expect(() => toolMemoryMiddleware({ offload: true, ledger: new Ledger() })).toThrow(TypeError)
     expect(() => toolMemoryMiddleware({ offload: 'yes', ledger: new Ledger({ store: store() }) })).toThrow(/offload must be a boolean/)
-    expect(() => toolMemoryPreModelHook({ offload: true, ledger: new Ledger({ store: store() }) })).toThrow(/^toolMemoryPreModelHook: offload is not available/)
+    expect(() => toolMemoryPreModelHook({ offload: true })).toThrow(/^toolMemoryPreModelHook: offload needs a ledger with a store/)
+    expect(() => toolMemoryPreModelHook({ ledger: new Ledger({ store: store() }) }).offloadTools([catalogTool])).toThrow(/offloadTools needs the hook made with \{ offload: true \}/)
+    expect(() => toolMemoryPreModelHook({ ledger: new Ledger({ store: store() }), offload: true }).offloadTools([{}])).toThrow(/tools\[0\] is not a LangChain tool/)
     expect(typeof toolMemoryMiddleware({ offload: true, ledger: new Ledger({ store: store() }) }).name).toBe('string')
   })
 

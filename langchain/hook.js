@@ -5,17 +5,14 @@
 
 const { compact } = require('./compact.js')
 const { setup } = require('./middleware.js')
+const { offloadingTools } = require('./offload.js')
 
 /**
  * createReactAgent preModelHook: answers `{ llmInputMessages }`. Add `hook.tool`
  * (the recall tool bound to the same ledger) to the agent's tools.
  */
 function toolMemoryPreModelHook(options) {
-  if (options != null && typeof options === 'object' && options.offload !== undefined) {
-    // Offload rewrites a tool's result before it reaches the state; a preModelHook runs too late for that.
-    throw new TypeError("toolMemoryPreModelHook: offload is not available for createReactAgent (its hook runs after the state has the result); use createAgent with toolMemoryMiddleware({ offload: true })")
-  }
-  const { o, ledger, nsOf, policies, recallTool } = setup(options, 'toolMemoryPreModelHook')
+  const { o, ledger, nsOf, policies, recallTool, report } = setup(options, 'toolMemoryPreModelHook')
   const policy = policies[o.cacheModel ?? 'prefix']
   const hook = async (state, config) => {
     const messages = Array.isArray(state) ? state : state.messages
@@ -23,6 +20,13 @@ function toolMemoryPreModelHook(options) {
   }
   Object.defineProperty(hook, 'tool', { value: recallTool, enumerable: true })
   Object.defineProperty(hook, 'ledger', { value: ledger, enumerable: true })
+  // The hook runs after the state has a result, so offload happens in the tools:
+  // `tools: [...hook.offloadTools(tools), hook.tool]`.
+  const offloadTools = (tools) => {
+    if (o.offload !== true) throw new TypeError('toolMemoryPreModelHook: offloadTools needs the hook made with { offload: true } (and a ledger with a store)')
+    return offloadingTools(tools, ledger, policy, nsOf, report, 'toolMemoryPreModelHook')
+  }
+  Object.defineProperty(hook, 'offloadTools', { value: offloadTools, enumerable: true })
   return hook
 }
 

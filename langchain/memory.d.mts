@@ -5,7 +5,7 @@
 // Sizes are Unicode code points, as everywhere in @symfonic/core.
 
 import type { BaseMessage } from '@langchain/core/messages'
-import type { DynamicStructuredTool } from '@langchain/core/tools'
+import type { DynamicStructuredTool, StructuredToolInterface } from '@langchain/core/tools'
 import type { InteropZodObject } from '@langchain/core/utils/types'
 import type { AgentMiddleware } from 'langchain'
 import type { Ledger, ToolResultLedgerLike } from '../index.mjs'
@@ -172,10 +172,10 @@ export interface ToolMemoryOptions extends Omit<CompactOptions, 'namespace' | 'c
   /** The ledger results are recorded in (checked for `record`, `fetch`, `handle` and `stub`). Default: a new bounded `Ledger()`. */
   ledger?: Ledger
   /**
-   * `toolMemoryMiddleware` only: a result larger than `evictChars` is recorded when the tool returns it
-   * and the graph state (so every checkpoint) keeps its stub instead of the payload. Needs a `ledger`
-   * with a store (`new Ledger({ store: 'sqlite:./ledger.db' })`): a `TypeError` otherwise, and for the hook.
-   * Default `false`.
+   * A result larger than `evictChars` is recorded when the tool returns it and the graph state (so
+   * every checkpoint) keeps its stub instead of the payload: in `wrapToolCall` for the middleware, in
+   * the tools wrapped by `hook.offloadTools(tools)` for the hook. Needs a `ledger` with a store
+   * (`new Ledger({ store: 'sqlite:./ledger.db' })`); a `TypeError` otherwise. Default `false`.
    */
   offload?: boolean
   /** Ledger namespace: a fixed string or a function of the run config. Default: `configurable.thread_id`. */
@@ -270,6 +270,11 @@ export interface ToolMemoryPreModelHook {
   readonly tool: RecallToolResultTool
   /** The ledger the hook records into. */
   readonly ledger: Ledger
+  /**
+   * With `offload: true`: the same tools, wrapped so that each result over `evictChars` goes to the
+   * ledger's store and the state keeps its stub (`tools: [...hook.offloadTools(tools), hook.tool]`).
+   */
+  offloadTools(tools: readonly StructuredToolInterface[]): DynamicStructuredTool[]
 }
 
 /** `createReactAgent` pre-model hook: compacts into `llmInputMessages`, leaving `messages` untouched. */

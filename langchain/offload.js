@@ -75,4 +75,29 @@ async function offloaded(result, request, ledger, policy, ns, report) {
   return markOurs(new ToolMessage(fields))
 }
 
-module.exports = { offloaded, verifyOffloaded }
+/**
+ * For `createReactAgent`, whose pre-model hook runs after the state has a
+ * result: the same tools, wrapped so that each result over `evictChars` is
+ * offloaded as the middleware's `wrapToolCall` does.
+ */
+function offloadingTools(tools, ledger, policy, nsOf, report, fn) {
+  if (!Array.isArray(tools)) throw new TypeError(`${fn}: offloadTools(tools): tools must be an array of LangChain tools`)
+  const { tool } = require('@langchain/core/tools')
+  return tools.map((t, i) => {
+    if (t === null || typeof t !== 'object' || typeof t.invoke !== 'function' || typeof t.name !== 'string') {
+      throw new TypeError(`${fn}: offloadTools(tools): tools[${i}] is not a LangChain tool (it needs a name and invoke())`)
+    }
+    return tool(
+      async (input, config) => {
+        const call = config && config.toolCall
+        if (!call || !call.id) return t.invoke(input, config) // not called by a tool node: nothing to offload into
+        const out = await t.invoke({ ...call, type: 'tool_call' }, config)
+        const message = ToolMessage.isInstance(out) ? out : new ToolMessage({ content: typeof out === 'string' ? out : JSON.stringify(out), tool_call_id: call.id, name: t.name })
+        return offloaded(message, { toolCall: call }, ledger, policy, nsOf(config), report)
+      },
+      { name: t.name, description: t.description, schema: t.schema, responseFormat: t.responseFormat },
+    )
+  })
+}
+
+module.exports = { offloaded, verifyOffloaded, offloadingTools }
