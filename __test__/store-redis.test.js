@@ -47,14 +47,7 @@ function ping() {
   })
 }
 
-async function until(cond, ms = 2000) {
-  const end = Date.now() + ms
-  for (;;) {
-    if (await cond()) return
-    if (Date.now() > end) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
+const { until } = require('./support/wait.js')
 
 async function startServer() {
   const p = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {

@@ -46,14 +46,7 @@ function spawnChild(args, onLine) {
   return { p, done: new Promise((resolve) => p.on('exit', (code, signal) => resolve({ code, signal }))) }
 }
 
-async function until(cond, ms = 2000) {
-  const end = Date.now() + ms
-  for (;;) {
-    if (await cond()) return
-    if (Date.now() > end) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
+const { until } = require('./support/wait.js')
 
 const catalog = JSON.stringify({
   meta: { source: 'test' },

@@ -1,4 +1,5 @@
 'use strict'
+const { performance } = require('node:perf_hooks')
 // Small helpers shared by the benchmark suites.
 
 function median(xs) {
@@ -19,4 +20,15 @@ function table(head, rows) {
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n')
 }
 
-module.exports = { median, fmtMs, table }
+// Median wall time of `runs` awaited calls of `fn(i)`, in ms.
+async function timed(runs, fn) {
+  const xs = []
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now()
+    await fn(i)
+    xs.push(performance.now() - t0)
+  }
+  return median(xs)
+}
+
+module.exports = { median, fmtMs, table, timed }

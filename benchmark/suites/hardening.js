@@ -8,21 +8,11 @@
 //   - applyPalette with n names in `alwaysInclude` (see also the palette suite).
 // Run: npm run bench -- hardening
 
-const { performance } = require('node:perf_hooks')
 const { Ledger, applyPalette } = require('../..')
 const { createRecallToolResultTool } = require('../../langchain')
 const { ToolMessage } = require('@langchain/core/messages')
-const { median, fmtMs, table } = require('../util.js')
+const { fmtMs, table, timed } = require('../util.js')
 
-async function timed(fn, runs = 5) {
-  const xs = []
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now()
-    await fn(i)
-    xs.push(performance.now() - t0)
-  }
-  return median(xs)
-}
 
 async function firstUnknownRecall(n) {
   // New message objects for each run (built before the clock starts): the
@@ -32,7 +22,7 @@ async function firstUnknownRecall(n) {
     messages: Array.from({ length: n }, (_, i) => new ToolMessage({ content: `result ${run} ${i} ` + 'x'.repeat(200), tool_call_id: `c${i}`, name: 't' })),
   }))
   const recallTool = createRecallToolResultTool(new Ledger())
-  return timed((run) => recallTool.invoke({ mem_id: 'trm_000000000000' }, { configurable: { thread_id: '' }, state: states[run] }), runs)
+  return timed(runs, (run) => recallTool.invoke({ mem_id: 'trm_000000000000' }, { configurable: { thread_id: '' }, state: states[run] }))
 }
 
 async function foldedQuery(mb) {
@@ -43,7 +33,7 @@ async function foldedQuery(mb) {
   global.gc?.()
   const before = process.memoryUsage().rss
   let peak = before
-  const ms = await timed(async () => {
+  const ms = await timed(5, async () => {
     await ledger.fetch(memId, { query: 'école introuvable' }) // no exact match: the folded search scans everything
     peak = Math.max(peak, process.memoryUsage().rss)
   })
@@ -55,7 +45,7 @@ async function alwaysIncluded(n) {
   const alwaysInclude = tools.map((t) => t.name)
   const resolver = { resolve: (_s, _r, all) => all.slice(0, 10) }
   await applyPalette({ state: {}, role: 'action', allTools: tools, alwaysInclude, resolver })
-  return timed(() => applyPalette({ state: {}, role: 'action', allTools: tools, alwaysInclude, resolver }), 7)
+  return timed(7, () => applyPalette({ state: {}, role: 'action', allTools: tools, alwaysInclude, resolver }))
 }
 
 async function main() {

@@ -12,9 +12,8 @@ const os = require('node:os')
 const path = require('node:path')
 const net = require('node:net')
 const { spawn } = require('node:child_process')
-const { performance } = require('node:perf_hooks')
 const { Ledger } = require('../..')
-const { median, fmtMs, table } = require('../util.js')
+const { fmtMs, table, timed } = require('../util.js')
 
 function catalog() {
   const rows = []
@@ -27,15 +26,6 @@ function catalog() {
   return JSON.stringify({ meta: { count: rows.length }, rows })
 }
 
-async function timed(runs, fn) {
-  const xs = []
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now()
-    await fn(i)
-    xs.push(performance.now() - t0)
-  }
-  return median(xs)
-}
 
 function freePort() {
   return new Promise((resolve) => {
