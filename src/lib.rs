@@ -6,3 +6,4 @@ pub mod core;
 mod error;
 pub mod napi_ledger;
 pub mod napi_palette;
+mod napi_text;

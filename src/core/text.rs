@@ -28,6 +28,15 @@ impl Payload {
             Payload::Wtf8(b) => b,
         }
     }
+
+    /// Display text: a lone surrogate as U+FFFD, the same length in bytes, so
+    /// a JSON index built on it applies to the stored bytes.
+    pub fn lossy(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Payload::Ascii(s) | Payload::Utf8(s) => std::borrow::Cow::Borrowed(s),
+            Payload::Wtf8(b) => wtf8::to_string_lossy(b),
+        }
+    }
 }
 
 impl From<&str> for Payload {

@@ -1,0 +1,135 @@
+//! Building entries: from a new record (summary, schema, preview, stub) or
+//! from a store's row (the stored handle, the payload re-indexed), and their
+//! size in memory.
+
+use std::sync::atomic::AtomicU64;
+
+use crate::core::ids::mem_id_for;
+use crate::core::json::{analyze_str_with, JsonDoc};
+use crate::core::store::{StoreError, StoredEntry};
+use crate::core::stub::{self, StubParts};
+use crate::core::text::{Payload, Text};
+
+use super::{Entry, Handle, RecordRequest};
+
+pub(super) fn build_entry(
+    mem_id: String,
+    req: RecordRequest,
+    json: Option<JsonDoc>,
+    preview_chars: usize,
+) -> Entry {
+    let RecordRequest {
+        namespace,
+        tool_call_id,
+        tool_name,
+        tool_args,
+        content,
+    } = req;
+    let tool_args = tool_args.as_ref();
+    let text = Text::from_payload(content);
+    // The stub is display text: a lone surrogate shows there as U+FFFD, so
+    // every handle string is well-formed (the payload itself keeps it).
+    let shown = text.lossy();
+    let (schema, shape) = match &json {
+        Some(doc) => (doc.schema.clone(), doc.shape.clone()),
+        None => (stub::text_schema(&shown), stub::text_shape(&shown)),
+    };
+    let summary = stub::summary(&tool_name, tool_args, &shape);
+    let preview = stub::preview(&shown, preview_chars);
+    drop(shown);
+    let stub = stub::render(&StubParts {
+        tool_name: &tool_name,
+        tool_call_id: &tool_call_id,
+        mem_id: &mem_id,
+        size_chars: text.char_len(),
+        schema: Some(&schema),
+        summary: &summary,
+        preview: Some(&preview),
+    });
+    let handle = Handle {
+        size_chars: text.char_len(),
+        schema: Some(schema).filter(|s| !s.is_empty()),
+        preview: Some(preview).filter(|s| !s.is_empty()),
+        mem_id,
+        namespace,
+        tool_name,
+        tool_call_id,
+        summary,
+        stub,
+    };
+    assemble(handle, text, json, None)
+}
+
+pub(super) fn assemble(handle: Handle, text: Text, json: Option<JsonDoc>, expires_at: Option<u64>) -> Entry {
+    let bytes = text.heap_bytes()
+        + json
+            .as_ref()
+            .map_or(0, |d| d.index.heap_bytes() + d.schema.len() + d.shape.len())
+        + handle_bytes(&handle)
+        + std::mem::size_of::<Entry>();
+    let e = Entry {
+        handle,
+        text,
+        json,
+        bytes,
+        expires_at: AtomicU64::new(0),
+    };
+    e.set_expiry(expires_at);
+    e
+}
+
+/// An entry from its stored form: the handle as stored (so the stub is the
+/// original, byte for byte), the payload re-indexed. With `verify`, the id
+/// must be the payload's own (`mem_id_for`), so a tampered or misplaced row
+/// is refused rather than served.
+pub(super) fn rebuild_entry(stored: StoredEntry, verify: bool) -> Result<Entry, StoreError> {
+    let StoredEntry {
+        handle,
+        content,
+        wtf8,
+        expires_at,
+    } = stored;
+    if verify && mem_id_for(&handle.tool_call_id, &content) != handle.mem_id {
+        return Err(StoreError::new(
+            "get",
+            format!("corrupt row: {} does not match its payload", handle.mem_id),
+        ));
+    }
+    let payload = if wtf8 {
+        Payload::Wtf8(content)
+    } else {
+        Payload::Utf8(
+            String::from_utf8(content)
+                .map_err(|_| StoreError::new("get", "corrupt row: payload is not UTF-8"))?,
+        )
+    };
+    let view = payload.lossy();
+    let (json, ()) = analyze_str_with(&view, || ());
+    drop(view);
+    Ok(assemble(handle, Text::from_payload(payload), json, expires_at))
+}
+
+pub(super) fn handle_bytes(h: &Handle) -> usize {
+    h.mem_id.len()
+        + h.namespace.len()
+        + h.tool_name.len()
+        + h.tool_call_id.len()
+        + h.summary.len()
+        + h.schema.as_ref().map_or(0, String::len)
+        + h.preview.as_ref().map_or(0, String::len)
+        + h.stub.len()
+}
+
+pub(super) fn restub(e: &Entry, preview_chars: usize) -> String {
+    let h = &e.handle;
+    let preview = stub::preview(&e.text.lossy(), preview_chars);
+    stub::render(&StubParts {
+        tool_name: &h.tool_name,
+        tool_call_id: &h.tool_call_id,
+        mem_id: &h.mem_id,
+        size_chars: h.size_chars,
+        schema: h.schema.as_deref(),
+        summary: &h.summary,
+        preview: Some(&preview),
+    })
+}

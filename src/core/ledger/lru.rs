@@ -1,0 +1,93 @@
+//! The in-memory LRU under the ledger's lock: entries by (namespace, mem id),
+//! ordered by last use, evicted past the byte bound.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use super::{Entry, Key, Stats};
+
+pub(super) struct Slot {
+    pub(super) entry: Arc<Entry>,
+    pub(super) tick: u64,
+}
+
+/// The in-memory LRU.
+pub(super) struct Lru {
+    pub(super) map: HashMap<Key, Slot>,
+    pub(super) order: BTreeMap<u64, Key>,
+    pub(super) tick: u64,
+    pub(super) stats: Stats,
+}
+
+impl Lru {
+    /// The live entry under `key`, made most recently used; an expired one is removed.
+    pub(super) fn touch(&mut self, key: &Key, now: u64) -> Option<Arc<Entry>> {
+        if self.map.get(key)?.entry.expired(now) {
+            self.remove(key);
+            return None;
+        }
+        self.tick += 1;
+        let tick = self.tick;
+        let slot = self.map.get_mut(key)?;
+        self.order.remove(&slot.tick);
+        slot.tick = tick;
+        self.order.insert(tick, key.clone());
+        Some(slot.entry.clone())
+    }
+
+    pub(super) fn remove(&mut self, key: &Key) -> Option<Arc<Entry>> {
+        let slot = self.map.remove(key)?;
+        self.order.remove(&slot.tick);
+        self.stats.bytes -= slot.entry.bytes;
+        self.stats.entries -= 1;
+        Some(slot.entry)
+    }
+
+    /// Inserts `entry` as the most recently used, unless a live entry holds
+    /// the key (then returns it, `entry` is dropped); evicts past `max_bytes`.
+    pub(super) fn admit(
+        &mut self,
+        key: &Key,
+        entry: Arc<Entry>,
+        max_bytes: usize,
+        now: u64,
+    ) -> Result<(), Arc<Entry>> {
+        if let Some(existing) = self.touch(key, now) {
+            return Err(existing);
+        }
+        self.tick += 1;
+        let tick = self.tick;
+        self.stats.bytes += entry.bytes;
+        self.stats.entries += 1;
+        self.order.insert(tick, key.clone());
+        self.map.insert(key.clone(), Slot { entry, tick });
+        // Evict least recently used entries past the bound; the newest entry
+        // stays even if it alone exceeds it (dropping it would lose the result).
+        while self.stats.bytes > max_bytes && self.map.len() > 1 {
+            let (_, oldest) = self.order.pop_first().expect("order tracks every entry");
+            if &oldest == key {
+                self.order.insert(tick, oldest);
+                continue;
+            }
+            if let Some(slot) = self.map.remove(&oldest) {
+                self.stats.bytes -= slot.entry.bytes;
+                self.stats.entries -= 1;
+                self.stats.evictions += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the expired entries.
+    pub(super) fn sweep(&mut self, now: u64) {
+        let gone: Vec<Key> = self
+            .map
+            .iter()
+            .filter(|(_, s)| s.entry.expired(now))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in &gone {
+            self.remove(k);
+        }
+    }
+}

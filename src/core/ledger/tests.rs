@@ -1,0 +1,208 @@
+use super::*;
+
+fn req(ns: &str, call: &str, content: &str) -> RecordRequest {
+    RecordRequest {
+        namespace: ns.into(),
+        tool_call_id: call.into(),
+        tool_name: "t".into(),
+        tool_args: None,
+        content: content.into(),
+    }
+}
+
+#[test]
+fn record_is_idempotent_and_namespaced() {
+    let l = Ledger::new(LedgerConfig::default());
+    let a = l.record(req("", "c", "body")).unwrap();
+    let b = l.record(req("", "c", "body")).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(l.stats().entries, 1);
+    let other = l.record(req("ns", "c", "body")).unwrap();
+    assert_eq!(other.mem_id, a.mem_id);
+    assert_eq!(l.stats().entries, 2);
+    assert_eq!(
+        l.fetch(
+            "ns",
+            &a.mem_id,
+            &FetchSpec {
+                full: true,
+                ..Default::default()
+            }
+        ),
+        "body"
+    );
+    assert_eq!(
+        l.fetch("zz", &a.mem_id, &FetchSpec::default()),
+        format!("[tool_memory not found: {}]", a.mem_id)
+    );
+}
+
+#[test]
+fn a_colliding_id_with_other_content_is_refused() {
+    let e = build_entry("trm_aaaaaaaaaaaa".into(), req("", "c", "one"), None, 200);
+    let key: Key = ("".into(), "trm_aaaaaaaaaaaa".into());
+    assert!(same_result(&e, &key, "c", b"one").is_ok());
+    let err = same_result(&e, &key, "c", b"two").unwrap_err();
+    assert_eq!(
+        err,
+        LedgerError::Collision {
+            mem_id: "trm_aaaaaaaaaaaa".into(),
+            namespace: "".into()
+        }
+    );
+    assert!(err.to_string().contains("refusing to record"));
+    assert!(same_result(&e, &key, "d", b"one").is_err());
+}
+
+#[test]
+fn record_refuses_a_forced_collision_and_keeps_the_first_result() {
+    let l = Ledger::new(LedgerConfig::default());
+    l.force_mem_id(Some("trm_aaaaaaaaaaaa".into()));
+    let a = l.record(req("ns", "c", "one")).unwrap();
+    assert_eq!(a.mem_id, "trm_aaaaaaaaaaaa");
+    assert_eq!(l.record(req("ns", "c", "one")).unwrap(), a);
+    let err = l.record(req("ns", "c", "two")).unwrap_err();
+    assert!(matches!(err, LedgerError::Collision { .. }));
+    l.force_mem_id(None);
+    assert_ne!(l.record(req("ns", "c", "two")).unwrap().mem_id, a.mem_id);
+    assert_eq!(l.handle("ns", "trm_aaaaaaaaaaaa").unwrap(), a);
+}
+
+#[test]
+fn long_namespaces_are_refused_at_the_cap() {
+    let l = Ledger::new(LedgerConfig::default());
+    let at_cap = "é".repeat(MAX_NAMESPACE_CHARS);
+    assert!(l.record(req(&at_cap, "c", "x")).is_ok());
+    let over = format!("{at_cap}a");
+    let err = l.record(req(&over, "c", "x")).unwrap_err();
+    assert_eq!(err, LedgerError::NamespaceTooLong { chars: 1025 });
+    assert!(err.to_string().contains("at most 1024"), "{err}");
+    assert_eq!(l.stats().entries, 1);
+}
+
+#[test]
+fn content_past_the_size_limit_is_refused() {
+    assert_eq!(check_content_len(0), Ok(()));
+    assert_eq!(check_content_len(MAX_CONTENT_BYTES), Ok(()));
+    // Past 4 GiB sizes no longer fit a u32 and the JSON index's offsets.
+    for bytes in [
+        MAX_CONTENT_BYTES + 1,
+        u32::MAX as usize,
+        u32::MAX as usize + 1,
+        usize::MAX,
+    ] {
+        let err = check_content_len(bytes).unwrap_err();
+        assert_eq!(err, LedgerError::ContentTooLarge { bytes });
+        assert!(err.to_string().contains("at most 4000000000 bytes"), "{err}");
+    }
+    // Anything accepted has a size in code points that a u32 holds.
+    assert!(u32::try_from(MAX_CONTENT_BYTES).is_ok());
+}
+
+#[test]
+fn stub_fields_cannot_add_lines() {
+    let l = Ledger::new(LedgerConfig::default());
+    let mut r = req("", "call\nx", "line one\u{2028}still one\tend\nline two");
+    r.tool_name = format!("x\nsummary: injected{}", "n".repeat(10_000));
+    r.tool_args = Some(
+        serde_json::json!({"k\ney": "v\u{85}", "n": {"a\u{2029}": "\u{7f}"}})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let h = l.record(r).unwrap();
+    let lines: Vec<&str> = h.stub.split('\n').collect();
+    assert_eq!(lines.len(), 7, "{}", h.stub);
+    assert!(lines.iter().all(|x| !x
+        .chars()
+        .any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}')));
+    assert!(
+        lines[1].starts_with("tool=x\\nsummary: injectednnn"),
+        "{}",
+        lines[1]
+    );
+    assert!(lines[1].ends_with("... call_id=call\\nx"), "{}", lines[1]);
+    assert!(lines[1].chars().count() < 128 + 64 + 20);
+    assert!(!h.stub.contains("\nsummary: injected"));
+    assert_eq!(
+        h.tool_name.chars().count(),
+        10_019,
+        "the handle keeps the name whole"
+    );
+    assert!(h.summary.contains("k\\ney='v\\u{85}'"), "{}", h.summary);
+    assert!(h.summary.contains("\\u{2029}"), "{}", h.summary);
+    assert!(h.summary.contains("\\u{7f}"), "{}", h.summary);
+    assert!(
+        h.summary.contains("first line: line one\\u{2028}still one\\tend"),
+        "{}",
+        h.summary
+    );
+    assert_eq!(
+        h.preview.as_deref(),
+        Some("line one\\u{2028}still one\\tend line two")
+    );
+}
+
+#[test]
+fn eviction_is_least_recently_used_and_keeps_the_newest() {
+    // Entries hold their payload plus ~1 KB of handle and stub.
+    let l = Ledger::new(LedgerConfig {
+        max_bytes: 25_000,
+        preview_chars: 10,
+    });
+    let a = l.record(req("", "a", &"a".repeat(10_000))).unwrap();
+    let b = l.record(req("", "b", &"b".repeat(10_000))).unwrap();
+    assert!(l.get("", &a.mem_id).is_some()); // touch a
+    let c = l.record(req("", "c", &"c".repeat(10_000))).unwrap();
+    assert!(l.peek("", &b.mem_id).is_none());
+    assert!(l.peek("", &a.mem_id).is_some());
+    assert!(l.peek("", &c.mem_id).is_some());
+    assert_eq!(l.stats().evictions, 1);
+    // One entry larger than the bound evicts the rest but is itself kept.
+    let d = l.record(req("", "d", &"d".repeat(30_000))).unwrap();
+    assert_eq!(l.stats().entries, 1);
+    assert!(l.peek("", &d.mem_id).is_some());
+    assert_eq!(l.stats().evictions, 3);
+}
+
+#[test]
+fn clear_and_delete_keep_byte_accounting_exact() {
+    let l = Ledger::new(LedgerConfig::default());
+    let a = l.record(req("x", "a", "one")).unwrap();
+    l.record(req("y", "b", "two")).unwrap();
+    assert!(l.delete("x", &a.mem_id));
+    assert!(!l.delete("x", &a.mem_id));
+    assert_eq!(l.clear(Some("x")), 0);
+    assert_eq!(l.clear(None), 1);
+    assert_eq!(l.stats().bytes, 0);
+    assert_eq!(l.stats().entries, 0);
+}
+
+#[test]
+fn recall_fits_every_answer_in_the_cap() {
+    let l = Ledger::new(LedgerConfig::default());
+    let h = l.record(req("", "c", "0123456789")).unwrap();
+    let full = FetchSpec {
+        full: true,
+        ..Default::default()
+    };
+    assert_eq!(l.recall("", &h.mem_id, &full, 4), "0123");
+    assert_eq!(l.recall("", "trm_000000000000", &full, 1), "[");
+    assert_eq!(
+        l.recall("", "trm_000000000000", &full, 1000),
+        "[tool_memory not found: trm_000000000000]"
+    );
+}
+
+#[test]
+fn stub_with_a_longer_preview_is_deterministic() {
+    let l = Ledger::new(LedgerConfig {
+        max_bytes: DEFAULT_MAX_BYTES,
+        preview_chars: 5,
+    });
+    let h = l.record(req("", "c", &"word ".repeat(100))).unwrap();
+    assert_eq!(l.stub("", &h.mem_id, None).unwrap(), h.stub);
+    let long = l.stub("", &h.mem_id, Some(50)).unwrap();
+    assert!(long.contains(&format!("preview: {}", "word ".repeat(10).trim())));
+    assert_eq!(l.stub("", &h.mem_id, Some(50)).unwrap(), long);
+}

@@ -1,0 +1,136 @@
+//! The JS-facing shapes of the Ledger API: options, inputs, handles and
+//! counters (their `///` docs are the reference, in `binding.d.ts`).
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use serde_json::{Map, Value};
+
+use crate::napi_text::{Content, JsStr};
+
+/// Options for `new Ledger(options)`.
+#[napi(object)]
+pub struct LedgerOptions {
+    /// Bound on the bytes of payload (and its indexes) held. Past it, the least
+    /// recently used entries are evicted (an entry that alone exceeds it is kept
+    /// until the next record). Default 256 MiB.
+    pub max_bytes: Option<f64>,
+    /// Code points of head preview shown in each stub. Default 200; 0 hides it.
+    pub preview_chars: Option<f64>,
+    /// A store below the in-memory LRU: `'sqlite:<path>'` (a relative path is
+    /// relative to the process's cwd; the file is created if missing) or a
+    /// Redis URL, `'redis://[user:password@]host[:port][/db]'` (`rediss://` for
+    /// TLS; `?prefix=app:` sets the key prefix, default `symfonic:`). Records
+    /// are written through (`record` resolves once the store has the entry: the
+    /// SQLite row committed and fsynced, the Redis script answered); a memory
+    /// miss reloads the entry from the store, so entries survive eviction and
+    /// restarts and are shared by every process using the file or the server.
+    /// A SQLite file that cannot be opened throws `ERR_SYMFONIC_STORE`; a Redis
+    /// store connects on first use (the constructor does no network I/O), and
+    /// an unreachable server rejects `record` with `ERR_SYMFONIC_STORE`.
+    pub store: Option<String>,
+    /// Seconds an entry lives after its record (fractions allowed; `Infinity`:
+    /// forever, the default). Expired entries answer as not found, in memory
+    /// and in the store, and are swept on open and at most once a minute on record.
+    pub ttl_seconds: Option<f64>,
+}
+
+/// A tool result to record.
+#[napi(object, object_to_js = false)]
+pub struct RecordInput {
+    /// The tool call id the result answers. With the content, it determines the memory id.
+    pub tool_call_id: String,
+    /// The tool's name, shown in the stub and summary on one line (control
+    /// characters escaped) and cut to 128 code points there.
+    pub tool_name: String,
+    /// The tool's arguments; the first three appear in the summary line (names cut
+    /// to 64 code points, values to 40, control characters escaped).
+    #[napi(ts_type = "Record<string, unknown>")]
+    pub tool_args: Option<Map<String, Value>>,
+    /// The result: a string (kept exactly, lone surrogates included), or a Buffer
+    /// of UTF-8 (read without a JS string in between; invalid sequences become U+FFFD).
+    /// At most 4,000,000,000 bytes of UTF-8.
+    #[napi(ts_type = "string | Buffer")]
+    pub content: Content,
+    /// Scope of the entry, e.g. a conversation's thread id. Default `""`. At most
+    /// 1,024 code points (set by the app, so a longer one is refused).
+    pub namespace: Option<String>,
+    /// Seconds this entry lives, overriding the ledger's `ttlSeconds`
+    /// (`Infinity`: forever). Recording the same result again sets its expiry anew.
+    pub ttl_seconds: Option<f64>,
+}
+
+/// What the ledger keeps about a recorded result. Sizes count Unicode code points.
+#[napi(object)]
+pub struct ToolResultHandle {
+    /// `trm_` + 12 lowercase hex; a pure function of (toolCallId, content).
+    pub mem_id: String,
+    /// The namespace the entry lives in (`""` by default).
+    pub namespace: String,
+    /// The tool that produced the result (in full; the stub may shorten it).
+    pub tool_name: String,
+    /// The tool call the result answers (in full; the stub may shorten it).
+    pub tool_call_id: String,
+    /// Length of the payload in code points (exact: payloads are at most 4,000,000,000 bytes).
+    pub size_chars: u32,
+    /// One line: tool name, up to three args, and the payload's shape.
+    pub summary: String,
+    /// The structural index line (`table: ...`, `object: ...`, `array: ...`, `text: lines=N`).
+    pub schema: Either<String, Null>,
+    /// The payload's head, newlines flattened, or null when empty.
+    pub preview: Either<String, Null>,
+    /// The v1 stub that stands in the conversation for the payload.
+    pub stub: String,
+}
+
+/// How to read an archived result. Precedence: `jsonPath`, then `query`, then
+/// `offset`/`maxChars`, then `format`. Answers that are parts of the payload
+/// keep its lone surrogates (each one code point, never half of a pair); the
+/// stub shows them as U+FFFD.
+#[napi(object, object_to_js = false)]
+pub struct FetchOptions {
+    /// `'summary'` (the stub; also for any unknown value) or `'full'` (the payload).
+    #[napi(ts_type = "'summary' | 'full'")]
+    pub format: Option<String>,
+    /// A substring: up to 5 windows of 400 code points either side of its matches
+    /// (case-insensitive matches when there is no exact one). Compared exactly:
+    /// a lone surrogate matches only itself.
+    #[napi(ts_type = "string")]
+    pub query: Option<JsStr>,
+    /// Start of a code-point range; negative means 0, past the end gives `""`.
+    pub offset: Option<f64>,
+    /// Length of the range in code points; missing, 0 or negative means to the end.
+    pub max_chars: Option<f64>,
+    /// A path into a JSON payload: `rows.0.price`, `rows[-1]`, `["a.b"]`, `$.x[*].id`, `rows[0:3]`.
+    pub json_path: Option<String>,
+    /// The entry's namespace. Default `""`.
+    pub namespace: Option<String>,
+}
+
+/// Options for `Ledger.stub`.
+#[napi(object)]
+pub struct StubOptions {
+    /// Preview length for this stub (e.g. 2000 for a result the model has never seen).
+    pub preview_chars: Option<f64>,
+}
+
+/// Counters of a ledger.
+#[napi(object)]
+pub struct LedgerStats {
+    /// Entries held.
+    pub entries: u32,
+    /// Bytes held: payloads, their indexes and handles.
+    pub bytes: f64,
+    /// Fetches that found their entry.
+    pub hits: f64,
+    /// Fetches that did not.
+    pub misses: f64,
+    /// Entries evicted to stay within `maxBytes`.
+    pub evictions: f64,
+    /// Memory misses (fetch, recall, handle, stub) answered by the store. 0 without a store.
+    pub store_hits: f64,
+    /// Memory misses the store did not have either (or had expired).
+    pub store_misses: f64,
+    /// Store operations that failed; each one was a rejected `record`, a thrown
+    /// error or a `[tool_memory error: ...]` answer.
+    pub store_errors: f64,
+}
