@@ -151,6 +151,7 @@ function markedCopy(m) {
     const last = blocks.length - 1
     blocks[last] = { ...blocks[last], cache_control: CACHE_CONTROL }
   }
+  if (msgType(m) === 'tool') return toolMessageWith(m, blocks, null)
   const fields = {
     content: blocks,
     additional_kwargs: { ...(m.additional_kwargs || {}) },
@@ -159,8 +160,6 @@ function markedCopy(m) {
   if (m.id !== undefined) fields.id = m.id
   if (m.name !== undefined) fields.name = m.name
   switch (msgType(m)) {
-    case 'tool':
-      return toolMessageWith(m, blocks, null)
     case 'ai':
       if (m.tool_calls !== undefined) fields.tool_calls = m.tool_calls
       if (m.invalid_tool_calls !== undefined) fields.invalid_tool_calls = m.invalid_tool_calls
@@ -175,8 +174,6 @@ function markedCopy(m) {
 
 // ---------------------------------------------------------------------------
 
-// A result over evictChars that could not be recorded is still never sent in
-// full: the model gets its head and a plain statement of what happened.
 // One line, at most `max` code points: control characters (and U+2028/9)
 // escaped as the native stub escapes them, so no field can add a line.
 function oneLine(value, max) {
@@ -186,6 +183,8 @@ function oneLine(value, max) {
   )
 }
 
+// A result over evictChars that could not be recorded is still never sent in
+// full: the model gets its head and a plain statement of what happened.
 function unarchivedMessage(m, info, previewChars, reason) {
   const head = oneLine(info.text.slice(0, previewChars * 2).replace(/\r\n|[\r\n]/g, ' '), previewChars)
   const text = [
@@ -295,7 +294,6 @@ async function compactToolMessages(messages, ledger, options) {
   if (!Array.isArray(messages)) throw new TypeError('compactToolMessages: messages must be an array of BaseMessage')
   checkLedger('compactToolMessages', ledger, ['record', 'stub'])
   const o = resolveOptions(options, 'compactToolMessages', COMPACT_KEYS)
-  if (typeof (options && options.namespace) === 'function') throw new TypeError('compactToolMessages: namespace must be a string, got function')
   const ns = options && options.namespace != null ? options.namespace : ''
   try {
     return await compact(messages, ledger, o, ns)
@@ -306,4 +304,4 @@ async function compactToolMessages(messages, ledger, options) {
   }
 }
 
-module.exports = { compact, compactToolMessages, cacheFor, recordOnce, withCacheMark, recallNote }
+module.exports = { compact, compactToolMessages, cacheFor, recordOnce }

@@ -131,4 +131,4 @@ function toolCallIndex(messages) {
   return index
 }
 
-module.exports = { STUB_HEADER, markOurs, isOurs, adoptAsOurs, callArgs, msgType, isTool, isHuman, isAI, codePoints, contentText, infoOf, promptChars, hasText, toolCallIndex }
+module.exports = { STUB_HEADER, markOurs, isOurs, adoptAsOurs, callArgs, msgType, isTool, isHuman, isAI, codePoints, infoOf, promptChars, hasText, toolCallIndex }

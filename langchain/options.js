@@ -131,9 +131,8 @@ function resolveOptions(options, fn = 'compactToolMessages', keys = COMPACT_KEYS
   const evictChars = checkCount(fn, 'evictChars', o.evictChars ?? d.evictChars, true)
   checkOrder(fn, '', sizeChars, evictChars)
   for (const [name, t] of perTool) checkOrder(fn, `perTool.${name}.`, t.sizeChars ?? sizeChars, t.evictChars ?? evictChars)
-  if (o.namespace != null && typeof o.namespace !== 'string' && typeof o.namespace !== 'function') {
-    throw new TypeError(`${fn}: namespace must be a string${keys.includes('ledger') ? ' or a function of the run config' : ''}, got ${typeof o.namespace}`)
-  }
+  // The middleware and the hook check their own (string or function) namespace and pass none here.
+  if (o.namespace != null && typeof o.namespace !== 'string') throw new TypeError(`${fn}: namespace must be a string, got ${typeof o.namespace}`)
   return {
     cacheModel,
     compactAfter: resolveCompactAfter(fn, o, d),

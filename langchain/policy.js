@@ -227,4 +227,4 @@ function placeMarks(messages, o, s) {
   return [...marks].sort((a, b) => a - b)
 }
 
-module.exports = { plan, gateAllows, recallKey, STUB_CHARS, NOTE_CHARS }
+module.exports = { plan }
