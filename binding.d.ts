@@ -52,7 +52,11 @@ export declare class Ledger {
    */
   __panicForTest(async: boolean): void | Promise<void>
   /**
-   * Reads an archived result (see `FetchOptions` for the precedence) off the JS thread.
+   * Reads an archived result (see `FetchOptions` for the precedence). Cheap
+   * answers (a range, the summary, an indexed json path, anything on a
+   * payload up to 256 KiB) are computed on the calling thread and returned
+   * as an already resolved Promise; scans and copies of large payloads, and
+   * store reads, run on the libuv pool.
    * Unknown ids, and ids from another namespace, answer `[tool_memory not found: <id>]`;
    * a failed store read answers `[tool_memory error: store read failed for <id>: ...]`.
    */

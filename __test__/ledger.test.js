@@ -3,6 +3,8 @@
 
 const { execFileSync } = require('node:child_process')
 const path = require('node:path')
+// The addon's promises come from Node's realm, not jest's sandbox.
+const { isPromise } = require('node:util').types
 const { Ledger, memIdFor, recall, MAX_OUTPUT_CHARS } = require('..')
 
 const ROOT = path.join(__dirname, '..')
@@ -239,6 +241,42 @@ describe('fetch', () => {
     expect(l.fetchSync('trm_000000000000')).toBe('[tool_memory not found: trm_000000000000]')
     expect(l.handle(h.memId)).toBeNull()
     expect(l.handle(h.memId, 'thread-a').namespace).toBe('thread-a')
+  })
+})
+
+describe('cheap answers on the calling thread, large work on the pool', () => {
+  // A 1.3 MB catalog: above the size under which every answer is cheap.
+  const rows = Array.from({ length: 15000 }, (_, i) => ({ id: i, title: `widget ${i}`, tags: ['a', 'b'] }))
+  const json = JSON.stringify({ meta: { n: rows.length }, rows })
+  const cases = [
+    ['an indexed path', { jsonPath: 'rows[-1].title' }],
+    ['a path miss', { jsonPath: 'rows[3].nope' }],
+    ['a range', { offset: 1000, maxChars: 300 }],
+    ['the summary', {}],
+    ['a wildcard (pool)', { jsonPath: 'rows[*].id' }],
+    ['a query (pool)', { query: 'widget 14999' }],
+    ['the whole payload (pool)', { format: 'full' }],
+  ]
+  test.each(cases)('%s: a Promise of the fetchSync answer, counted once', async (_, options) => {
+    const l = new Ledger()
+    const h = rec(l, json)
+    const want = l.fetchSync(h.memId, options)
+    const hits = l.stats().hits
+    const p = l.fetch(h.memId, options)
+    expect(isPromise(p)).toBe(true)
+    expect(await p).toBe(want)
+    expect(l.stats().hits).toBe(hits + 1)
+    const r = recall(l, h.memId, { ...options, maxOutputChars: 500 })
+    expect(isPromise(r)).toBe(true)
+    expect(Array.from(await r).length).toBeLessThanOrEqual(500)
+  })
+
+  test('a miss on a memory-only ledger answers not found and counts one miss', async () => {
+    const l = new Ledger()
+    const p = l.fetch('trm_000000000000', { jsonPath: 'a' })
+    expect(isPromise(p)).toBe(true)
+    expect(await p).toBe('[tool_memory not found: trm_000000000000]')
+    expect(l.stats().misses).toBe(1)
   })
 })
 

@@ -14,7 +14,7 @@ use crate::core::ledger::{self as core, LedgerConfig, RecordRequest, Ttl};
 use crate::core::recall::{cap_output, FetchSpec, MAX_OUTPUT_CHARS as MAX_OUT};
 use crate::core::store::StoreSpec;
 use crate::core::wtf8::Wtf8Buf;
-use crate::error::{guard, ledger_error, rejection, store_error, type_error, Code, JsResult};
+use crate::error::{guard, ledger_error, napi_error, rejection, store_error, type_error, Code, JsResult};
 use crate::napi_text::{ContentRef, JsStr, JsText};
 
 /// The cap on what `recall` returns, in code points, marker included.
@@ -308,12 +308,21 @@ impl Ledger {
         })
     }
 
-    /// Reads an archived result (see `FetchOptions` for the precedence) off the JS thread.
+    /// Reads an archived result (see `FetchOptions` for the precedence). Cheap
+    /// answers (a range, the summary, an indexed json path, anything on a
+    /// payload up to 256 KiB) are computed on the calling thread and returned
+    /// as an already resolved Promise; scans and copies of large payloads, and
+    /// store reads, run on the libuv pool.
     /// Unknown ids, and ids from another namespace, answer `[tool_memory not found: <id>]`;
     /// a failed store read answers `[tool_memory error: store read failed for <id>: ...]`.
     #[napi(ts_return_type = "Promise<string>", catch_unwind)]
-    pub fn fetch(&self, mem_id: String, options: Option<FetchOptions>) -> Result<AsyncTask<FetchTask>, Code> {
-        guard(|| Ok(AsyncTask::new(self.fetch_task(mem_id, options))))
+    pub fn fetch<'env>(
+        &self,
+        env: &'env Env,
+        mem_id: String,
+        options: Option<FetchOptions>,
+    ) -> Result<Either<PromiseRaw<'env, JsText>, AsyncTask<FetchTask>>, Code> {
+        guard(|| self.quick_or_task(env, self.fetch_task(mem_id, options)))
     }
 
     /// `fetch` on the calling thread (with a store, a memory miss reads it here).
@@ -335,25 +344,46 @@ impl Ledger {
     /// before it crosses to JS. Any keyed option implies full-fetch semantics; an
     /// answer that is a contiguous part of the payload says where to continue.
     #[napi(ts_return_type = "Promise<string>", catch_unwind)]
-    pub fn recall(
+    pub fn recall<'env>(
         &self,
+        env: &'env Env,
         mem_id: String,
         options: Option<FetchOptions>,
         max_output_chars: Option<f64>,
-    ) -> Result<AsyncTask<FetchTask>, Code> {
+    ) -> Result<Either<PromiseRaw<'env, JsText>, AsyncTask<FetchTask>>, Code> {
         guard(|| {
             let (mut spec, namespace) = fetch_spec(options);
             if spec.keyed() {
                 spec.full = true;
             }
-            Ok(AsyncTask::new(FetchTask {
+            let task = FetchTask {
                 inner: self.inner.clone(),
                 reported: self.reported.clone(),
                 namespace,
                 mem_id,
                 read: Read::Recall(spec, max_output(max_output_chars)),
-            }))
+            };
+            self.quick_or_task(env, task)
         })
+    }
+
+    /// The task's answer as a resolved Promise when it is cheap (see
+    /// `core::quick`), else the task itself, for the pool.
+    fn quick_or_task<'env>(
+        &self,
+        env: &'env Env,
+        task: FetchTask,
+    ) -> JsResult<Either<PromiseRaw<'env, JsText>, AsyncTask<FetchTask>>> {
+        let (spec, max) = match &task.read {
+            Read::Fetch(spec) => (spec, usize::MAX),
+            Read::Recall(spec, max) => (spec, *max),
+        };
+        match self.inner.answer_quick(&task.namespace, &task.mem_id, spec, max) {
+            Some(text) => Ok(Either::A(
+                PromiseRaw::resolve(env, JsText(text)).map_err(napi_error)?,
+            )),
+            None => Ok(Either::B(AsyncTask::new(task))),
+        }
     }
 
     fn fetch_task(&self, mem_id: String, options: Option<FetchOptions>) -> FetchTask {

@@ -412,6 +412,54 @@ impl Ledger {
         self.try_peek(namespace, mem_id).ok().flatten()
     }
 
+    /// The answer of [`fetch`](Self::fetch) (`max_output` `usize::MAX`) or
+    /// [`recall`](Self::recall), if it is cheap enough for the calling thread
+    /// (see `core::quick`); `None` leaves it to another thread, uncounted. A
+    /// memory miss with a store below is not cheap (it reads the store); one
+    /// without a store is "not found", counted as a miss.
+    pub fn answer_quick(
+        &self,
+        namespace: &str,
+        mem_id: &str,
+        spec: &FetchSpec,
+        max_output: usize,
+    ) -> Option<Wtf8Buf> {
+        let key: Key = (namespace.to_string(), mem_id.to_string());
+        let now = now_ms();
+        let mut lru = self.lock();
+        let live = lru
+            .map
+            .get(&key)
+            .map(|s| s.entry.clone())
+            .filter(|e| !e.expired(now));
+        let Some(entry) = live else {
+            if self.backing.is_some() {
+                return None;
+            }
+            lru.touch(&key, now); // drops an expired entry, as `try_get` does
+            lru.stats.misses += 1;
+            drop(lru);
+            let miss = recall::not_found(mem_id).into();
+            return Some(if max_output == usize::MAX {
+                miss
+            } else {
+                recall::cap_output(&miss, mem_id, max_output, None)
+            });
+        };
+        drop(lru);
+        // Answered outside the lock, then counted and made most recent.
+        let answer = crate::core::quick::quick_answer(&entry, spec, max_output)?;
+        let mut lru = self.lock();
+        lru.touch(&key, now);
+        lru.stats.hits += 1;
+        drop(lru);
+        Some(if max_output == usize::MAX {
+            answer.into_buf()
+        } else {
+            recall::cap_answer(answer, mem_id, max_output)
+        })
+    }
+
     /// `fetch` as the JS API exposes it: a string answer, never an error.
     pub fn fetch(&self, namespace: &str, mem_id: &str, spec: &FetchSpec) -> Wtf8Buf {
         match self.try_get(namespace, mem_id) {

@@ -4,6 +4,7 @@ pub mod ids;
 pub mod json;
 pub mod ledger;
 pub mod palette;
+pub mod quick;
 pub mod recall;
 pub mod search;
 pub mod store;

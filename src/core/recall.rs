@@ -95,19 +95,7 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &FetchSpec) -> Answer<'a> {
     let text = &e.text;
     let utf8 = text.is_utf8();
     if let Some(path) = &spec.json_path {
-        return Answer::Other(match &e.json {
-            None => format!(
-                "[recall: payload is not JSON; json_path '{}' not applicable]",
-                ellipsize(path, ECHO_CHARS)
-            )
-            .into(),
-            // Nodes are sliced at JSON tokens, so they keep lone surrogates whole.
-            Some(doc) => match select(text.as_bytes(), &doc.index, path) {
-                Ok(Selection::Node(s)) => Wtf8Buf::from_bytes(s.to_vec(), utf8),
-                Ok(Selection::Many(s)) => Wtf8Buf::from_bytes(s, utf8),
-                Err(msg) => msg.into(),
-            },
-        });
+        return Answer::Other(json_answer(e, path, usize::MAX).expect("no limit, no refusal"));
     }
     if let Some(q) = &spec.query {
         return Answer::Other(query_windows(text, q, &e.handle.mem_id));
@@ -142,6 +130,27 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &FetchSpec) -> Answer<'a> {
     } else {
         Answer::Other(e.handle.stub.clone().into())
     }
+}
+
+/// The answer to a json path, or `None` when the node it selects is larger
+/// than `limit` bytes (so a caller can leave that copy to another thread).
+pub fn json_answer(e: &Entry, path: &str, limit: usize) -> Option<Wtf8Buf> {
+    let utf8 = e.text.is_utf8();
+    Some(match &e.json {
+        None => format!(
+            "[recall: payload is not JSON; json_path '{}' not applicable]",
+            ellipsize(path, ECHO_CHARS)
+        )
+        .into(),
+        // Nodes are sliced at JSON tokens, so they keep lone surrogates whole.
+        Some(doc) => match select(e.text.as_bytes(), &doc.index, path) {
+            Ok(Selection::Node(s)) if s.len() > limit => return None,
+            Ok(Selection::Node(s)) => Wtf8Buf::from_bytes(s.to_vec(), utf8),
+            Ok(Selection::Many(s)) if s.len() > limit => return None,
+            Ok(Selection::Many(s)) => Wtf8Buf::from_bytes(s, utf8),
+            Err(msg) => msg.into(),
+        },
+    })
 }
 
 /// `[tool_memory not found: <mem_id>]`.
@@ -326,8 +335,9 @@ pub fn cap_output(text: &Wtf8Buf, mem_id: &str, max: usize, contiguous_from: Opt
 
 /// [`cap_output`] on UTF-8 (or WTF-8, `utf8` false) bytes.
 fn cap_bytes(text: &[u8], utf8: bool, mem_id: &str, max: usize, contiguous_from: Option<usize>) -> Wtf8Buf {
-    // Bytes bound code points from above: most answers skip the count.
-    if text.len() <= max || count_chars(text) <= max {
+    // Bytes bound code points from above: most answers skip the count, and
+    // the count stops at `max` (a capped 5 MB answer reads only its head).
+    if text.len() <= max || take_chars_bytes(text, max).len() == text.len() {
         return Wtf8Buf::from_bytes(text.to_vec(), utf8);
     }
     let id = ellipsize(mem_id, ECHO_CHARS);

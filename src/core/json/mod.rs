@@ -7,7 +7,7 @@
 //! slices of the original text. Nothing recurses on the payload's nesting.
 
 mod index;
-mod path;
+pub(crate) mod path;
 mod scan;
 mod schema;
 mod select;
