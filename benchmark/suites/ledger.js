@@ -1,36 +1,28 @@
 'use strict'
-// The Ledger against the plain-JavaScript way of doing the same job, on a
-// generated 5 MB JSON catalog and a 5 MB text log, in one run.
+// The Ledger against the plain-JavaScript way of doing the same job, in one
+// run, on the three 5 MB product-feed catalogs of benchmark/catalogs.js
+// (ASCII, Latin-1 and CJK+emoji titles) and a 5 MB text log:
+//   - record (async, crossing included) against JSON.parse of the same string;
+//   - the JS thread's share of one record (from the call until it returns its
+//     Promise), and the event loop's longest stall while 20 records of 5 MB
+//     non-ASCII payloads are in flight;
+//   - fetch by json path against parse + walk, by query against indexOf windows;
+//   - bytes held per payload byte, by stats() and by RSS in a fresh process.
 // Run: npm run bench -- ledger   (the release build: npm run build)
 
+const { spawnSync } = require('node:child_process')
+const { monitorEventLoopDelay, performance } = require('node:perf_hooks')
 const { Ledger } = require('../..')
+const { catalog, KINDS, TARGET_BYTES } = require('../catalogs.js')
 const { median, fmtMs, table } = require('../util.js')
 
-const TARGET = 5 * 1024 * 1024
-
-function catalog() {
-  const rows = []
-  let size = 0
-  for (let i = 0; size < TARGET; i++) {
-    const row = {
-      asin: `B0${(1e8 + i * 7919).toString(36).toUpperCase()}`,
-      title: `Stainless steel widget, model ${i}, pack of ${(i % 12) + 1}`,
-      price: Math.round((5 + ((i * 37) % 500) + (i % 100) / 100) * 100) / 100,
-      bsr: (i * 104729) % 1_000_000,
-      category: ['Home', 'Garden', 'Tools', 'Kitchen', 'Sports'][i % 5],
-      tags: ['steel', i % 2 ? 'sale' : 'new', `batch-${i % 17}`],
-      inStock: i % 3 !== 0,
-    }
-    rows.push(row)
-    size += JSON.stringify(row).length + 1
-  }
-  return JSON.stringify({ meta: { source: 'bench', count: rows.length, page: 1 }, rows })
-}
+const LABEL = { ascii: 'ASCII', latin1: 'Latin-1', cjk: 'CJK+emoji' }
+const N = 21
 
 function log() {
   const lines = []
   let size = 0
-  for (let i = 0; size < TARGET; i++) {
+  for (let i = 0; size < TARGET_BYTES; i++) {
     const level = i % 97 === 0 ? 'WARN' : 'INFO'
     const line = `2026-11-30T12:${String(i % 60).padStart(2, '0')}:00Z ${level} worker-${i % 8} handled request ${i} in ${(i * 31) % 900}ms`
     lines.push(line)
@@ -56,122 +48,187 @@ function jsWindows(text, q) {
   return (total > 5 ? `[${total} matches]\n` : '') + out.join('\n---\n')
 }
 
-// `after` runs between samples, untimed (e.g. freeing what the sample made,
-// as JSON.parse's garbage is not timed either).
-async function timeAsync(fn, n, after = () => {}) {
-  const xs = []
-  for (let i = 0; i < n; i++) {
-    const t = process.hrtime.bigint()
-    await fn(i)
-    xs.push(Number(process.hrtime.bigint() - t) / 1e6)
-    after()
-  }
-  return median(xs)
-}
-
 function timeSync(fn, n) {
   const xs = []
   for (let i = 0; i < n; i++) {
-    const t = process.hrtime.bigint()
+    const t = performance.now()
     fn(i)
-    xs.push(Number(process.hrtime.bigint() - t) / 1e6)
+    xs.push(performance.now() - t)
   }
   return median(xs)
 }
 
-async function main() {
-  const json = catalog()
-  const text = log()
-  const mb = (s) => (Buffer.byteLength(s) / 1e6).toFixed(1)
-  const rows = []
-  const N = 41
+// Median total and JS-thread time of async records; the ledger is cleared
+// between samples, untimed (as JSON.parse's garbage is not timed either).
+async function timeRecord(ledger, content, n) {
+  const total = []
+  const js = []
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now()
+    const p = ledger.record({ toolCallId: `c${i}`, toolName: 'catalog', toolArgs: { page: 1 }, content })
+    const t1 = performance.now()
+    await p
+    total.push(performance.now() - t0)
+    js.push(t1 - t0)
+    ledger.clear()
+  }
+  return { total: median(total), js: median(js) }
+}
 
-  // record: every iteration a new call id, so every one does the full work
-  // (a repeat of the same call id and content is an idempotent lookup).
-  const ledger = new Ledger()
-  await timeAsync((i) => ledger.record({ toolCallId: `warm${i}`, toolName: 'catalog', content: json }), 3)
-  ledger.clear()
-  const clear = () => ledger.clear()
-  const recordMs = await timeAsync(
-    (i) => ledger.record({ toolCallId: `c${i}`, toolName: 'catalog', toolArgs: { page: 1 }, content: json }),
-    N,
-    clear,
-  )
+// A server taking 20 requests, each recording a 5 MB non-ASCII result in its
+// own macrotask: the event loop's longest stall until all have resolved.
+async function stallWhileRecording(payloads) {
+  const ledger = new Ledger({ maxBytes: 2 ** 32 })
+  const h = monitorEventLoopDelay({ resolution: 1 })
+  await new Promise((r) => setTimeout(r, 20))
+  h.enable()
+  const started = performance.now()
+  const done = []
+  for (let i = 0; i < 20; i++) {
+    await new Promise((r) => setImmediate(r))
+    done.push(ledger.record({ toolCallId: `s${i}`, toolName: 'catalog', content: payloads[i % payloads.length] }))
+  }
+  await Promise.all(done)
+  // One more timer turn, so a stall at the very end is sampled too.
+  await new Promise((r) => setTimeout(r, 5))
+  h.disable()
+  return { maxMs: h.max / 1e6, p99Ms: h.percentile(99) / 1e6, wallMs: performance.now() - started }
+}
+
+// RSS growth per payload byte in a fresh process holding 10 distinct catalogs
+// of `kind`, each made, recorded as a string and dropped in turn.
+function rssPerByte(kind) {
+  const code = `
+    const { Ledger } = require(${JSON.stringify(require.resolve('../..'))})
+    const { catalog } = require(${JSON.stringify(require.resolve('../catalogs.js'))})
+    const base = catalog(${JSON.stringify(kind)})
+    const make = (i) => base.replace('"page":1', '"page":' + (100 + i))
+    const bytes = Buffer.byteLength(base)
+    const l = new Ledger({ maxBytes: 2 ** 32 })
+    make(0); global.gc(); global.gc()
+    const rss0 = process.memoryUsage().rss
+    for (let i = 0; i < 10; i++) { l.recordSync({ toolCallId: 'r' + i, toolName: 'c', content: make(i) }); global.gc() }
+    global.gc()
+    process.stdout.write(JSON.stringify({ rss: (process.memoryUsage().rss - rss0) / (10 * bytes), stats: l.stats().bytes / (10 * bytes) }))`
+  const r = spawnSync(process.execPath, ['--expose-gc', '-e', code], { encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(r.stderr)
+  return JSON.parse(r.stdout)
+}
+
+const ratio = (x) => `${x.toFixed(1)}×`
+
+async function main() {
+  const catalogs = Object.fromEntries(KINDS.map((k) => [k, catalog(k)]))
+  const text = log()
+  const ledger = new Ledger({ maxBytes: 2 ** 32 })
+  const rows = []
+  const thread = []
+
+  // Warm-up: both code paths and V8's JSON.parse.
+  for (const k of KINDS) {
+    await timeRecord(ledger, catalogs[k], 3)
+    JSON.parse(catalogs[k])
+  }
+
+  for (const k of KINDS) {
+    const s = catalogs[k]
+    const rec = await timeRecord(ledger, s, N)
+    const parseMs = timeSync(() => JSON.parse(s), N)
+    rows.push([`record 5 MB ${LABEL[k]} catalog (async, crossing incl.)`, fmtMs(rec.total), 'JSON.parse', fmtMs(parseMs), ratio(parseMs / rec.total), '≥ 5×'])
+    thread.push([`record 5 MB ${LABEL[k]} catalog`, fmtMs(rec.js), '≤ 2 ms'])
+  }
+  const recText = await timeRecord(ledger, text, N)
+  thread.push(['record 5 MB ASCII text log', fmtMs(recText.js), '≤ 2 ms'])
   const recordSyncMs = timeSync((i) => {
-    ledger.recordSync({ toolCallId: `s${i}`, toolName: 'catalog', toolArgs: { page: 1 }, content: json })
+    ledger.recordSync({ toolCallId: `s${i}`, toolName: 'catalog', content: catalogs.cjk })
     ledger.clear()
   }, N)
-  const parseMs = timeSync(() => JSON.parse(json), N)
-  rows.push(['record 5 MB JSON (async, boundary incl.)', fmtMs(recordMs), 'JSON.parse', fmtMs(parseMs), parseMs / recordMs, '≥ 3×'])
-  rows.push(['recordSync 5 MB JSON (boundary incl.)', fmtMs(recordSyncMs), 'JSON.parse', fmtMs(parseMs), parseMs / recordSyncMs, ''])
+  const cjkParseMs = timeSync(() => JSON.parse(catalogs.cjk), N)
+  rows.push(['recordSync 5 MB CJK+emoji catalog', fmtMs(recordSyncMs), 'JSON.parse', fmtMs(cjkParseMs), ratio(cjkParseMs / recordSyncMs), ''])
 
-  const recordTextMs = await timeAsync((i) => ledger.record({ toolCallId: `t${i}`, toolName: 'logs', content: text }), N, clear)
-  rows.push([`record 5 MB text (async)`, fmtMs(recordTextMs), 'JSON.parse of the catalog', fmtMs(parseMs), parseMs / recordTextMs, ''])
+  // json path: a warm lookup (answered on the calling thread, as a resolved Promise).
+  for (const k of ['ascii', 'cjk']) {
+    const s = catalogs[k]
+    const h = await ledger.record({ toolCallId: `path-${k}`, toolName: 'catalog', content: s })
+    const path = 'rows[-1].title'
+    const want = JSON.stringify(JSON.parse(s).rows.at(-1).title)
+    if ((await ledger.fetch(h.memId, { jsonPath: path })) !== want) throw new Error('jsonPath answers differ')
+    const xs = []
+    for (let i = 0; i < 400; i++) {
+      const t = performance.now()
+      await ledger.fetch(h.memId, { jsonPath: path })
+      xs.push(performance.now() - t)
+    }
+    const pathMs = median(xs)
+    const jsPathMs = timeSync(() => JSON.stringify(JSON.parse(s).rows.at(-1).title), N)
+    rows.push([`fetch jsonPath '${path}', ${LABEL[k]} (async)`, fmtMs(pathMs), 'JSON.parse + walk + stringify', fmtMs(jsPathMs), ratio(jsPathMs / pathMs), '≥ 100×'])
+  }
 
-  const hj = await ledger.record({ toolCallId: 'json', toolName: 'catalog', content: json })
+  // query: a rare needle in the log, a whole-payload scan on the pool.
   const ht = await ledger.record({ toolCallId: 'text', toolName: 'logs', content: text })
-
-  const path = 'rows[-1]'
-  const nativeLast = await ledger.fetch(hj.memId, { jsonPath: path })
-  const jsLast = JSON.stringify(JSON.parse(json).rows.at(-1))
-  if (JSON.stringify(JSON.parse(nativeLast)) !== jsLast) throw new Error('jsonPath answers differ')
-  const pathMs = await timeAsync(() => ledger.fetch(hj.memId, { jsonPath: path }), 200)
-  const pathSyncMs = timeSync(() => ledger.fetchSync(hj.memId, { jsonPath: path }), 200)
-  const jsPathMs = timeSync(() => JSON.stringify(JSON.parse(json).rows.at(-1)), N)
-  rows.push([`fetch jsonPath '${path}' (async)`, fmtMs(pathMs), 'JSON.parse + walk + stringify', fmtMs(jsPathMs), jsPathMs / pathMs, '≥ 20×'])
-  rows.push([`fetchSync jsonPath '${path}'`, fmtMs(pathSyncMs), 'JSON.parse + walk + stringify', fmtMs(jsPathMs), jsPathMs / pathSyncMs, ''])
-
   const q = 'code=E1234'
-  const nativeWin = await ledger.fetch(ht.memId, { query: q })
-  if (nativeWin !== jsWindows(text, q)) throw new Error('query answers differ')
-  const queryMs = await timeAsync(() => ledger.fetch(ht.memId, { query: q }), 50)
-  const querySyncMs = timeSync(() => ledger.fetchSync(ht.memId, { query: q }), 50)
-  const jsQueryMs = timeSync(() => jsWindows(text, q), 50)
-  rows.push([`fetch query '${q}' on the log (async)`, fmtMs(queryMs), 'indexOf window loop', fmtMs(jsQueryMs), jsQueryMs / queryMs, '≥ 1×'])
-  rows.push([`fetchSync query '${q}'`, fmtMs(querySyncMs), 'indexOf window loop', fmtMs(jsQueryMs), jsQueryMs / querySyncMs, ''])
-  // A server answers several recalls at once: off the JS thread they overlap,
-  // while the JS loops queue up on the one thread (8 in flight, per batch).
-  const batchMs = await timeAsync(() => Promise.all(Array.from({ length: 8 }, () => ledger.fetch(ht.memId, { query: q }))), 30)
+  // The first query of a payload builds its query index (on the pool); the
+  // median of fresh entries.
+  const first = []
+  for (let i = 0; i < 9; i++) {
+    const h = await ledger.record({ toolCallId: `first${i}`, toolName: 'logs', content: text })
+    const t = performance.now()
+    await ledger.fetch(h.memId, { query: q })
+    first.push(performance.now() - t)
+    ledger.delete(h.memId)
+  }
+  if ((await ledger.fetch(ht.memId, { query: q })) !== jsWindows(text, q)) throw new Error('query answers differ')
+  const queryAsync = []
+  for (let i = 0; i < 200; i++) {
+    const t = performance.now()
+    await ledger.fetch(ht.memId, { query: q })
+    queryAsync.push(performance.now() - t)
+  }
+  const queryMs = median(queryAsync)
+  const querySyncMs = timeSync(() => ledger.fetchSync(ht.memId, { query: q }), 200)
+  const jsQueryMs = timeSync(() => jsWindows(text, q), 200)
+  rows.push([`first fetch query '${q}' of a 5 MB log (async; builds the query index)`, fmtMs(median(first)), 'indexOf window loop', fmtMs(jsQueryMs), ratio(jsQueryMs / median(first)), ''])
+  rows.push([`fetch query '${q}' on the log (async)`, fmtMs(queryMs), 'indexOf window loop', fmtMs(jsQueryMs), ratio(jsQueryMs / queryMs), '≥ 1×'])
+  rows.push([`fetchSync query '${q}'`, fmtMs(querySyncMs), 'indexOf window loop', fmtMs(jsQueryMs), ratio(jsQueryMs / querySyncMs), ''])
+  // Several recalls at once: off the JS thread they overlap, while the JS
+  // loops queue up on the one thread (8 in flight, per batch).
+  const batch = []
+  for (let i = 0; i < 30; i++) {
+    const t = performance.now()
+    await Promise.all(Array.from({ length: 8 }, () => ledger.fetch(ht.memId, { query: q })))
+    batch.push(performance.now() - t)
+  }
   const jsBatchMs = timeSync(() => {
     for (let i = 0; i < 8; i++) jsWindows(text, q)
   }, 30)
-  rows.push([`8 concurrent fetch query (async, per batch)`, fmtMs(batchMs), '8 indexOf window loops', fmtMs(jsBatchMs), jsBatchMs / batchMs, ''])
+  rows.push(['8 concurrent fetch query (async, per batch)', fmtMs(median(batch)), '8 indexOf window loops', fmtMs(jsBatchMs), ratio(jsBatchMs / median(batch)), ''])
+  ledger.clear()
 
-  const jsonBytes = Buffer.byteLength(json)
-  const textBytes = Buffer.byteLength(text)
-  const memo = new Ledger()
-  const a = memo.recordSync({ toolCallId: 'm1', toolName: 'catalog', content: json }) && memo.stats().bytes
-  const b = memo.recordSync({ toolCallId: 'm2', toolName: 'logs', content: text }) && memo.stats().bytes - a
+  const stall = await stallWhileRecording([catalogs.latin1, catalogs.cjk])
+  thread.push([
+    `event loop's longest stall, 20 records of 5 MB non-ASCII catalogs in flight (p99 ${fmtMs(stall.p99Ms)}, all done in ${fmtMs(stall.wallMs)})`,
+    fmtMs(stall.maxMs),
+    '≤ 3 ms',
+  ])
 
-  // Resident memory as the OS sees it, for 10 distinct catalogs (payloads are
-  // made, recorded and dropped one at a time, so only the ledger keeps them).
-  global.gc?.()
-  const rss0 = process.memoryUsage().rss
-  const many = new Ledger()
-  for (let i = 0; i < 10; i++) {
-    many.recordSync({ toolCallId: `r${i}`, toolName: 'catalog', content: Buffer.from(json) })
-    global.gc?.()
+  const memory = []
+  for (const k of KINDS) {
+    const m = rssPerByte(k)
+    memory.push([`10 ${LABEL[k]} catalogs, ledger.stats().bytes`, m.stats.toFixed(3), '≤ 1.1'])
+    memory.push([`10 ${LABEL[k]} catalogs, RSS growth of a fresh process`, m.rss.toFixed(3), '≤ 1.1'])
   }
-  const rssPerByte = (process.memoryUsage().rss - rss0) / (10 * jsonBytes)
+  const textLedger = new Ledger()
+  textLedger.recordSync({ toolCallId: 'm', toolName: 'logs', content: text })
+  memory.push(['text log, ledger.stats().bytes', (textLedger.stats().bytes / Buffer.byteLength(text)).toFixed(3), '≤ 1.1'])
 
-  console.log(`## Ledger (payloads: ${mb(json)} MB JSON catalog of ${JSON.parse(json).rows.length} rows, ${mb(text)} MB text log)\n`)
-  console.log(
-    table(
-      ['operation', '@symfonic/core', 'plain JS', 'JS time', 'speed-up', 'target'],
-      rows.map(([op, t, js, jt, ratio, target]) => [op, t, js, jt, `${ratio.toFixed(1)}×`, target]),
-    ),
-  )
+  const mb = (s) => (Buffer.byteLength(s) / 1e6).toFixed(1)
+  const sizes = KINDS.map((k) => `${LABEL[k]} ${mb(catalogs[k])} MB / ${JSON.parse(catalogs[k]).rows.length} rows`).join(', ')
+  console.log(`## Ledger (catalogs: ${sizes}; text log ${mb(text)} MB)\n`)
+  console.log(table(['operation', '@symfonic/core', 'plain JS', 'JS time', 'speed-up', 'target'], rows))
   console.log()
-  console.log(
-    table(
-      ['memory', 'bytes held / payload byte', 'target'],
-      [
-        ['JSON catalog (ledger.stats().bytes)', (a / jsonBytes).toFixed(3), '≤ 1.3'],
-        ['text log (ledger.stats().bytes)', (b / textBytes).toFixed(3), '≤ 1.3'],
-        ['10 catalogs, process RSS growth', rssPerByte.toFixed(3), '≤ 1.3'],
-      ],
-    ),
-  )
+  console.log(table(['JS thread', 'time', 'target'], thread))
+  console.log()
+  console.log(table(['memory', 'bytes held / payload byte', 'target'], memory))
   console.log()
 }
 

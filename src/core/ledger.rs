@@ -6,13 +6,15 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use serde_json::{Map, Value};
 
 use crate::core::ids::mem_id_for;
 use crate::core::json::{analyze_str_with, JsonDoc};
+use crate::core::quick::QUICK_BYTES;
 use crate::core::recall::{self, FetchSpec};
+use crate::core::search::Blocks;
 use crate::core::store::{expired, now_ms, NewEntry, PutOutcome, Store, StoreError};
 use crate::core::text::{Payload, Text};
 use crate::core::wtf8::Wtf8Buf;
@@ -71,6 +73,9 @@ pub struct Entry {
     pub bytes: usize,
     /// Unix time in milliseconds after which the entry is gone; 0: never.
     expires_at: AtomicU64,
+    /// The query index, built on the first query of a large payload (its
+    /// bytes are counted in `bytes` from the start).
+    blocks: OnceLock<Blocks>,
 }
 
 impl Entry {
@@ -87,6 +92,18 @@ impl Entry {
 
     fn expired(&self, now: u64) -> bool {
         expired(self.expires_at(), now)
+    }
+
+    /// The query index of a payload larger than `quick::QUICK_BYTES`, built
+    /// here on first use (a smaller payload is scanned whole, at once).
+    pub fn blocks(&self) -> Option<&Blocks> {
+        let b = self.text.as_bytes();
+        (b.len() > QUICK_BYTES).then(|| self.blocks.get_or_init(|| Blocks::build(b)))
+    }
+
+    /// The query index if it has been built.
+    pub fn built_blocks(&self) -> Option<&Blocks> {
+        self.blocks.get()
     }
 }
 

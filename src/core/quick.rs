@@ -1,12 +1,14 @@
 //! Which answers are cheap enough to compute on the calling thread. A trip
 //! through the libuv pool costs tens of microseconds (a wake-up on each
-//! side), more than answering an indexed json path or a range does; an
-//! answer whose cost grows with the payload still goes to the pool, so the JS
-//! thread never scans or copies megabytes.
+//! side), more than answering an indexed json path, a range, or a query
+//! that the query index confines to a few blocks; an answer whose cost grows
+//! with the payload still goes to the pool, so the JS thread never scans or
+//! copies megabytes.
 
 use crate::core::json::path::{parse, Seg};
 use crate::core::ledger::Entry;
 use crate::core::recall::{fetch_entry, json_answer, Answer, FetchSpec};
+use crate::core::search;
 
 /// Payloads up to this many bytes are answered on the calling thread
 /// whatever is asked, and no quick answer copies more than this. The bound is
@@ -25,12 +27,20 @@ pub fn quick_answer<'a>(e: &'a Entry, spec: &FetchSpec, max_output: usize) -> Op
     let bytes = e.text.as_bytes();
     if spec.json_path.is_none() {
         if let Some(q) = &spec.query {
-            let limit = if q.as_bytes().is_ascii() {
+            let q = q.as_bytes();
+            let limit = if q.is_ascii() {
                 QUICK_BYTES
             } else {
                 QUICK_FOLDED_BYTES
             };
-            return (bytes.len() <= limit).then(|| fetch_entry(e, spec));
+            // On a large payload, an ASCII query is quick once the query index
+            // shows that little of the payload can hold a match, either case.
+            let indexed = || {
+                let regions = e.built_blocks()?.regions(bytes.len(), q, true)?;
+                (search::scanned(&regions) <= QUICK_BYTES).then_some(())
+            };
+            let quick = bytes.len() <= limit || (q.is_ascii() && indexed().is_some());
+            return quick.then(|| fetch_entry(e, spec));
         }
     }
     if bytes.len() <= QUICK_BYTES {
@@ -169,6 +179,26 @@ mod tests {
             Some(l.fetch("", "trm_000000000000", &query("x")))
         );
         assert_eq!(l.stats().misses, misses + 2);
+    }
+
+    #[test]
+    fn a_rare_query_is_quick_once_the_query_index_is_built() {
+        let mut log: String = (0..40_000)
+            .map(|i| format!("INFO worker-{} request {i}\n", i % 8))
+            .collect();
+        log.insert_str(log.len() / 2, "ERROR code=E1234 upstream timeout\n");
+        let (l, id) = ledger_with(log);
+        let rare = query("CODE=e1234");
+        assert_eq!(
+            l.answer_quick("", &id, &rare, usize::MAX),
+            None,
+            "no index before the first query"
+        );
+        let from_pool = l.fetch("", &id, &rare);
+        assert!(from_pool.to_string_lossy().contains("upstream timeout"));
+        assert_eq!(l.answer_quick("", &id, &rare, usize::MAX), Some(from_pool));
+        // Bytes that every block holds still mean a scan of the whole payload.
+        assert_eq!(l.answer_quick("", &id, &query("request 12"), usize::MAX), None);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use crate::core::json::{select, Selection};
 use crate::core::ledger::Entry;
-use crate::core::search;
+use crate::core::search::{self, Blocks};
 use crate::core::text::{count_chars, ellipsize, take_chars_bytes, Text};
 use crate::core::wtf8::{self, Wtf8Buf};
 
@@ -98,7 +98,7 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &FetchSpec) -> Answer<'a> {
         return Answer::Other(json_answer(e, path, usize::MAX).expect("no limit, no refusal"));
     }
     if let Some(q) = &spec.query {
-        return Answer::Other(query_windows(text, q, &e.handle.mem_id));
+        return Answer::Other(query_windows(text, q, &e.handle.mem_id, e.blocks()));
     }
     if spec.offset.is_some() || spec.max_chars.is_some() {
         let len = text.char_len();
@@ -173,7 +173,9 @@ pub fn not_found(mem_id: &str) -> String {
 /// how many. No exact match but a case-insensitive one: those, and it says so.
 /// Windows are payload slices and keep lone surrogates; the echoed query in
 /// the message lines is display text (a lone surrogate there shows as U+FFFD).
-pub fn query_windows(text: &Text, query: &Wtf8Buf, mem_id: &str) -> Wtf8Buf {
+/// With `blocks` (the payload's query index), ASCII searches read only the
+/// blocks where a match can start.
+pub fn query_windows(text: &Text, query: &Wtf8Buf, mem_id: &str, blocks: Option<&Blocks>) -> Wtf8Buf {
     let hay = text.as_bytes();
     let q = query.as_bytes();
     let q_chars = count_chars(q);
@@ -182,7 +184,11 @@ pub fn query_windows(text: &Text, query: &Wtf8Buf, mem_id: &str) -> Wtf8Buf {
     if q_chars > text.char_len() {
         return no_match();
     }
-    let found = search::exact(hay, q, MAX_WINDOWS);
+    let regions = |caseless| blocks.and_then(|b| b.regions(hay.len(), q, caseless));
+    let found = match regions(false) {
+        Some(r) => search::within(hay, q, false, MAX_WINDOWS, &r),
+        None => search::exact(hay, q, MAX_WINDOWS),
+    };
     let mut starts: Vec<usize> = found.first.iter().map(|&b| text.char_of(b)).collect();
     let mut total = found.total;
     let mut head = None;
@@ -190,7 +196,10 @@ pub fn query_windows(text: &Text, query: &Wtf8Buf, mem_id: &str) -> Wtf8Buf {
         let (s, t) = if q.len() > MAX_CASELESS_QUERY_BYTES {
             (Vec::new(), 0)
         } else if q.is_ascii() {
-            let m = search::ascii_caseless(hay, q, MAX_WINDOWS);
+            let m = match regions(true) {
+                Some(r) => search::within(hay, q, true, MAX_WINDOWS, &r),
+                None => search::ascii_caseless(hay, q, MAX_WINDOWS),
+            };
             (m.first.iter().map(|&b| text.char_of(b)).collect(), m.total)
         } else {
             folded_matches(hay, q)
@@ -370,7 +379,7 @@ mod tests {
     }
 
     fn qw(text: &Text, q: &str) -> String {
-        query_windows(text, &q.into(), "trm_x")
+        query_windows(text, &q.into(), "trm_x", None)
             .to_string_lossy()
             .into_owned()
     }
@@ -511,15 +520,15 @@ mod tests {
         let units = [0x61, 0xD800, 0x62, 0xFFFD, 0x63, 0xD83D, 0xDE00];
         let text = Text::from_wtf8(wtf8::from_utf16(&units).0);
         let q = |u: &[u16]| Wtf8Buf::from_bytes(wtf8::from_utf16(u).0, false);
-        let w = query_windows(&text, &q(&[0xD800]), "trm_x");
+        let w = query_windows(&text, &q(&[0xD800]), "trm_x", None);
         assert_eq!(w.to_utf16(), units);
-        let w = query_windows(&text, &q(&[0xFFFD]), "trm_x");
+        let w = query_windows(&text, &q(&[0xFFFD]), "trm_x", None);
         assert_eq!(w.to_utf16(), units);
         // A lone lead never matches half of a pair.
-        let w = query_windows(&text, &q(&[0xD83D]), "trm_x");
+        let w = query_windows(&text, &q(&[0xD83D]), "trm_x", None);
         assert_eq!(w, "[recall: no match for query '\u{FFFD}' in trm_x]");
         // Caseless over WTF-8: surrogates fold to themselves.
-        let w = query_windows(&text, &q(&[0x42, 0xFFFD]), "trm_x");
+        let w = query_windows(&text, &q(&[0x42, 0xFFFD]), "trm_x", None);
         assert!(w.to_utf16().ends_with(&units), "{w:?}");
         // Ranges count a lone surrogate as one code point.
         assert_eq!(wtf8::to_utf16(text.slice(1, 2)), [0xD800]);

@@ -3,6 +3,10 @@
 //! size in memory.
 
 use std::sync::atomic::AtomicU64;
+use std::sync::OnceLock;
+
+use crate::core::quick::QUICK_BYTES;
+use crate::core::search::Blocks;
 
 use crate::core::ids::mem_id_for;
 use crate::core::json::{analyze_str_with, JsonDoc};
@@ -66,13 +70,19 @@ pub(super) fn assemble(handle: Handle, text: Text, json: Option<JsonDoc>, expire
             .as_ref()
             .map_or(0, |d| d.index.heap_bytes() + d.schema.len() + d.shape.len())
         + handle_bytes(&handle)
-        + std::mem::size_of::<Entry>();
+        + std::mem::size_of::<Entry>()
+        + if text.as_bytes().len() > QUICK_BYTES {
+            Blocks::bytes_for(text.as_bytes().len())
+        } else {
+            0
+        };
     let e = Entry {
         handle,
         text,
         json,
         bytes,
         expires_at: AtomicU64::new(0),
+        blocks: OnceLock::new(),
     };
     e.set_expiry(expires_at);
     e

@@ -11,8 +11,11 @@
 //! do not degrade on common bytes. No lowercased copy of the payload is made;
 //! splitting one scan across threads was measured slower on two cores.
 
-use aho_corasick::{AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use memchr::memmem;
+
+mod blocks;
+pub use blocks::{scanned, Blocks, Region, BLOCK};
 
 /// Where matches start (byte offsets, the first `keep`) and how many there are.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -141,11 +144,7 @@ fn scan(
 pub fn exact(hay: &[u8], needle: &[u8], keep: usize) -> Matches {
     run(hay, needle, keep, |hay, f| {
         scan(hay, needle, false, f, |rest, f| {
-            for at in memmem::find_iter(rest, needle) {
-                if !f(at) {
-                    break;
-                }
-            }
+            memmem::Finder::new(needle).each(rest, f)
         })
     })
 }
@@ -153,19 +152,65 @@ pub fn exact(hay: &[u8], needle: &[u8], keep: usize) -> Matches {
 /// Matches of an ASCII `needle`, ignoring ASCII case.
 pub fn ascii_caseless(hay: &[u8], needle: &[u8], keep: usize) -> Matches {
     run(hay, needle, keep, |hay, f| {
-        scan(hay, needle, true, f, |rest, f| {
-            let ac = AhoCorasickBuilder::new()
-                .ascii_case_insensitive(true)
-                .match_kind(MatchKind::LeftmostFirst)
-                .build([needle])
-                .expect("one literal pattern always builds");
-            for m in ac.find_iter(rest) {
-                if !f(m.start()) {
-                    break;
-                }
-            }
-        })
+        scan(hay, needle, true, f, |rest, f| caseless(needle).each(rest, f))
     })
+}
+
+/// [`exact`] (or, with `caseless`, [`ascii_caseless`]) where matches can
+/// only start inside `regions` (see [`Blocks::regions`]): only those are read.
+pub fn within(hay: &[u8], needle: &[u8], caseless_ascii: bool, keep: usize, regions: &[Region]) -> Matches {
+    let finder: Box<dyn Finder> = if caseless_ascii {
+        Box::new(caseless(needle))
+    } else {
+        Box::new(memmem::Finder::new(needle))
+    };
+    run(hay, needle, keep, |hay, f| {
+        for r in regions {
+            let mut go = true;
+            finder.each(&hay[r.start..r.end.min(hay.len())], &mut |at| {
+                if r.start + at < r.starts_before {
+                    go = f(r.start + at);
+                }
+                go
+            });
+            if !go {
+                return;
+            }
+        }
+    })
+}
+
+fn caseless(needle: &[u8]) -> AhoCorasick {
+    AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::LeftmostFirst)
+        .build([needle])
+        .expect("one literal pattern always builds")
+}
+
+/// A whole-haystack matcher: calls `f` with each match start until it says stop.
+trait Finder {
+    fn each(&self, hay: &[u8], f: &mut dyn FnMut(usize) -> bool);
+}
+
+impl Finder for memmem::Finder<'_> {
+    fn each(&self, hay: &[u8], f: &mut dyn FnMut(usize) -> bool) {
+        for at in self.find_iter(hay) {
+            if !f(at) {
+                break;
+            }
+        }
+    }
+}
+
+impl Finder for AhoCorasick {
+    fn each(&self, hay: &[u8], f: &mut dyn FnMut(usize) -> bool) {
+        for m in self.find_iter(hay) {
+            if !f(m.start()) {
+                break;
+            }
+        }
+    }
 }
 
 fn run(
@@ -307,6 +352,63 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Searching only the blocks the index allows finds exactly what a whole
+    /// scan finds: needles planted across block edges, in either case, at
+    /// the very end, and needles whose bytes are everywhere.
+    #[test]
+    fn block_regions_find_what_a_whole_scan_finds() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut rnd = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for round in 0..40 {
+            let len = BLOCK * (1 + rnd(12) as usize) + rnd(BLOCK as u64) as usize;
+            let mut hay: Vec<u8> = (0..len).map(|_| b"abcdefgh \n"[rnd(10) as usize]).collect();
+            let needle: &[u8] = [&b"E1234=x"[..], b"a", b"Zq", b"bad cafe", b"=="][round % 5];
+            let mut plant = |at: usize, hay: &mut Vec<u8>, upper: bool| {
+                for (k, &c) in needle.iter().enumerate() {
+                    if at + k < hay.len() {
+                        hay[at + k] = if upper { c.to_ascii_uppercase() } else { c };
+                    }
+                }
+            };
+            for k in 1..len / BLOCK {
+                if rnd(2) == 0 {
+                    // Straddling the edge between blocks k-1 and k.
+                    let at = k * BLOCK - 1 - rnd(needle.len() as u64) as usize;
+                    plant(at, &mut hay, rnd(2) == 0);
+                }
+            }
+            if rnd(2) == 0 {
+                plant(len - needle.len(), &mut hay, false);
+            }
+            let blocks = Blocks::build(&hay);
+            for caseless in [false, true] {
+                let regions = blocks.regions(hay.len(), needle, caseless).expect("short needle");
+                assert!(scanned(&regions) <= hay.len() + BLOCK);
+                let whole = if caseless {
+                    ascii_caseless(&hay, needle, 5)
+                } else {
+                    exact(&hay, needle, 5)
+                };
+                assert_eq!(
+                    within(&hay, needle, caseless, 5, &regions),
+                    whole,
+                    "round {round}"
+                );
+                assert_eq!(whole, naive(&hay, needle, caseless, 5), "round {round}");
+            }
+        }
+        // A needle no block holds reads nothing.
+        let hay = "abc ".repeat(50_000);
+        let blocks = Blocks::build(hay.as_bytes());
+        assert_eq!(blocks.regions(hay.len(), b"E1234", false), Some(vec![]));
+        assert_eq!(blocks.regions(hay.len(), &vec![b'a'; BLOCK + 1], false), None);
     }
 
     #[test]

@@ -1,0 +1,100 @@
+//! Which bytes each 8 KiB block of a payload holds: 32 bytes of index per
+//! block (0.4 % of the payload). A query then scans only the blocks where a
+//! match can start, the ones that (with the next block) hold every byte of
+//! the needle: for a rare needle, a few blocks of a multi-megabyte log. Built
+//! on a payload's first query, off the JS thread.
+
+/// Bytes per block.
+pub const BLOCK: usize = 8192;
+
+/// Byte presence per block (see the module docs).
+#[derive(Debug, Default)]
+pub struct Blocks {
+    bits: Vec<[u64; 4]>,
+}
+
+/// A region to scan: matches start in `[start, starts_before)` and may run
+/// on to `end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Region {
+    pub start: usize,
+    pub starts_before: usize,
+    pub end: usize,
+}
+
+impl Blocks {
+    /// The index of `hay`, in one pass of plain stores: a 256-entry "seen"
+    /// table per block has no dependency between bytes (a bit-set update per
+    /// byte would), then becomes the block's 256 bits.
+    pub fn build(hay: &[u8]) -> Blocks {
+        let mut bits = Vec::with_capacity(hay.len().div_ceil(BLOCK));
+        for block in hay.chunks(BLOCK) {
+            let mut seen = [0u8; 256];
+            for &b in block {
+                seen[b as usize] = 1;
+            }
+            let mut w = [0u64; 4];
+            for (i, &s) in seen.iter().enumerate() {
+                w[i >> 6] |= (s as u64) << (i & 63);
+            }
+            bits.push(w);
+        }
+        Blocks { bits }
+    }
+
+    /// Heap bytes an index of a payload of `len` bytes holds.
+    pub fn bytes_for(len: usize) -> usize {
+        len.div_ceil(BLOCK) * std::mem::size_of::<[u64; 4]>()
+    }
+
+    #[inline]
+    fn has(&self, block: usize, b: u8) -> bool {
+        self.bits
+            .get(block)
+            .is_some_and(|w| w[(b >> 6) as usize] >> (b & 63) & 1 == 1)
+    }
+
+    /// Whether a match of `needle` could start in `block`: every needle byte
+    /// (either ASCII case, with `caseless`) is in this block or the next.
+    fn may_start(&self, block: usize, needle: &[u8], caseless: bool) -> bool {
+        needle.iter().all(|&b| {
+            let in_either = |c: u8| self.has(block, c) || self.has(block + 1, c);
+            in_either(b) || (caseless && b.is_ascii_alphabetic() && in_either(b ^ 0x20))
+        })
+    }
+
+    /// The regions of a payload of `len` bytes where matches of `needle` can
+    /// start, merged where blocks are adjacent; `None` for a needle longer
+    /// than a block (a match could then span three blocks).
+    pub fn regions(&self, len: usize, needle: &[u8], caseless: bool) -> Option<Vec<Region>> {
+        if needle.len() > BLOCK || needle.is_empty() {
+            return None;
+        }
+        let mut out: Vec<Region> = Vec::new();
+        for block in 0..self.bits.len() {
+            if !self.may_start(block, needle, caseless) {
+                continue;
+            }
+            let start = block * BLOCK;
+            let starts_before = (start + BLOCK).min(len);
+            let end = (starts_before + needle.len() - 1).min(len);
+            match out.last_mut() {
+                Some(r) if r.starts_before == start => {
+                    r.starts_before = starts_before;
+                    r.end = end;
+                }
+                _ => out.push(Region {
+                    start,
+                    starts_before,
+                    end,
+                }),
+            }
+        }
+        Some(out)
+    }
+}
+
+/// Bytes a set of regions scans.
+pub fn scanned(regions: &[Region]) -> usize {
+    regions.iter().map(|r| r.end - r.start).sum()
+}
