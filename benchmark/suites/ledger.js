@@ -95,21 +95,26 @@ async function stallWhileRecording(payloads) {
   return { maxMs: h.max / 1e6, p99Ms: h.percentile(99) / 1e6, wallMs: performance.now() - started }
 }
 
-// RSS growth per payload byte in a fresh process holding 10 distinct catalogs
-// of `kind`, each made, recorded as a string and dropped in turn.
+// RSS growth per payload byte in a fresh process recording 10 distinct
+// catalogs of `kind` as strings. The strings are made and held before the
+// first reading, so the growth is what the ledger keeps (payloads, indexes,
+// handles, and the allocator's slack), not V8's heap changing around it.
 function rssPerByte(kind) {
   const code = `
     const { Ledger } = require(${JSON.stringify(require.resolve('../..'))})
     const { catalog } = require(${JSON.stringify(require.resolve('../catalogs.js'))})
     const base = catalog(${JSON.stringify(kind)})
-    const make = (i) => base.replace('"page":1', '"page":' + (100 + i))
-    const bytes = Buffer.byteLength(base)
+    const payloads = Array.from({ length: 10 }, (_, i) => base.replace('"page":1', '"page":' + (100 + i)))
+    payloads.forEach((p) => p.charCodeAt(0))
+    const bytes = payloads.reduce((n, p) => n + Buffer.byteLength(p), 0)
     const l = new Ledger({ maxBytes: 2 ** 32 })
-    make(0); global.gc(); global.gc()
+    global.gc(); global.gc()
     const rss0 = process.memoryUsage().rss
-    for (let i = 0; i < 10; i++) { l.recordSync({ toolCallId: 'r' + i, toolName: 'c', content: make(i) }); global.gc() }
-    global.gc()
-    process.stdout.write(JSON.stringify({ rss: (process.memoryUsage().rss - rss0) / (10 * bytes), stats: l.stats().bytes / (10 * bytes) }))`
+    ;(async () => {
+      for (let i = 0; i < payloads.length; i++) await l.record({ toolCallId: 'r' + i, toolName: 'c', content: payloads[i] })
+      global.gc()
+      process.stdout.write(JSON.stringify({ rss: (process.memoryUsage().rss - rss0) / bytes, stats: l.stats().bytes / bytes }))
+    })()`
   const r = spawnSync(process.execPath, ['--expose-gc', '-e', code], { encoding: 'utf8' })
   if (r.status !== 0) throw new Error(r.stderr)
   return JSON.parse(r.stdout)
