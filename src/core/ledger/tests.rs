@@ -1,4 +1,5 @@
 use super::*;
+use crate::core::text::Settled;
 
 fn req(ns: &str, call: &str, content: &str) -> RecordRequest {
     RecordRequest {
@@ -39,7 +40,13 @@ fn record_is_idempotent_and_namespaced() {
 
 #[test]
 fn a_colliding_id_with_other_content_is_refused() {
-    let e = build_entry("trm_aaaaaaaaaaaa".into(), req("", "c", "one"), None, 200);
+    let e = build_entry(
+        "trm_aaaaaaaaaaaa".into(),
+        req("", "c", ""),
+        Settled::Utf8("one".into()),
+        None,
+        200,
+    );
     let key: Key = ("".into(), "trm_aaaaaaaaaaaa".into());
     assert!(same_result(&e, &key, "c", b"one").is_ok());
     let err = same_result(&e, &key, "c", b"two").unwrap_err();
