@@ -77,8 +77,9 @@ unsafe fn js_units(env: sys::napi_env, value: sys::napi_value) -> Result<Vec<u16
     check_status!(unsafe {
         sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut units)
     })?;
-    // One more unit for the terminating NUL that V8 writes.
-    let mut wide: Vec<u16> = Vec::with_capacity(units + 1);
+    // One more unit for the terminating NUL that V8 writes. A recycled buffer
+    // has its pages mapped already (see `transcode::recycle`).
+    let mut wide = transcode::recycle::take(units + 1);
     check_status!(unsafe {
         sys::napi_get_value_string_utf16(env, value, wide.as_mut_ptr(), units + 1, &mut written)
     })?;
@@ -112,9 +113,9 @@ impl FromNapiValue for ContentRef {
         }
         // Sync by nature (an id is returned), with `record`'s transcoder.
         let units = unsafe { js_units(env, value)? };
-        Ok(ContentRef(std::borrow::Cow::Owned(
-            transcode::from_utf16(&units).into_bytes(),
-        )))
+        let bytes = transcode::from_utf16(&units).into_bytes();
+        transcode::recycle::give_back(units);
+        Ok(ContentRef(std::borrow::Cow::Owned(bytes)))
     }
 }
 
@@ -136,7 +137,9 @@ impl ValidateNapiValue for JsStr {}
 impl FromNapiValue for JsStr {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
         let units = unsafe { js_units(env, value)? };
-        Ok(JsStr(transcode::from_utf16(&units).into_wtf8_buf()))
+        let text = transcode::from_utf16(&units).into_wtf8_buf();
+        transcode::recycle::give_back(units);
+        Ok(JsStr(text))
     }
 }
 

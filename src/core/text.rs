@@ -34,13 +34,18 @@ pub enum Payload {
 impl Payload {
     /// The stored form: UTF-16 transcoded (SIMD) to UTF-8, or to WTF-8 when it
     /// holds lone surrogates; bytes validated (SIMD), invalid ones replaced.
-    /// The UTF-16 units are freed here, as soon as their UTF-8 exists.
+    /// The UTF-16 buffer is released here, as soon as the UTF-8 exists: kept
+    /// for the next crossing if `transcode::recycle` has room, else freed.
     pub fn settle(self) -> Settled {
         match self {
             Payload::Ascii(s) => Settled::Ascii(s),
             Payload::Utf8(s) => Settled::Utf8(s),
             Payload::Wtf8(b) => Settled::Wtf8(b),
-            Payload::Utf16(units) => transcode::from_utf16(&units),
+            Payload::Utf16(units) => {
+                let settled = transcode::from_utf16(&units);
+                transcode::recycle::give_back(units);
+                settled
+            }
             Payload::Bytes(bytes) => transcode::from_utf8_lossy(bytes),
         }
     }

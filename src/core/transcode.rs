@@ -21,6 +21,8 @@ use simdutf::ErrorCode;
 use crate::core::text::Settled;
 use crate::core::wtf8;
 
+pub mod recycle;
+
 const HIGH: std::ops::Range<u16> = 0xD800..0xDC00;
 const LOW: std::ops::Range<u16> = 0xDC00..0xE000;
 
