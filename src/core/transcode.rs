@@ -10,7 +10,7 @@
 //! output is allocated once, exactly: `stats().bytes` counts capacity), then
 //! convert. ASCII needs no further pass: its UTF-8 length equals its UTF-16
 //! length (every other unit, a lone surrogate included, takes two or more
-//! bytes). A Buffer is validated as UTF-8 in place and kept without a copy;
+//! bytes). A Buffer's copy is validated as UTF-8 in place and kept as is;
 //! invalid UTF-8 becomes U+FFFD per bad sequence, as `String::from_utf8_lossy`
 //! has always made it (same text, same ids).
 
@@ -74,9 +74,9 @@ pub fn is_utf8(bytes: &[u8]) -> bool {
     simdutf::validate_utf8(bytes)
 }
 
-/// Appends the UTF-8 of `units`, which must be well-formed UTF-16 (checked
-/// again if not: then the scalar WTF-8 encoder writes it), in exactly the
-/// bytes it needs.
+/// Appends the UTF-8 of `units`, in exactly the bytes it needs. `units` must
+/// be well-formed UTF-16: every caller has validated it (simdutf's
+/// `convert_valid_*` trusts its input).
 fn push_well_formed(out: &mut Vec<u8>, units: &[u16]) {
     if units.is_empty() {
         return;
