@@ -1,18 +1,21 @@
 //! How text crosses the JS/Rust boundary, once: payloads in (a Buffer's
-//! bytes copied, a string converted by V8 straight into Rust's buffer,
-//! losslessly), arguments read without U+FFFD, and answers out (UTF-8 for
+//! bytes copied, a string's UTF-16 units copied, both transcoded later, off
+//! the JS thread), arguments read losslessly, and answers out (UTF-8 for
 //! well-formed text, UTF-16 units for text with lone surrogates).
 
 use napi::bindgen_prelude::*;
 
 use crate::core::text::Payload;
-use crate::core::wtf8::{self, Wtf8Buf};
+use crate::core::transcode;
+use crate::core::wtf8::Wtf8Buf;
 
-/// A payload crossing into Rust: the one copy it ever makes. A Buffer's bytes
-/// are copied, never passed through a JS string; a JS string is converted by
-/// V8 straight into an exactly sized buffer. (Reserving the 3-byte worst case
-/// to save V8's length pass was measured slower: a 15 MB reservation is a
-/// fresh mapping whose pages all fault on first write.)
+/// A payload crossing into Rust: the one copy the JS thread makes, and
+/// nothing more. A Buffer's bytes are copied as they are (validated later);
+/// a JS string's UTF-16 units are copied out (see [`js_units`]). Turning
+/// either into its stored form is `Payload::settle`'s work, which an async
+/// `record` runs on the libuv pool: the JS thread no longer pays V8's UTF-8
+/// length pass, its UTF-8 encoder, nor the U+FFFD check and re-read that
+/// lone surrogates needed (measured on a 5 MB payload: 5.9 to 12.4 ms before).
 pub struct Content(pub(crate) Payload);
 
 impl TypeName for Content {
@@ -42,15 +45,6 @@ unsafe fn buffer_bytes<'a>(env: sys::napi_env, value: sys::napi_value) -> Result
     }))
 }
 
-/// `String::from_utf8_lossy`, with `from_utf8`'s ASCII fast path first (the
-/// lossy scan alone is several times slower on valid multi-megabyte input).
-fn utf8_lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => std::borrow::Cow::Borrowed(s),
-        Err(_) => String::from_utf8_lossy(bytes),
-    }
-}
-
 fn not_content() -> Error {
     Error::new(
         Status::InvalidArg,
@@ -61,67 +55,37 @@ fn not_content() -> Error {
 impl FromNapiValue for Content {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
         if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
-            return Ok(Content(Payload::Utf8(utf8_lossy(bytes).into_owned())));
+            return Ok(Content(Payload::Bytes(bytes.to_vec())));
         }
-        unsafe { js_string(env, value) }.map(Content)
+        unsafe { js_units(env, value) }.map(|units| Content(Payload::Utf16(units)))
     }
 }
 
-/// A JS string, losslessly, in as few passes as V8 allows: its UTF-8 length
-/// is one pass; when that equals its UTF-16 length the string is ASCII, and
-/// the Latin-1 copy (a plain narrowing copy in V8) is already its UTF-8.
-/// Otherwise V8 writes UTF-8, with each lone surrogate as U+FFFD; so only a
-/// string whose UTF-8 holds U+FFFD can have one, and only such a string is
-/// read again, as UTF-16 units, and kept as WTF-8 if it does (see `core::wtf8`).
-unsafe fn js_string(env: sys::napi_env, value: sys::napi_value) -> Result<Payload> {
+/// A JS string's UTF-16 units, lone surrogates included: the one copy. The
+/// length query without a buffer is O(1) (no pass over the string); the copy
+/// is a memcpy for a string V8 holds as two-byte, a widening copy for a
+/// one-byte one. (N-API cannot tell which a string is, so a narrower copy of
+/// one-byte strings cannot be chosen safely: `napi_get_value_string_latin1`
+/// would silently truncate a two-byte string.)
+unsafe fn js_units(env: sys::napi_env, value: sys::napi_value) -> Result<Vec<u16>> {
     let mut kind = 0;
     check_status!(unsafe { sys::napi_typeof(env, value, &mut kind) })?;
     if kind != sys::ValueType::napi_string {
         return Err(not_content());
     }
-    let (mut units, mut bytes, mut written) = (0usize, 0usize, 0usize);
+    let (mut units, mut written) = (0usize, 0usize);
     check_status!(unsafe {
         sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut units)
     })?;
+    // One more unit for the terminating NUL that V8 writes. A recycled buffer
+    // has its pages mapped already (see `transcode::recycle`).
+    let mut wide = transcode::recycle::take(units + 1);
     check_status!(unsafe {
-        sys::napi_get_value_string_utf8(env, value, std::ptr::null_mut(), 0, &mut bytes)
+        sys::napi_get_value_string_utf16(env, value, wide.as_mut_ptr(), units + 1, &mut written)
     })?;
-    let mut buf: Vec<u8> = Vec::with_capacity(bytes + 1);
-    let out = buf.as_mut_ptr().cast();
-    // Every non-ASCII UTF-16 unit takes more than one UTF-8 byte (a lone
-    // surrogate becomes the 3-byte U+FFFD), so equal lengths mean ASCII.
-    let ascii = bytes == units;
-    if ascii {
-        check_status!(unsafe {
-            sys::napi_get_value_string_latin1(env, value, out, bytes + 1, &mut written)
-        })?;
-    } else {
-        check_status!(unsafe { sys::napi_get_value_string_utf8(env, value, out, bytes + 1, &mut written) })?;
-    }
-    // SAFETY: V8 wrote `written` <= bytes bytes.
-    unsafe { buf.set_len(written) };
-    if ascii {
-        debug_assert!(buf.is_ascii());
-        // SAFETY: ASCII bytes (see above) are UTF-8.
-        return Ok(Payload::Ascii(unsafe { String::from_utf8_unchecked(buf) }));
-    }
-    if memchr::memmem::find(&buf, "\u{FFFD}".as_bytes()).is_some() {
-        let mut wide: Vec<u16> = Vec::with_capacity(units + 1);
-        check_status!(unsafe {
-            sys::napi_get_value_string_utf16(env, value, wide.as_mut_ptr(), units + 1, &mut written)
-        })?;
-        // SAFETY: V8 wrote `written` <= units units.
-        unsafe { wide.set_len(written) };
-        let (wtf8, lone) = wtf8::from_utf16(&wide);
-        if lone {
-            return Ok(Payload::Wtf8(wtf8));
-        }
-    }
-    // Checking is cheap insurance on this (already slower) path and keeps `String` honest.
-    Ok(match String::from_utf8(buf) {
-        Ok(s) => Payload::Utf8(s),
-        Err(e) => Payload::Utf8(String::from_utf8_lossy(e.as_bytes()).into_owned()),
-    })
+    // SAFETY: V8 wrote `written` <= units units.
+    unsafe { wide.set_len(written.min(units)) };
+    Ok(wide)
 }
 
 /// Content for hashing only: a Buffer is read in place, not copied. The borrow
@@ -142,15 +106,15 @@ impl FromNapiValue for ContentRef {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
         if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
             // Invalid UTF-8 hashes as the text `record` would store (U+FFFD for bad bytes).
-            return Ok(ContentRef(match utf8_lossy(bytes) {
+            return Ok(ContentRef(match transcode::utf8_lossy(bytes) {
                 std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(bytes),
                 std::borrow::Cow::Owned(s) => std::borrow::Cow::Owned(s.into_bytes()),
             }));
         }
-        let bytes = match unsafe { js_string(env, value)? } {
-            Payload::Ascii(s) | Payload::Utf8(s) => s.into_bytes(),
-            Payload::Wtf8(b) => b,
-        };
+        // Sync by nature (an id is returned), with `record`'s transcoder.
+        let units = unsafe { js_units(env, value)? };
+        let bytes = transcode::from_utf16(&units).into_bytes();
+        transcode::recycle::give_back(units);
         Ok(ContentRef(std::borrow::Cow::Owned(bytes)))
     }
 }
@@ -172,10 +136,10 @@ impl ValidateNapiValue for JsStr {}
 
 impl FromNapiValue for JsStr {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-        Ok(JsStr(match unsafe { js_string(env, value)? } {
-            Payload::Ascii(s) | Payload::Utf8(s) => Wtf8Buf::from_string(s),
-            Payload::Wtf8(b) => Wtf8Buf::from_bytes(b, false),
-        }))
+        let units = unsafe { js_units(env, value)? };
+        let text = transcode::from_utf16(&units).into_wtf8_buf();
+        transcode::recycle::give_back(units);
+        Ok(JsStr(text))
     }
 }
 

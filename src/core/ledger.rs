@@ -107,8 +107,10 @@ impl Entry {
     }
 }
 
-/// A result to record. `content` is the payload, already owned: UTF-8, or
-/// WTF-8 for a JS string with lone surrogates (stored and hashed losslessly).
+/// A result to record. `content` is the payload, already owned, possibly not
+/// yet transcoded (a JS string's UTF-16 units, a Buffer's bytes): it is
+/// stored and hashed as UTF-8, or as WTF-8 for a JS string with lone
+/// surrogates (losslessly).
 pub struct RecordRequest {
     pub namespace: String,
     pub tool_call_id: String,
@@ -277,15 +279,18 @@ impl Ledger {
     /// [`record`](Self::record) with the entry's time to live. With a store,
     /// returns only once the store has the entry, and refuses an id the store
     /// holds for a different result (recorded by any process sharing it).
-    pub fn record_with(&self, req: RecordRequest, ttl: Ttl) -> Result<Handle, LedgerError> {
+    /// The content is settled first (transcoded, see [`Payload::settle`]):
+    /// for an async record this runs on the libuv pool, like the rest.
+    pub fn record_with(&self, mut req: RecordRequest, ttl: Ttl) -> Result<Handle, LedgerError> {
         check_namespace(&req.namespace)?;
-        check_content_len(req.content.as_bytes().len())?;
+        let content = std::mem::take(&mut req.content).settle();
+        check_content_len(content.as_bytes().len())?;
         // JSON analysis of WTF-8 runs on its display form (same byte length).
-        let view = req.content.lossy();
+        let view = content.lossy();
         // The id hash runs while the JSON pass's second thread starts up.
         let forced = self.forced();
         let (json, mem_id) = analyze_str_with(&view, || {
-            forced.unwrap_or_else(|| mem_id_for(&req.tool_call_id, req.content.as_bytes()))
+            forced.unwrap_or_else(|| mem_id_for(&req.tool_call_id, content.as_bytes()))
         });
         drop(view);
         let now = now_ms();
@@ -293,14 +298,14 @@ impl Ledger {
         let key: Key = (req.namespace.clone(), mem_id);
         let existing = self.lock().touch(&key, now);
         if let Some(existing) = existing {
-            let handle = same_result(&existing, &key, &req.tool_call_id, req.content.as_bytes())?;
+            let handle = same_result(&existing, &key, &req.tool_call_id, content.as_bytes())?;
             // Write-through holds for a repeated record too (another process
             // may have deleted the row), and the new expiry applies.
             self.put_through(&existing, expires_at)?;
             existing.set_expiry(expires_at);
             return Ok(handle);
         }
-        let entry = build_entry(key.1.clone(), req, json, self.config.preview_chars);
+        let entry = build_entry(key.1.clone(), req, content, json, self.config.preview_chars);
         entry.set_expiry(expires_at);
         let entry = Arc::new(entry);
         self.put_through(&entry, expires_at)?;

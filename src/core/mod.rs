@@ -10,6 +10,7 @@ pub mod search;
 pub mod store;
 pub mod stub;
 pub mod text;
+pub mod transcode;
 pub mod wtf8;
 
 #[cfg(test)]

@@ -4,44 +4,109 @@
 
 use std::borrow::Cow;
 
-use crate::core::wtf8;
+use crate::core::{transcode, wtf8};
+
+mod count;
+pub use count::{count_chars, mark_index};
 
 /// Code points between two marks of the sparse index.
 const MARK_EVERY: usize = 4096;
 
-/// A payload as it crossed from JS, already owned.
+/// A payload as it crossed from JS, already owned. A JS string crosses as
+/// its UTF-16 units and a Buffer as its bytes, not yet transcoded: that work
+/// is [`settle`](Payload::settle)'s, which `Ledger::record_with` runs first
+/// (on the libuv pool for an async record, so the JS thread only copies).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Payload {
-    /// Known to be ASCII (a JS string copied as Latin-1): no scan needed.
+    /// Known to be ASCII: no scan needed.
     Ascii(String),
-    /// Well-formed text (a Buffer is decoded lossily into this).
+    /// Well-formed text.
     Utf8(String),
     /// WTF-8 of a JS string with lone surrogates (see `core::wtf8`).
     Wtf8(Vec<u8>),
+    /// A JS string's UTF-16 units, lone surrogates possible (unsettled).
+    Utf16(Vec<u16>),
+    /// A Buffer's bytes, not yet validated as UTF-8 (unsettled; invalid
+    /// sequences become U+FFFD).
+    Bytes(Vec<u8>),
 }
 
 impl Payload {
-    /// The bytes that are stored and hashed: UTF-8, or WTF-8.
-    pub fn as_bytes(&self) -> &[u8] {
+    /// The stored form: UTF-16 transcoded (SIMD) to UTF-8, or to WTF-8 when it
+    /// holds lone surrogates; bytes validated (SIMD), invalid ones replaced.
+    /// The UTF-16 buffer is released here, as soon as the UTF-8 exists: kept
+    /// for the next crossing if `transcode::recycle` has room, else freed.
+    pub fn settle(self) -> Settled {
         match self {
-            Payload::Ascii(s) | Payload::Utf8(s) => s.as_bytes(),
-            Payload::Wtf8(b) => b,
+            Payload::Ascii(s) => Settled::Ascii(s),
+            Payload::Utf8(s) => Settled::Utf8(s),
+            Payload::Wtf8(b) => Settled::Wtf8(b),
+            Payload::Utf16(units) => {
+                let settled = transcode::from_utf16(&units);
+                transcode::recycle::give_back(units);
+                settled
+            }
+            Payload::Bytes(bytes) => transcode::from_utf8_lossy(bytes),
         }
     }
+}
 
-    /// Display text: a lone surrogate as U+FFFD, the same length in bytes, so
-    /// a JSON index built on it applies to the stored bytes.
-    pub fn lossy(&self) -> std::borrow::Cow<'_, str> {
-        match self {
-            Payload::Ascii(s) | Payload::Utf8(s) => std::borrow::Cow::Borrowed(s),
-            Payload::Wtf8(b) => wtf8::to_string_lossy(b),
-        }
+impl Default for Payload {
+    /// The empty payload.
+    fn default() -> Self {
+        Payload::Ascii(String::new())
     }
 }
 
 impl From<&str> for Payload {
     fn from(s: &str) -> Self {
         Payload::Utf8(s.to_owned())
+    }
+}
+
+/// A payload in its stored form, as [`Payload::settle`] makes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settled {
+    /// Known to be ASCII: no scan needed.
+    Ascii(String),
+    /// Well-formed text.
+    Utf8(String),
+    /// WTF-8, lone surrogates possible (see `core::wtf8`).
+    Wtf8(Vec<u8>),
+}
+
+impl Settled {
+    /// The bytes that are stored and hashed: UTF-8, or WTF-8.
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Settled::Ascii(s) | Settled::Utf8(s) => s.as_bytes(),
+            Settled::Wtf8(b) => b,
+        }
+    }
+
+    /// Display text: a lone surrogate as U+FFFD, the same length in bytes, so
+    /// a JSON index built on it applies to the stored bytes.
+    pub fn lossy(&self) -> Cow<'_, str> {
+        match self {
+            Settled::Ascii(s) | Settled::Utf8(s) => Cow::Borrowed(s),
+            Settled::Wtf8(b) => wtf8::to_string_lossy(b),
+        }
+    }
+
+    /// The stored bytes, owned.
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Settled::Ascii(s) | Settled::Utf8(s) => s.into_bytes(),
+            Settled::Wtf8(b) => b,
+        }
+    }
+
+    /// The text for JS, marked UTF-8 when it is known to be.
+    pub fn into_wtf8_buf(self) -> wtf8::Wtf8Buf {
+        match self {
+            Settled::Ascii(s) | Settled::Utf8(s) => wtf8::Wtf8Buf::from_string(s),
+            Settled::Wtf8(b) => wtf8::Wtf8Buf::from_bytes(b, false),
+        }
     }
 }
 
@@ -62,14 +127,9 @@ pub struct Text {
     marks: Vec<usize>,
 }
 
-/// Counts code points in UTF-8 (or WTF-8) bytes: every byte that is not a continuation byte.
-pub fn count_chars(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
-}
-
 impl Text {
-    /// A text already known to be ASCII (e.g. a JS string copied as Latin-1
-    /// because its UTF-8 and UTF-16 lengths agree): no scan needed.
+    /// A text already known to be ASCII (e.g. a JS string whose UTF-8 and
+    /// UTF-16 lengths agree): no scan needed.
     pub fn from_ascii(s: String) -> Self {
         debug_assert!(s.is_ascii());
         let chars = s.len();
@@ -80,19 +140,13 @@ impl Text {
         }
     }
 
+    /// A text from well-formed UTF-8: ASCII needs no index; other text is
+    /// counted and marked in one blockwise pass (see `count::mark_index`).
     pub fn new(s: String) -> Self {
         if s.is_ascii() {
             return Text::from_ascii(s);
         }
-        let mut marks = Vec::with_capacity(s.len() / MARK_EVERY + 1);
-        let mut chars = 0usize;
-        for (b, _) in s.char_indices() {
-            if chars.is_multiple_of(MARK_EVERY) {
-                marks.push(b);
-            }
-            chars += 1;
-        }
-        marks.shrink_to_fit();
+        let (chars, marks) = mark_index(s.as_bytes(), MARK_EVERY);
         Text {
             body: Body::Utf8(s),
             chars,
@@ -102,21 +156,11 @@ impl Text {
 
     /// A text from WTF-8 bytes (see `core::wtf8`); valid UTF-8 takes [`Text::new`].
     pub fn from_wtf8(b: Vec<u8>) -> Self {
-        let b = match String::from_utf8(b) {
-            Ok(s) => return Text::new(s),
-            Err(e) => e.into_bytes(),
-        };
-        let mut marks = Vec::with_capacity(b.len() / MARK_EVERY + 1);
-        let mut chars = 0usize;
-        for (i, &c) in b.iter().enumerate() {
-            if (c as i8) >= -0x40 {
-                if chars.is_multiple_of(MARK_EVERY) {
-                    marks.push(i);
-                }
-                chars += 1;
-            }
+        if transcode::is_utf8(&b) {
+            // SAFETY: validated just above.
+            return Text::new(unsafe { String::from_utf8_unchecked(b) });
         }
-        marks.shrink_to_fit();
+        let (chars, marks) = mark_index(&b, MARK_EVERY);
         Text {
             body: Body::Wtf8(b),
             chars,
@@ -124,12 +168,12 @@ impl Text {
         }
     }
 
-    /// A text from a payload, trusting what the payload already knows.
-    pub fn from_payload(p: Payload) -> Self {
+    /// A text from a settled payload, trusting what the payload already knows.
+    pub fn from_payload(p: Settled) -> Self {
         match p {
-            Payload::Ascii(s) => Text::from_ascii(s),
-            Payload::Utf8(s) => Text::new(s),
-            Payload::Wtf8(b) => Text::from_wtf8(b),
+            Settled::Ascii(s) => Text::from_ascii(s),
+            Settled::Utf8(s) => Text::new(s),
+            Settled::Wtf8(b) => Text::from_wtf8(b),
         }
     }
 

@@ -10,6 +10,8 @@
 
 use std::borrow::Cow;
 
+use crate::core::transcode::is_utf8;
+
 /// UTF-8 of U+FFFD, what a lone surrogate looks like in display text.
 const REPLACEMENT: [u8; 3] = [0xEF, 0xBF, 0xBD];
 
@@ -192,8 +194,10 @@ pub fn has_surrogate(b: &[u8]) -> bool {
 /// into `b` (a JSON index built on it applies to `b`). Other invalid bytes
 /// (not produced by this module) become U+FFFD as `from_utf8_lossy` does.
 pub fn to_string_lossy(b: &[u8]) -> Cow<'_, str> {
-    if let Ok(s) = std::str::from_utf8(b) {
-        return Cow::Borrowed(s);
+    // Validation with SIMD: several times `str::from_utf8` on non-ASCII text.
+    if is_utf8(b) {
+        // SAFETY: validated just above.
+        return Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(b) });
     }
     let mut v = b.to_vec();
     for i in memchr::memchr_iter(0xED, b) {
@@ -201,10 +205,11 @@ pub fn to_string_lossy(b: &[u8]) -> Cow<'_, str> {
             v[i..i + 3].copy_from_slice(&REPLACEMENT);
         }
     }
-    match String::from_utf8(v) {
-        Ok(s) => Cow::Owned(s),
-        Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    if is_utf8(&v) {
+        // SAFETY: validated just above.
+        return Cow::Owned(unsafe { String::from_utf8_unchecked(v) });
     }
+    Cow::Owned(String::from_utf8_lossy(&v).into_owned())
 }
 
 #[cfg(test)]

@@ -12,13 +12,17 @@ use crate::core::ids::mem_id_for;
 use crate::core::json::{analyze_str_with, JsonDoc};
 use crate::core::store::{StoreError, StoredEntry};
 use crate::core::stub::{self, StubParts};
-use crate::core::text::{Payload, Text};
+use crate::core::text::{Settled, Text};
+use crate::core::transcode;
 
 use super::{Entry, Handle, RecordRequest};
 
+/// A new entry for `req`, whose content was taken out and settled as
+/// `content` (what `req.content` still holds is ignored).
 pub(super) fn build_entry(
     mem_id: String,
     req: RecordRequest,
+    content: Settled,
     json: Option<JsonDoc>,
     preview_chars: usize,
 ) -> Entry {
@@ -27,7 +31,7 @@ pub(super) fn build_entry(
         tool_call_id,
         tool_name,
         tool_args,
-        content,
+        content: _,
     } = req;
     let tool_args = tool_args.as_ref();
     let text = Text::from_payload(content);
@@ -106,12 +110,12 @@ pub(super) fn rebuild_entry(stored: StoredEntry, verify: bool) -> Result<Entry, 
         ));
     }
     let payload = if wtf8 {
-        Payload::Wtf8(content)
+        Settled::Wtf8(content)
+    } else if transcode::is_utf8(&content) {
+        // SAFETY: validated just above.
+        Settled::Utf8(unsafe { String::from_utf8_unchecked(content) })
     } else {
-        Payload::Utf8(
-            String::from_utf8(content)
-                .map_err(|_| StoreError::new("get", "corrupt row: payload is not UTF-8"))?,
-        )
+        return Err(StoreError::new("get", "corrupt row: payload is not UTF-8"));
     };
     let view = payload.lossy();
     let (json, ()) = analyze_str_with(&view, || ());

@@ -1,4 +1,5 @@
 use super::*;
+use crate::core::text::Settled;
 
 fn req(ns: &str, call: &str, content: &str) -> RecordRequest {
     RecordRequest {
@@ -39,7 +40,13 @@ fn record_is_idempotent_and_namespaced() {
 
 #[test]
 fn a_colliding_id_with_other_content_is_refused() {
-    let e = build_entry("trm_aaaaaaaaaaaa".into(), req("", "c", "one"), None, 200);
+    let e = build_entry(
+        "trm_aaaaaaaaaaaa".into(),
+        req("", "c", ""),
+        Settled::Utf8("one".into()),
+        None,
+        200,
+    );
     let key: Key = ("".into(), "trm_aaaaaaaaaaaa".into());
     assert!(same_result(&e, &key, "c", b"one").is_ok());
     let err = same_result(&e, &key, "c", b"two").unwrap_err();
@@ -205,4 +212,63 @@ fn stub_with_a_longer_preview_is_deterministic() {
     let long = l.stub("", &h.mem_id, Some(50)).unwrap();
     assert!(long.contains(&format!("preview: {}", "word ".repeat(10).trim())));
     assert_eq!(l.stub("", &h.mem_id, Some(50)).unwrap(), long);
+}
+
+/// The request of `req` with its content in another form.
+fn req_as(call: &str, content: Payload) -> RecordRequest {
+    RecordRequest {
+        content,
+        ..req("", call, "")
+    }
+}
+
+#[test]
+fn every_crossing_form_of_one_text_records_the_same_entry() {
+    let full = FetchSpec {
+        full: true,
+        ..Default::default()
+    };
+    let big = format!("[{}]", r#"{"t":"café 日本 😀","n":1},"#.repeat(40_000)).replace(",]", "]");
+    for s in ["", "plain ascii", "café ÿ", "日本 😀 \u{FEFF}\0", big.as_str()] {
+        let units: Vec<u16> = s.encode_utf16().collect();
+        let forms = [
+            Payload::Utf8(s.to_string()),
+            Payload::Utf16(units),
+            Payload::Bytes(s.as_bytes().to_vec()),
+        ];
+        let mut handles = Vec::new();
+        for p in forms {
+            let l = Ledger::new(LedgerConfig::default());
+            let h = l.record(req_as("c", p)).unwrap();
+            assert_eq!(l.fetch("", &h.mem_id, &full), s);
+            // What is held is the payload and its indexes, not a transient copy.
+            if s.len() > 1 << 20 {
+                let ratio = l.stats().bytes as f64 / s.len() as f64;
+                assert!(ratio <= 1.1, "stats.bytes / payload = {ratio}");
+            }
+            handles.push(h);
+        }
+        assert!(handles.windows(2).all(|w| w[0] == w[1]), "{s:.40}");
+        assert_eq!(handles[0].mem_id, mem_id_for("c", s.as_bytes()));
+    }
+}
+
+#[test]
+fn lone_surrogates_cross_losslessly_and_invalid_bytes_as_before() {
+    let l = Ledger::new(LedgerConfig::default());
+    let units = [0x61, 0xD800, 0x62, 0xDFFF];
+    let h = l.record(req_as("c", Payload::Utf16(units.to_vec()))).unwrap();
+    let (wtf8, _) = crate::core::wtf8::from_utf16(&units);
+    assert_eq!(h.mem_id, mem_id_for("c", &wtf8));
+    assert_eq!(h.size_chars, 4);
+    let full = FetchSpec {
+        full: true,
+        ..Default::default()
+    };
+    assert_eq!(l.fetch("", &h.mem_id, &full).to_utf16(), units);
+    let bad = b"x \xFF y \xE6\x97".to_vec();
+    let hb = l.record(req_as("c", Payload::Bytes(bad.clone()))).unwrap();
+    let lossy = String::from_utf8_lossy(&bad).into_owned();
+    assert_eq!(hb.mem_id, mem_id_for("c", lossy.as_bytes()));
+    assert_eq!(l.fetch("", &hb.mem_id, &full), lossy);
 }

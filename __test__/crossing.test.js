@@ -1,0 +1,154 @@
+'use strict'
+// Issue 11: a payload crosses once (a string as its UTF-16 units, a Buffer as
+// its bytes) and is transcoded off the JS thread. Whatever form one payload
+// takes — an ASCII or Latin-1 string V8 holds as one-byte, the same text held
+// as two-byte, a Buffer of its UTF-8 — its id and every answer are the same,
+// async or sync, for small payloads and for 5 MB ones. Equality only: timing
+// is measured by benchmark/crossing.js, never asserted.
+
+const { Ledger, memIdFor, recall } = require('..')
+const { catalog } = require('../benchmark/catalogs')
+
+// V8 picks a string's representation; these helpers steer it. A substring of
+// a two-byte string is a sliced two-byte string whatever its characters, and
+// a string decoded from Latin-1 bytes is one-byte. (Verified once with
+// `node --allow-natives-syntax` and %DebugPrint; N-API cannot tell, so the
+// addon must not care, which is what this file checks.)
+const twoByte = (s) => ('\u2014' + s).slice(1)
+const oneByte = (s) => Buffer.from(s, 'latin1').toString('latin1')
+
+/** The forms of one payload: every string representation it can have, and its UTF-8 Buffer. */
+function forms(s, { latin1 }) {
+  const out = { string: s, twoByte: twoByte(s), buffer: Buffer.from(s, 'utf8') }
+  if (latin1) out.oneByte = oneByte(s)
+  return out
+}
+
+/** Answers of one recorded payload: full text, a range, a query window, a JSON path. */
+function answers(ledger, memId, { query, jsonPath, offset }) {
+  return [
+    ledger.fetchSync(memId, { format: 'full' }),
+    ledger.fetchSync(memId, { offset, maxChars: 37 }),
+    ledger.fetchSync(memId, { query }),
+    ledger.fetchSync(memId, { jsonPath }),
+    ledger.stub(memId),
+  ]
+}
+
+/** Records every form (async and sync) and checks ids, sizes and answers agree. */
+async function expectSameEverywhere(s, opts) {
+  const seen = []
+  for (const [name, content] of Object.entries(forms(s, opts))) {
+    const a = new Ledger()
+    const h = await a.record({ toolCallId: 'call_x', toolName: 'feed', content })
+    const b = new Ledger()
+    const hs = b.recordSync({ toolCallId: 'call_x', toolName: 'feed', content })
+    expect(hs).toEqual(h)
+    expect(memIdFor('call_x', content)).toBe(h.memId)
+    const got = answers(a, h.memId, opts)
+    // Whole-payload comparisons stay booleans: a 5 MB diff helps no one.
+    expect(got[0] === s).toBe(true)
+    expect(answers(b, h.memId, opts)).toEqual(got)
+    expect(await a.fetch(h.memId, { format: 'full' }) === s).toBe(true)
+    expect(await recall(a, h.memId, { jsonPath: opts.jsonPath })).toBe(got[3])
+    seen.push({ name, h, got })
+  }
+  const [first, ...rest] = seen
+  expect(first.h.sizeChars).toBe(Array.from(s).length)
+  for (const other of rest) {
+    expect({ form: other.name, h: other.h }).toEqual({ form: other.name, h: first.h })
+    expect(other.got.slice(1)).toEqual(first.got.slice(1))
+  }
+  return first.h
+}
+
+const doc = (title) =>
+  JSON.stringify({ meta: { count: 3 }, rows: [1, 2, 3].map((i) => ({ id: i, title: `${title} ${i}`, tags: ['a', 'b'] })) })
+
+describe('one small payload, every form', () => {
+  const CASES = [
+    ['ASCII', doc('Stainless steel widget'), true, 'widget 2'],
+    ['Latin-1 (one-byte in V8)', doc('Crème brûlée ÀÉÎÕÜ ÿ café'), true, 'ÿ café 2'],
+    ['CJK and emoji (two-byte only)', doc('不锈钢保温杯 🔥 限时特价 😀'), false, '😀 2'],
+    ['BOM, NUL and U+FFFD are content', doc('\uFEFFhead\u0000mid\uFFFDtail'), false, 'mid\uFFFDtail 2'],
+  ]
+  test.each(CASES)('%s', async (_name, s, latin1, query) => {
+    await expectSameEverywhere(s, { latin1, query, jsonPath: 'rows[1].title', offset: 11 })
+  })
+
+  test('ids pinned before this change are unchanged for every form', async () => {
+    // From __test__/lossless.test.js (computed before lossless text).
+    const pinned = [
+      ['call_ascii', 'plain ASCII payload {"a":1}', 'trm_1b3e58a44d5b'],
+      ['call_latin1', 'café crème brûlée ÀÉÎÕÜ ÿ', 'trm_dd633e0e2305'],
+      ['call_cjk', '日本語のテキスト 中文 한국어', 'trm_01b77a4efe2f'],
+    ]
+    for (const [call, s, id] of pinned) {
+      for (const content of [s, twoByte(s), oneByte(s), Buffer.from(s)].slice(0, call === 'call_cjk' ? 2 : 4)) {
+        expect(memIdFor(call, content)).toBe(id)
+        expect((await new Ledger().record({ toolCallId: call, toolName: 't', content })).memId).toBe(id)
+      }
+    }
+  })
+
+  test('the empty payload', async () => {
+    const ids = await Promise.all(
+      ['', twoByte(''), Buffer.alloc(0)].map((content) => new Ledger().record({ toolCallId: 'c', toolName: 't', content })),
+    )
+    expect(new Set(ids.map((h) => h.memId)).size).toBe(1)
+    expect(ids[0].sizeChars).toBe(0)
+  })
+})
+
+describe('5 MB payloads, every form', () => {
+  // Latin-1 without '—' is one-byte in V8; the catalog with '—' is two-byte.
+  const KINDS = [
+    ['ascii', catalog('ascii'), true, 'model 12345,'],
+    ['latin1 one-byte', catalog('latin1').replaceAll('—', '-'), true, 'édition 4321,'],
+    ['latin1 with a dash', catalog('latin1'), false, 'édition 4321,'],
+    ['cjk', catalog('cjk'), false, '限时特价 😀 3 件装'],
+  ]
+  test.each(KINDS)('%s', async (_kind, s, latin1, query) => {
+    const h = await expectSameEverywhere(s, { latin1, query, jsonPath: 'rows[4321].title', offset: 4_000_017 })
+    expect(h.sizeChars).toBeGreaterThan(4_000_000)
+  })
+
+  test('a 5 MB string with lone surrogates stays exact and distinct', async () => {
+    const base = catalog('cjk')
+    const at = [0, 65_536, 2_000_001, base.length - 1]
+    let lone = base
+    for (const i of at) lone = lone.slice(0, i) + '\uD800' + lone.slice(i + 1)
+    const replaced = lone.replaceAll('\uD800', '\uFFFD')
+    const l = new Ledger()
+    const h = await l.record({ toolCallId: 'c', toolName: 't', content: lone })
+    const hr = await l.record({ toolCallId: 'c', toolName: 't', content: replaced })
+    expect(h.memId).not.toBe(hr.memId)
+    expect(h.memId).toBe(memIdFor('c', lone))
+    expect(h.sizeChars).toBe(Array.from(lone).length)
+    expect((await l.fetch(h.memId, { format: 'full' })) === lone).toBe(true)
+    expect(l.fetchSync(h.memId, { offset: 65_535, maxChars: 3 })).toBe(Array.from(lone).slice(65_535, 65_538).join(''))
+    expect(l.recordSync({ toolCallId: 'c', toolName: 't', content: lone }).memId).toBe(h.memId)
+  })
+})
+
+describe('Buffers', () => {
+  test('invalid UTF-8 keeps its U+FFFD text and its id', async () => {
+    const bad = Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xe6, 0x97, 0x22, 0x7d, 0xed, 0xa0, 0x80])
+    const text = bad.toString('utf8')
+    expect(text).toContain('\uFFFD')
+    const l = new Ledger()
+    const h = await l.record({ toolCallId: 'c', toolName: 't', content: bad })
+    expect(h.memId).toBe(memIdFor('c', text))
+    expect(h.memId).toBe(memIdFor('c', bad))
+    expect(await l.fetch(h.memId, { format: 'full' })).toBe(text)
+  })
+
+  test('a Buffer changed after record() returns does not change what was recorded', async () => {
+    const buf = Buffer.from('{"k":"before"}')
+    const l = new Ledger()
+    const p = l.record({ toolCallId: 'c', toolName: 't', content: buf })
+    buf.write('{"k":"AFTER!"}')
+    const h = await p
+    expect(await l.fetch(h.memId, { format: 'full' })).toBe('{"k":"before"}')
+  })
+})
