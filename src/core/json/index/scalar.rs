@@ -1,0 +1,115 @@
+//! The byte grammar: validates the payload one byte (or one eight-byte word
+//! of a string) at a time. It is the fallback for small payloads and for
+//! machines where simd-json has no SIMD stage 1 (see `build.rs`), and the
+//! reference the structural grammar (`tokens.rs`) is tested against.
+
+use super::super::scan::{self, Kind};
+use super::walker::{State, Stop, Walker};
+
+impl Walker<'_> {
+    /// The byte-grammar walk (see `Walker::walk`).
+    pub(super) fn run(&mut self, mut p: usize, mut state: State, checkpoint: (usize, bool)) -> Option<Stop> {
+        let b = self.b;
+        let n = b.len();
+        // Whether the innermost open container is an array (its values are children).
+        let mut in_array = self.stack.last().is_some_and(|f| !f.is_obj);
+        loop {
+            match state {
+                State::Value => {
+                    p = scan::ws(b, p);
+                    let c = *b.get(p)?;
+                    if in_array {
+                        let f = self.stack.last_mut()?;
+                        f.child_start(p as u32, &mut self.pending);
+                        f.kinds |= Kind::of(c).bit();
+                    }
+                    match c {
+                        b'"' => {
+                            p = scan::valid_string_end(b, p)?;
+                            state = State::After;
+                        }
+                        b'{' | b'[' => {
+                            let is_obj = c == b'{';
+                            self.open(p, is_obj);
+                            in_array = !is_obj;
+                            p = scan::ws(b, p + 1);
+                            state = match b.get(p) {
+                                Some(b'}') if is_obj => State::After,
+                                Some(b']') if !is_obj => State::After,
+                                _ if is_obj => State::Key,
+                                _ => State::Value,
+                            };
+                            if state == State::After {
+                                p += 1;
+                                in_array = self.close_empty(p)?;
+                            }
+                        }
+                        b'1'..=b'9' => {
+                            // Fast path for the common plain integer: digits then a delimiter.
+                            let mut q = p + 1;
+                            while q < n && b[q].is_ascii_digit() {
+                                q += 1;
+                            }
+                            p = match b.get(q) {
+                                Some(b',' | b']' | b'}') => q,
+                                _ => scan::valid_scalar_end(b, p)?,
+                            };
+                            state = State::After;
+                        }
+                        b'-' | b'0' | b't' | b'f' | b'n' => {
+                            p = scan::valid_scalar_end(b, p)?;
+                            state = State::After;
+                        }
+                        _ => return None,
+                    }
+                }
+                State::Key => {
+                    if b.get(p) != Some(&b'"') {
+                        return None;
+                    }
+                    let f = self.stack.last_mut()?;
+                    f.child_start(p as u32, &mut self.pending);
+                    self.pending_keys.push(p as u32);
+                    p = scan::ws(b, scan::valid_string_end(b, p)?);
+                    if b.get(p) != Some(&b':') {
+                        return None;
+                    }
+                    p += 1;
+                    state = State::Value;
+                }
+                State::After => {
+                    p = scan::ws(b, p);
+                    let Some(f) = self.stack.last() else {
+                        // The root value is complete: only whitespace may follow.
+                        return (p == n).then_some(Stop::Done);
+                    };
+                    let is_obj = f.is_obj;
+                    match b.get(p) {
+                        Some(b',') => {
+                            if p == checkpoint.0 && is_obj == checkpoint.1 {
+                                return Some(Stop::Checkpoint);
+                            }
+                            p = scan::ws(b, p + 1);
+                            state = if is_obj { State::Key } else { State::Value };
+                        }
+                        Some(b'}') if is_obj => {
+                            if self.stack.len() == self.floor {
+                                return Some(Stop::OuterClose(p));
+                            }
+                            p += 1;
+                            in_array = self.close(p)?;
+                        }
+                        Some(b']') if !is_obj => {
+                            if self.stack.len() == self.floor {
+                                return Some(Stop::OuterClose(p));
+                            }
+                            p += 1;
+                            in_array = self.close(p)?;
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+        }
+    }
+}
