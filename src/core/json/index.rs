@@ -19,7 +19,7 @@ const HASH_MIN_MEMBER_BYTES: u32 = 32;
 const HASH_MIN_MEMBERS: u32 = 64;
 
 /// One indexed container.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 struct Big {
     start: u32,
     /// Exclusive end (just past the closing bracket).
@@ -33,7 +33,7 @@ struct Big {
 }
 
 /// Compact structural index of a JSON payload (see the module docs).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct JsonIndex {
     root_start: u32,
     root_end: u32,
@@ -264,9 +264,5 @@ impl<'a> Children<'a> {
 
 mod build;
 mod scalar;
-mod stage1;
-mod tokens;
 mod walker;
-#[cfg(test)]
-pub(crate) use build::{build_inner, simd_stage1};
 pub(crate) use build::{build_with_side, PARALLEL_MIN_BYTES};

@@ -75,6 +75,4 @@ pub fn select<'a>(payload: &'a [u8], index: &JsonIndex, path: &str) -> Result<Se
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
-mod simd_tests;
-#[cfg(test)]
 mod tests;

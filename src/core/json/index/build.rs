@@ -1,6 +1,6 @@
 //! Building the structural index: one validating walk over the payload
-//! (split across two threads for large payloads), recording the big
-//! containers. Which grammar walks it is chosen here (see `grammar`).
+//! (`scalar.rs`, recording into `walker.rs`), split across two threads for
+//! large payloads.
 
 use super::scan;
 use super::walker::{State, Stop, Walker};
@@ -8,29 +8,6 @@ use super::*;
 
 /// Payloads at least this large are walked by two threads (see `build_inner`).
 pub(crate) const PARALLEL_MIN_BYTES: usize = 1 << 20;
-
-/// Payloads at least this large are walked over simd-json's structural
-/// offsets (`tokens.rs`) where simd-json has a SIMD stage 1 on this CPU;
-/// smaller ones, and every payload on a CPU without one, byte by byte
-/// (`scalar.rs`). Both accept exactly what `JSON.parse` accepts and build
-/// the same index; the choice is speed only (numbers in the README).
-pub(crate) const SIMD_MIN_BYTES: usize = 4 << 10;
-
-/// Whether a payload of `len` bytes is walked over structural offsets.
-pub(crate) fn simd_for(len: usize) -> bool {
-    len >= SIMD_MIN_BYTES && simd_stage1()
-}
-
-/// Whether simd-json's stage 1 runs with SIMD here. Its `runtime-detection`
-/// feature picks AVX2 (with PCLMULQDQ) or SSE4.2 when this CPU has them, not
-/// at compile time, so one x86-64 binary runs everywhere; its portable
-/// fallback is slower than our byte walk.
-pub(crate) fn simd_stage1() -> bool {
-    !matches!(
-        simd_json::Deserializer::algorithm(),
-        simd_json::Implementation::Native
-    )
-}
 
 /// Validates `b` as one JSON document (RFC 8259, what `JSON.parse` accepts:
 /// numbers of any magnitude, any `\uXXXX` escape) and builds its index in the
@@ -54,7 +31,7 @@ pub(crate) fn build_with_side<R>(
 ) -> (Option<JsonIndex>, R) {
     let mut side = Some(side);
     let mut out = None;
-    let index = build_inner(b, parallel_min, simd_for(b.len()), &mut || {
+    let index = build_inner(b, parallel_min, &mut || {
         if let Some(f) = side.take() {
             out = Some(f());
         }
@@ -65,14 +42,9 @@ pub(crate) fn build_with_side<R>(
     (index, out.expect("side ran"))
 }
 
-pub(crate) fn build_inner(
-    b: &[u8],
-    parallel_min: usize,
-    simd: bool,
-    side: &mut dyn FnMut(),
-) -> Option<JsonIndex> {
+fn build_inner(b: &[u8], parallel_min: usize, side: &mut dyn FnMut()) -> Option<JsonIndex> {
     let start = scan::ws(b, 0);
-    let mut a = Walker::new(b, 0, simd);
+    let mut a = Walker::new(b, 0);
     let split = if b.len() >= parallel_min {
         split_point(b)
     } else {
@@ -82,33 +54,33 @@ pub(crate) fn build_inner(
     match split {
         None => {
             side();
-            a.walk(start, State::Value, nowhere)?;
+            a.run(start, State::Value, nowhere)?;
         }
         Some((m, is_obj)) => std::thread::scope(|s| {
             let second = std::thread::Builder::new().spawn_scoped(s, move || {
-                let mut w = Walker::new(b, 1, simd);
+                let mut w = Walker::new(b, 1);
                 w.open(m, is_obj);
                 let stop = if is_obj {
-                    w.walk(scan::ws(b, m + 1), State::Key, nowhere)
+                    w.run(scan::ws(b, m + 1), State::Key, nowhere)
                 } else {
-                    w.walk(m + 1, State::Value, nowhere)
+                    w.run(m + 1, State::Value, nowhere)
                 };
                 (w, stop)
             });
             side();
-            match a.walk(start, State::Value, (m, is_obj))? {
+            match a.run(start, State::Value, (m, is_obj))? {
                 Stop::Checkpoint => {}
                 _ => return Some(()),
             }
             match second.ok().and_then(|h| h.join().ok()) {
                 Some((w, Some(Stop::OuterClose(q)))) => {
                     a.adopt(w)?;
-                    a.walk(q, State::After, nowhere)?;
+                    a.run(q, State::After, nowhere)?;
                 }
                 // The assumption held, so a failure over there is a real error.
                 Some((_, None)) => return None,
                 _ => {
-                    a.walk(m, State::After, nowhere)?;
+                    a.run(m, State::After, nowhere)?;
                 }
             }
             Some(())
@@ -188,4 +160,50 @@ fn outermost_comma(b: &[u8], m: usize) -> Option<usize> {
         p += 1;
     }
     pick
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_point;
+
+    /// Rows shaped like the issue's product feeds: each has small objects in
+    /// an array of its own, so most `},{` near the middle are inside a row.
+    fn feed(rows: usize) -> String {
+        let row = |i: usize| {
+            format!(
+                "{{\"id\":{i},\"title\":\"widget {i}, [pack]\",\"brand\":{{\"name\":\"Acme\"}},\
+                 \"variants\":[{{\"color\":\"red\",\"stock\":{i}}},{{\"color\":\"steel\",\"stock\":1}}],\
+                 \"tags\":[\"home\",\"new\"]}}"
+            )
+        };
+        let rows: Vec<String> = (0..rows).map(row).collect();
+        format!(
+            "{{\"meta\":{{\"count\":{}}},\"rows\":[{}]}}",
+            rows.len(),
+            rows.join(",")
+        )
+    }
+
+    #[test]
+    fn the_split_lands_between_two_rows() {
+        for n in [3_000, 3_001, 20_000] {
+            let s = feed(n);
+            let (m, is_obj) = split_point(s.as_bytes()).unwrap();
+            assert!(!is_obj);
+            assert!(s[m..].starts_with(",{\"id\":"), "{}", &s[m - 40..m + 40]);
+        }
+    }
+
+    #[test]
+    fn rows_longer_than_the_reach_keep_the_first_guess() {
+        let long = format!(
+            "[{}]",
+            (0..40)
+                .map(|i| format!("{{\"v\":[{{\"a\":{i}}},{{\"b\":\"{}\"}}]}}", "x".repeat(20_000)))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let (m, _) = split_point(long.as_bytes()).unwrap();
+        assert!(long[..m].ends_with('}'), "{}", &long[m - 20..m + 20]);
+    }
 }

@@ -1,11 +1,8 @@
-//! What a validating walk records, whichever grammar drives it: the open
-//! containers, their sampled children and key offsets, and the big ones once
-//! they close. The byte grammar (`scalar.rs`) and the grammar over simd-json's
-//! structural offsets (`tokens.rs`) call the same `open`/`child_start`/`close`
-//! at the same byte positions, so both build the identical index.
+//! What the validating walk records as the grammar (`scalar.rs`) meets
+//! them: the open containers, their sampled children and key offsets, the
+//! big ones once they close, and the merge of a second walker's work.
 
 use super::super::scan;
-use super::stage1::Structurals;
 use super::*;
 
 pub(super) struct Frame {
@@ -73,13 +70,10 @@ pub(super) struct Walker<'b> {
     /// Closing the frame at this depth stops the walk (`Stop::OuterClose`);
     /// 0 = never (the walk owns the whole document).
     pub(super) floor: usize,
-    /// simd-json's structural offsets when this walk reads them (`tokens.rs`);
-    /// `None` for the byte grammar (`scalar.rs`).
-    pub(super) feed: Option<Structurals<'b>>,
 }
 
 impl<'b> Walker<'b> {
-    pub(super) fn new(b: &'b [u8], floor: usize, simd: bool) -> Self {
+    pub(super) fn new(b: &'b [u8], floor: usize) -> Self {
         Walker {
             b,
             stack: Vec::with_capacity(64),
@@ -91,18 +85,6 @@ impl<'b> Walker<'b> {
             root_end: 0,
             root_kinds: 0,
             floor,
-            feed: simd.then(|| Structurals::new(b)),
-        }
-    }
-
-    /// Walks from `p` in `state` with this walk's grammar. `None` = not JSON.
-    /// Stops early at the comma at `checkpoint.0` when it separates members
-    /// (`checkpoint.1`, object) or elements (array).
-    pub(super) fn walk(&mut self, p: usize, state: State, checkpoint: (usize, bool)) -> Option<Stop> {
-        if self.feed.is_some() {
-            self.run_tokens(p, state, checkpoint)
-        } else {
-            self.run(p, state, checkpoint)
         }
     }
 
