@@ -139,6 +139,7 @@ const REACH: usize = 16 << 10;
 /// the second thread's work).
 fn outermost_comma(b: &[u8], m: usize) -> Option<usize> {
     let end = (m + REACH).min(b.len());
+    let b = &b[..end];
     let (mut depth, mut min, mut pick) = (0i32, 0i32, Some(m));
     let mut p = m + 1;
     while p < end {
