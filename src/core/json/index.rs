@@ -276,4 +276,6 @@ impl<'a> Children<'a> {
 }
 
 mod build;
+mod scalar;
+mod walker;
 pub(crate) use build::{build_with_side, PARALLEL_MIN_BYTES};

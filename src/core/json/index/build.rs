@@ -1,303 +1,13 @@
-//! Building the structural index: one validating walk over the payload (split
-//! across two threads for large payloads), recording the big containers.
+//! Building the structural index: one validating walk over the payload
+//! (`scalar.rs`, recording into `walker.rs`), split across two threads for
+//! large payloads.
 
-use super::scan::{self, Kind};
+use super::scan;
+use super::walker::{State, Stop, Walker};
 use super::*;
-
-struct Frame {
-    start: u32,
-    is_obj: bool,
-    children: u32,
-    /// Scan-cost credit of indexed descendants (their span minus `JUMP_COST`).
-    skip: u32,
-    last_sample_pos: u32,
-    skip_at_sample: u32,
-    samples_mark: u32,
-    keys_mark: u32,
-    kinds: u8,
-}
-
-impl Frame {
-    #[inline]
-    fn child_start(&mut self, p: u32, pending: &mut Vec<[u32; 2]>) {
-        let cost = (p - self.last_sample_pos).saturating_sub(self.skip - self.skip_at_sample);
-        if cost >= STRIDE {
-            pending.push([self.children, p]);
-            self.last_sample_pos = p;
-            self.skip_at_sample = self.skip;
-        }
-        self.children += 1;
-    }
-}
-
-/// Where the validating walk is in the grammar.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum State {
-    /// At a value (whitespace not yet skipped).
-    Value,
-    /// At an object key (whitespace skipped).
-    Key,
-    /// Just after a complete value.
-    After,
-}
-
-/// Why a walk stopped.
-enum Stop {
-    /// The root value is complete and only whitespace follows it.
-    Done,
-    /// At the checkpoint comma.
-    Checkpoint,
-    /// At the bracket (this position) that closes the container the walk started inside.
-    OuterClose(usize),
-}
 
 /// Payloads at least this large are walked by two threads (see `build_inner`).
 pub(crate) const PARALLEL_MIN_BYTES: usize = 1 << 20;
-
-/// The validating, index-building walk; resumable so that a payload can be
-/// split between two threads.
-struct Walker<'b> {
-    b: &'b [u8],
-    stack: Vec<Frame>,
-    /// Samples and key offsets of still-open containers.
-    pending: Vec<[u32; 2]>,
-    pending_keys: Vec<u32>,
-    closed: Vec<Big>,
-    samples: Vec<[u32; 2]>,
-    hashes: Vec<u16>,
-    root_end: u32,
-    root_kinds: u8,
-    /// Closing the frame at this depth stops the walk (`Stop::OuterClose`);
-    /// 0 = never (the walk owns the whole document).
-    floor: usize,
-}
-
-impl<'b> Walker<'b> {
-    fn new(b: &'b [u8], floor: usize) -> Self {
-        Walker {
-            b,
-            stack: Vec::with_capacity(64),
-            pending: Vec::new(),
-            pending_keys: Vec::new(),
-            closed: Vec::new(),
-            samples: Vec::new(),
-            hashes: Vec::new(),
-            root_end: 0,
-            root_kinds: 0,
-            floor,
-        }
-    }
-
-    fn open(&mut self, p: usize, is_obj: bool) {
-        self.stack.push(Frame {
-            start: p as u32,
-            is_obj,
-            children: 0,
-            skip: 0,
-            last_sample_pos: p as u32,
-            skip_at_sample: 0,
-            samples_mark: self.pending.len() as u32,
-            keys_mark: self.pending_keys.len() as u32,
-            kinds: 0,
-        });
-    }
-
-    /// Walks from `p` in `state`. `None` = not JSON. Stops early at the comma
-    /// at `checkpoint.0` when it separates members (`checkpoint.1`, object)
-    /// or elements (array).
-    fn run(&mut self, mut p: usize, mut state: State, checkpoint: (usize, bool)) -> Option<Stop> {
-        let b = self.b;
-        let n = b.len();
-        // Whether the innermost open container is an array (its values are children).
-        let mut in_array = self.stack.last().is_some_and(|f| !f.is_obj);
-        loop {
-            match state {
-                State::Value => {
-                    p = scan::ws(b, p);
-                    let c = *b.get(p)?;
-                    if in_array {
-                        let f = self.stack.last_mut()?;
-                        f.child_start(p as u32, &mut self.pending);
-                        f.kinds |= Kind::of(c).bit();
-                    }
-                    match c {
-                        b'"' => {
-                            p = scan::valid_string_end(b, p)?;
-                            state = State::After;
-                        }
-                        b'{' | b'[' => {
-                            let is_obj = c == b'{';
-                            self.open(p, is_obj);
-                            in_array = !is_obj;
-                            p = scan::ws(b, p + 1);
-                            state = match b.get(p) {
-                                Some(b'}') if is_obj => State::After,
-                                Some(b']') if !is_obj => State::After,
-                                _ if is_obj => State::Key,
-                                _ => State::Value,
-                            };
-                            if state == State::After {
-                                // Empty container: closed right here (never indexed).
-                                p += 1;
-                                let f = self.stack.pop()?;
-                                match self.stack.last_mut() {
-                                    Some(parent) => {
-                                        parent.skip += f.skip;
-                                        in_array = !parent.is_obj;
-                                    }
-                                    None => self.root_end = p as u32,
-                                }
-                            }
-                        }
-                        b'1'..=b'9' => {
-                            // Fast path for the common plain integer: digits then a delimiter.
-                            let mut q = p + 1;
-                            while q < n && b[q].is_ascii_digit() {
-                                q += 1;
-                            }
-                            p = match b.get(q) {
-                                Some(b',' | b']' | b'}') => q,
-                                _ => scan::valid_scalar_end(b, p)?,
-                            };
-                            state = State::After;
-                        }
-                        b'-' | b'0' | b't' | b'f' | b'n' => {
-                            p = scan::valid_scalar_end(b, p)?;
-                            state = State::After;
-                        }
-                        _ => return None,
-                    }
-                }
-                State::Key => {
-                    if b.get(p) != Some(&b'"') {
-                        return None;
-                    }
-                    let f = self.stack.last_mut()?;
-                    f.child_start(p as u32, &mut self.pending);
-                    self.pending_keys.push(p as u32);
-                    p = scan::ws(b, scan::valid_string_end(b, p)?);
-                    if b.get(p) != Some(&b':') {
-                        return None;
-                    }
-                    p += 1;
-                    state = State::Value;
-                }
-                State::After => {
-                    p = scan::ws(b, p);
-                    let Some(f) = self.stack.last() else {
-                        // The root value is complete: only whitespace may follow.
-                        return (p == n).then_some(Stop::Done);
-                    };
-                    let is_obj = f.is_obj;
-                    match b.get(p) {
-                        Some(b',') => {
-                            if p == checkpoint.0 && is_obj == checkpoint.1 {
-                                return Some(Stop::Checkpoint);
-                            }
-                            p = scan::ws(b, p + 1);
-                            state = if is_obj { State::Key } else { State::Value };
-                        }
-                        Some(b'}') if is_obj => {
-                            if self.stack.len() == self.floor {
-                                return Some(Stop::OuterClose(p));
-                            }
-                            p += 1;
-                            in_array = self.close(p)?;
-                        }
-                        Some(b']') if !is_obj => {
-                            if self.stack.len() == self.floor {
-                                return Some(Stop::OuterClose(p));
-                            }
-                            p += 1;
-                            in_array = self.close(p)?;
-                        }
-                        _ => return None,
-                    }
-                }
-            }
-        }
-    }
-
-    /// Pops the container that ends just before `end`, indexing it when it is
-    /// big. Returns whether the new innermost container is an array.
-    #[inline]
-    fn close(&mut self, end: usize) -> Option<bool> {
-        let f = self.stack.pop()?;
-        let end = end as u32;
-        let span = end - f.start;
-        let own = span.saturating_sub(f.skip);
-        let indexed = own >= BIG || (f.children >= MANY_CHILDREN && span >= BIG);
-        if indexed {
-            let samples_at = self.samples.len() as u32;
-            self.samples
-                .extend_from_slice(&self.pending[f.samples_mark as usize..]);
-            let hashes_at =
-                if f.is_obj && f.children >= HASH_MIN_MEMBERS && own / f.children >= HASH_MIN_MEMBER_BYTES {
-                    push_hashes(
-                        self.b,
-                        &self.pending_keys[f.keys_mark as usize..],
-                        &mut self.hashes,
-                    )
-                } else {
-                    u32::MAX
-                };
-            self.closed.push(Big {
-                start: f.start,
-                end,
-                children: f.children,
-                samples_at,
-                samples_len: self.samples.len() as u32 - samples_at,
-                hashes_at,
-            });
-        }
-        self.pending.truncate(f.samples_mark as usize);
-        self.pending_keys.truncate(f.keys_mark as usize);
-        match self.stack.last_mut() {
-            Some(parent) => {
-                parent.skip += if indexed { span - JUMP_COST } else { f.skip };
-                Some(!parent.is_obj)
-            }
-            None => {
-                self.root_end = end;
-                self.root_kinds = f.kinds;
-                Some(false)
-            }
-        }
-    }
-
-    /// Takes over the work of a walker that started inside this walker's
-    /// innermost container, right after the checkpoint comma, and stopped at
-    /// that container's closing bracket.
-    fn adopt(&mut self, w: Walker<'_>) -> Option<()> {
-        let outer = w.stack.first()?;
-        let base = self.stack.last()?.children;
-        let (samples_base, hashes_base) = (self.samples.len() as u32, self.hashes.len() as u32);
-        self.samples.extend_from_slice(&w.samples);
-        self.hashes.extend_from_slice(&w.hashes);
-        self.closed.extend(w.closed.iter().map(|x| Big {
-            samples_at: x.samples_at + samples_base,
-            hashes_at: if x.hashes_at == u32::MAX {
-                u32::MAX
-            } else {
-                x.hashes_at + hashes_base
-            },
-            ..*x
-        }));
-        // The container's own samples and keys were still pending over there;
-        // child indices continue after this walker's.
-        self.pending.extend(w.pending.iter().map(|s| [s[0] + base, s[1]]));
-        self.pending_keys.extend_from_slice(&w.pending_keys);
-        let top = self.stack.last_mut()?;
-        if !w.pending.is_empty() {
-            top.last_sample_pos = outer.last_sample_pos;
-            top.skip_at_sample = top.skip + outer.skip_at_sample;
-        }
-        top.children += outer.children;
-        top.skip += outer.skip;
-        top.kinds |= outer.kinds;
-        Some(())
-    }
-}
 
 /// Validates `b` as one JSON document (RFC 8259, what `JSON.parse` accepts:
 /// numbers of any magnitude, any `\uXXXX` escape) and builds its index in the
@@ -376,24 +86,7 @@ fn build_inner(b: &[u8], parallel_min: usize, side: &mut dyn FnMut()) -> Option<
             Some(())
         })?,
     }
-    let mut index = JsonIndex {
-        root_start: start as u32,
-        root_end: a.root_end,
-        root_kinds: a.root_kinds,
-        bigs: a.closed,
-        samples: a.samples,
-        hashes: a.hashes,
-    };
-    match b.get(start) {
-        Some(b'{' | b'[') => {}
-        Some(b'"') => index.root_end = scan::string_end(b, start) as u32,
-        _ => index.root_end = scan::scalar_end(b, start) as u32,
-    }
-    index.bigs.sort_unstable_by_key(|x| x.start);
-    index.bigs.shrink_to_fit();
-    index.samples.shrink_to_fit();
-    index.hashes.shrink_to_fit();
-    Some(index)
+    Some(a.finish(start))
 }
 
 /// A comma near the middle of `b` that is probably between two elements of
@@ -426,32 +119,92 @@ fn split_point(b: &[u8]) -> Option<(usize, bool)> {
     let commas = || memchr::memchr_iter(b',', window).map(|k| from + k);
     let after_container =
         |i: usize| matches!(b[..i].iter().rev().find(|c| !scan::is_ws(**c)), Some(b'}' | b']'));
-    commas()
+    let guess = commas()
         .filter(|&i| after_container(i))
         .find_map(|i| context(i).filter(|c| c.1).map(|c| (i, c.0)))
-        .or_else(|| commas().find_map(|i| context(i).map(|c| (i, c.0))))
+        .or_else(|| commas().find_map(|i| context(i).map(|c| (i, c.0))))?;
+    // A row boundary may also be one between two small objects inside one
+    // row (`"variants":[{…},{…}]`): the second walker would stop at that
+    // array's end and leave the rest to the first. Prefer the first comma
+    // of the outermost container that the next `REACH` bytes return to.
+    let pick = outermost_comma(b, guess.0).filter(|&i| i != guess.0);
+    Some(pick.and_then(|i| context(i).map(|c| (i, c.0))).unwrap_or(guess))
 }
 
-/// Appends one hash per member key; `u32::MAX` (no hashes) when too many keys
-/// are escaped for the hashes to narrow a lookup.
-fn push_hashes(b: &[u8], keys: &[u32], hashes: &mut Vec<u16>) -> u32 {
-    let at = hashes.len();
-    let mut escaped = 0usize;
-    for &k in keys {
-        let k = k as usize;
-        let e = scan::string_end(b, k);
-        let raw = b.get(k + 1..e.saturating_sub(1).max(k + 1)).unwrap_or(&[]);
-        let h = if memchr::memchr(b'\\', raw).is_some() {
-            escaped += 1;
-            0
-        } else {
-            scan::key_hash(raw)
+/// How far past the guessed split `outermost_comma` looks.
+const REACH: usize = 16 << 10;
+
+/// The first comma at the lowest bracket depth reached within `REACH` bytes
+/// after the comma at `m` (assumed outside strings; a wrong guess only costs
+/// the second thread's work).
+fn outermost_comma(b: &[u8], m: usize) -> Option<usize> {
+    let end = (m + REACH).min(b.len());
+    let b = &b[..end];
+    let (mut depth, mut min, mut pick) = (0i32, 0i32, Some(m));
+    let mut p = m + 1;
+    while p < end {
+        match b[p] {
+            b'"' => {
+                p = scan::string_end(b, p);
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth < min {
+                    (min, pick) = (depth, None);
+                }
+            }
+            b',' if depth == min && pick.is_none() => pick = Some(p),
+            _ => {}
+        }
+        p += 1;
+    }
+    pick
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_point;
+
+    /// Rows shaped like the issue's product feeds: each has small objects in
+    /// an array of its own, so most `},{` near the middle are inside a row.
+    fn feed(rows: usize) -> String {
+        let row = |i: usize| {
+            format!(
+                "{{\"id\":{i},\"title\":\"widget {i}, [pack]\",\"brand\":{{\"name\":\"Acme\"}},\
+                 \"variants\":[{{\"color\":\"red\",\"stock\":{i}}},{{\"color\":\"steel\",\"stock\":1}}],\
+                 \"tags\":[\"home\",\"new\"]}}"
+            )
         };
-        hashes.push(h);
+        let rows: Vec<String> = (0..rows).map(row).collect();
+        format!(
+            "{{\"meta\":{{\"count\":{}}},\"rows\":[{}]}}",
+            rows.len(),
+            rows.join(",")
+        )
     }
-    if escaped * 16 > keys.len() {
-        hashes.truncate(at);
-        return u32::MAX;
+
+    #[test]
+    fn the_split_lands_between_two_rows() {
+        for n in [3_000, 3_001, 20_000] {
+            let s = feed(n);
+            let (m, is_obj) = split_point(s.as_bytes()).unwrap();
+            assert!(!is_obj);
+            assert!(s[m..].starts_with(",{\"id\":"), "{}", &s[m - 40..m + 40]);
+        }
     }
-    at as u32
+
+    #[test]
+    fn rows_longer_than_the_reach_keep_the_first_guess() {
+        let long = format!(
+            "[{}]",
+            (0..40)
+                .map(|i| format!("{{\"v\":[{{\"a\":{i}}},{{\"b\":\"{}\"}}]}}", "x".repeat(20_000)))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let (m, _) = split_point(long.as_bytes()).unwrap();
+        assert!(long[..m].ends_with('}'), "{}", &long[m - 20..m + 20]);
+    }
 }

@@ -1,0 +1,122 @@
+//! The grammar of the validating walk: RFC 8259, exactly what `JSON.parse`
+//! accepts (numbers of any magnitude, any `\uXXXX` escape, any depth), one
+//! byte at a time, or eight at a time inside strings (`scan.rs`). It calls
+//! the walker's `open`/`child_start`/`close` as it meets containers.
+//!
+//! Byte by byte is faster here than simd-json's SIMD structural scan plus a
+//! walk over its offsets (numbers in the README): on dense JSON the walk's
+//! bookkeeping, not finding tokens, is the cost, and stage 1 alone takes
+//! about as long as this whole pass split across two cores.
+
+use super::super::scan::{self, Kind};
+use super::walker::{State, Stop, Walker};
+
+impl Walker<'_> {
+    /// Walks from `p` in `state`. `None` = not JSON. Stops early at the comma
+    /// at `checkpoint.0` when it separates members (`checkpoint.1`, object)
+    /// or elements (array).
+    pub(super) fn run(&mut self, mut p: usize, mut state: State, checkpoint: (usize, bool)) -> Option<Stop> {
+        let b = self.b;
+        let n = b.len();
+        // Whether the innermost open container is an array (its values are children).
+        let mut in_array = self.stack.last().is_some_and(|f| !f.is_obj);
+        loop {
+            match state {
+                State::Value => {
+                    p = scan::ws(b, p);
+                    let c = *b.get(p)?;
+                    if in_array {
+                        let f = self.stack.last_mut()?;
+                        f.child_start(p as u32, &mut self.pending);
+                        f.kinds |= Kind::of(c).bit();
+                    }
+                    match c {
+                        b'"' => {
+                            p = scan::valid_string_end(b, p)?;
+                            state = State::After;
+                        }
+                        b'{' | b'[' => {
+                            let is_obj = c == b'{';
+                            self.open(p, is_obj);
+                            in_array = !is_obj;
+                            p = scan::ws(b, p + 1);
+                            state = match b.get(p) {
+                                Some(b'}') if is_obj => State::After,
+                                Some(b']') if !is_obj => State::After,
+                                _ if is_obj => State::Key,
+                                _ => State::Value,
+                            };
+                            if state == State::After {
+                                p += 1;
+                                in_array = self.close_empty(p)?;
+                            }
+                        }
+                        b'1'..=b'9' => {
+                            // Fast path for the common plain integer: digits then a delimiter.
+                            let mut q = p + 1;
+                            while q < n && b[q].is_ascii_digit() {
+                                q += 1;
+                            }
+                            p = match b.get(q) {
+                                Some(b',' | b']' | b'}') => q,
+                                _ => scan::valid_scalar_end(b, p)?,
+                            };
+                            state = State::After;
+                        }
+                        b'-' | b'0' | b't' | b'f' | b'n' => {
+                            p = scan::valid_scalar_end(b, p)?;
+                            state = State::After;
+                        }
+                        _ => return None,
+                    }
+                }
+                State::Key => {
+                    if b.get(p) != Some(&b'"') {
+                        return None;
+                    }
+                    let f = self.stack.last_mut()?;
+                    f.child_start(p as u32, &mut self.pending);
+                    self.pending_keys.push(p as u32);
+                    p = scan::ws(b, scan::valid_string_end(b, p)?);
+                    if b.get(p) != Some(&b':') {
+                        return None;
+                    }
+                    p += 1;
+                    state = State::Value;
+                }
+                State::After => {
+                    p = scan::ws(b, p);
+                    let Some(f) = self.stack.last() else {
+                        // The root value is complete: only whitespace may follow.
+                        return (p == n).then_some(Stop::Done);
+                    };
+                    let is_obj = f.is_obj;
+                    match b.get(p) {
+                        Some(b',') => {
+                            if p == checkpoint.0 && is_obj == checkpoint.1 {
+                                return Some(Stop::Checkpoint);
+                            }
+                            p = scan::ws(b, p + 1);
+                            state = if is_obj { State::Key } else { State::Value };
+                        }
+                        Some(b'}') if is_obj => {
+                            if self.stack.len() == self.floor {
+                                return Some(Stop::OuterClose(p));
+                            }
+                            p += 1;
+                            in_array = self.close(p)?;
+                        }
+                        Some(b']') if !is_obj => {
+                            if self.stack.len() == self.floor {
+                                return Some(Stop::OuterClose(p));
+                            }
+                            p += 1;
+                            in_array = self.close(p)?;
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+        }
+    }
+}
