@@ -10,6 +10,18 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * Internal: the UTF-16 units of a string that crosses in slices, given to
+ * `Ledger.record` as its `content` once complete (which takes them).
+ */
+export declare class __Crossing {
+  /** A crossing with room for `units` UTF-16 units. */
+  constructor(units: number)
+  /** Appends the units of `part` (a string), copied once. */
+  push(part: unknown): void
+}
+export type Crossing = __Crossing
+
+/**
  * An archive of large tool results, keyed by memory id and namespace, bounded
  * by bytes with least-recently-used eviction. Keeps payloads out of the prompt:
  * the conversation carries a stub; `recall` returns the slice the model needs.

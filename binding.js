@@ -835,6 +835,8 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.__Crossing = nativeBinding.__Crossing
+module.exports.Crossing = nativeBinding.Crossing
 module.exports.Ledger = nativeBinding.Ledger
 module.exports.PaletteMatcher = nativeBinding.PaletteMatcher
 module.exports.ToolNameList = nativeBinding.ToolNameList

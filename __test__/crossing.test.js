@@ -4,7 +4,7 @@
 // takes — an ASCII or Latin-1 string V8 holds as one-byte, the same text held
 // as two-byte, a Buffer of its UTF-8 — its id and every answer are the same,
 // async or sync, for small payloads and for 5 MB ones. Equality only: timing
-// is measured by benchmark/crossing.js, never asserted.
+// is measured by `npm run bench -- ledger`, never asserted.
 
 const { Ledger, memIdFor, recall } = require('..')
 const { catalog } = require('../benchmark/catalogs')
@@ -150,5 +150,56 @@ describe('Buffers', () => {
     buf.write('{"k":"AFTER!"}')
     const h = await p
     expect(await l.fetch(h.memId, { format: 'full' })).toBe('{"k":"before"}')
+  })
+})
+
+describe('long strings cross in slices, one per event-loop turn', () => {
+  const SLICE = 1 << 18 // lib/ledger.js SLICE_UNITS
+  // Text whose slice edges fall inside surrogate pairs and next to lone
+  // surrogates: the units reassemble across the edges.
+  function edgy(slices, lone) {
+    const parts = []
+    for (let k = 1; k <= slices; k++) {
+      const filler = 'é'.repeat(SLICE - 1 - (k === 1 ? 0 : 1))
+      parts.push(filler, lone && k % 2 ? '\uD800' : '😀') // a pair cut by the edge, or a lone unit on it
+    }
+    parts.push('tail ☃')
+    return parts.join('')
+  }
+
+  test.each([
+    ['surrogate pairs cut by slice edges', false],
+    ['lone surrogates on slice edges', true],
+  ])('%s: the same id, text and answers as a one-piece crossing', async (_, lone) => {
+    const s = edgy(4, lone)
+    expect(s.length).toBeGreaterThan(3 * SLICE)
+    const sliced = new Ledger({ maxBytes: 2 ** 30 })
+    const whole = new Ledger({ maxBytes: 2 ** 30 })
+    const h = await sliced.record({ toolCallId: 'c', toolName: 't', content: s })
+    const w = whole.recordSync({ toolCallId: 'c', toolName: 't', content: s })
+    expect(h).toEqual(w)
+    expect(h.memId).toBe(memIdFor('c', s))
+    expect(h.sizeChars).toBe(Array.from(s).length)
+    expect(await sliced.fetch(h.memId, { format: 'full' })).toBe(s)
+    for (const o of [SLICE - 2, 2 * SLICE - 3, 3 * SLICE - 1]) {
+      const cp = Array.from(s)
+      expect(await sliced.fetch(h.memId, { offset: o, maxChars: 4 })).toBe(cp.slice(o, o + 4).join(''))
+    }
+  })
+
+  test('concurrent long records each get their own payload, in any order of completion', async () => {
+    const l = new Ledger({ maxBytes: 2 ** 30 })
+    const strings = Array.from({ length: 6 }, (_, i) => `${i}:` + 'x'.repeat(SLICE * (1 + (i % 3))) + '日本'.repeat(i + 1))
+    const handles = await Promise.all(strings.map((content, i) => l.record({ toolCallId: `c${i}`, toolName: 't', content })))
+    handles.forEach((h, i) => expect(h.memId).toBe(memIdFor(`c${i}`, strings[i])))
+    for (let i = 0; i < strings.length; i++) {
+      expect(await l.fetch(handles[i].memId, { format: 'full' })).toBe(strings[i])
+    }
+    expect(l.stats().entries).toBe(strings.length)
+  })
+
+  test('a namespace error still rejects, before any slice crosses', async () => {
+    const l = new Ledger()
+    await expect(l.record({ toolCallId: 'c', toolName: 't', content: 'z'.repeat(2 * SLICE), namespace: '\uD800' })).rejects.toThrow(TypeError)
   })
 })

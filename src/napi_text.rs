@@ -8,6 +8,7 @@ use napi::bindgen_prelude::*;
 use crate::core::text::Payload;
 use crate::core::transcode;
 use crate::core::wtf8::Wtf8Buf;
+use crate::napi_crossing::Crossing;
 
 /// A payload crossing into Rust: the one copy the JS thread makes, and
 /// nothing more. A Buffer's bytes are copied as they are (validated later);
@@ -56,6 +57,15 @@ impl FromNapiValue for Content {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
         if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
             return Ok(Content(Payload::Bytes(bytes.to_vec())));
+        }
+        let mut kind = 0;
+        check_status!(unsafe { sys::napi_typeof(env, value, &mut kind) })?;
+        if kind == sys::ValueType::napi_object {
+            // A string that crossed in slices (see `napi_crossing`); any other
+            // object fails the class's type-tag check.
+            let mut crossing = unsafe { ClassInstance::<Crossing>::from_napi_value(env, value) }
+                .map_err(|_| not_content())?;
+            return Ok(Content(Payload::Utf16(crossing.take()?)));
         }
         unsafe { js_units(env, value) }.map(|units| Content(Payload::Utf16(units)))
     }
