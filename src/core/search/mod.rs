@@ -331,7 +331,7 @@ mod tests {
             }
             let dense = rnd(len as u64) as usize;
             for k in 0..rnd(4000) as usize {
-                if dense + 3 * k < len && (dense + 3 * k) % 128 > 0 {
+                if dense + 3 * k < len && !(dense + 3 * k).is_multiple_of(128) {
                     hay[dense + 3 * k] = b'=';
                 }
             }
@@ -370,7 +370,7 @@ mod tests {
             let len = BLOCK * (1 + rnd(12) as usize) + rnd(BLOCK as u64) as usize;
             let mut hay: Vec<u8> = (0..len).map(|_| b"abcdefgh \n"[rnd(10) as usize]).collect();
             let needle: &[u8] = [&b"E1234=x"[..], b"a", b"Zq", b"bad cafe", b"=="][round % 5];
-            let mut plant = |at: usize, hay: &mut Vec<u8>, upper: bool| {
+            let plant = |at: usize, hay: &mut Vec<u8>, upper: bool| {
                 for (k, &c) in needle.iter().enumerate() {
                     if at + k < hay.len() {
                         hay[at + k] = if upper { c.to_ascii_uppercase() } else { c };
