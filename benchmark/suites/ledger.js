@@ -132,7 +132,7 @@ function rssPerByte(kind) {
   return JSON.parse(r.stdout)
 }
 
-const ratio = (x) => `${x.toFixed(1)}×`
+const ratio = (x) => `${x < 0.1 ? x.toFixed(3) : x.toFixed(1)}×`
 
 async function main() {
   const catalogs = Object.fromEntries(KINDS.map((k) => [k, catalog(k)]))
