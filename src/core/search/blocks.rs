@@ -47,22 +47,22 @@ impl Blocks {
         len.div_ceil(BLOCK) * std::mem::size_of::<[u64; 4]>()
     }
 
+    /// Whether a match of a needle whose byte set is `want` could start in
+    /// `block`: every needle byte is in this block or the next. With
+    /// `caseless`, `want` holds ASCII letters in lower case and the blocks'
+    /// letters are folded to lower case too. Four word operations, whatever
+    /// the needle's length.
     #[inline]
-    fn has(&self, block: usize, b: u8) -> bool {
-        self.bits
-            .get(block)
-            .is_some_and(|w| w[(b >> 6) as usize] >> (b & 63) & 1 == 1)
+    fn may_start(&self, block: usize, want: &[u64; 4], caseless: bool) -> bool {
+        let mut have = self.bits[block];
+        if let Some(next) = self.bits.get(block + 1) {
+            (0..4).for_each(|i| have[i] |= next[i]);
+        }
+        if caseless {
+            have = fold(have);
+        }
+        (0..4).all(|i| want[i] & !have[i] == 0)
     }
-
-    /// Whether a match of `needle` could start in `block`: every needle byte
-    /// (either ASCII case, with `caseless`) is in this block or the next.
-    fn may_start(&self, block: usize, needle: &[u8], caseless: bool) -> bool {
-        needle.iter().all(|&b| {
-            let in_either = |c: u8| self.has(block, c) || self.has(block + 1, c);
-            in_either(b) || (caseless && b.is_ascii_alphabetic() && in_either(b ^ 0x20))
-        })
-    }
-
     /// The regions of a payload of `len` bytes where matches of `needle` can
     /// start, merged where blocks are adjacent; `None` for a needle longer
     /// than a block (a match could then span three blocks).
@@ -70,9 +70,14 @@ impl Blocks {
         if needle.len() > BLOCK || needle.is_empty() {
             return None;
         }
+        let mut want = [0u64; 4];
+        for &b in needle {
+            let b = if caseless { b.to_ascii_lowercase() } else { b };
+            want[(b >> 6) as usize] |= 1 << (b & 63);
+        }
         let mut out: Vec<Region> = Vec::new();
         for block in 0..self.bits.len() {
-            if !self.may_start(block, needle, caseless) {
+            if !self.may_start(block, &want, caseless) {
                 continue;
             }
             let start = block * BLOCK;
@@ -92,6 +97,15 @@ impl Blocks {
         }
         Some(out)
     }
+}
+
+/// A byte set with ASCII upper-case letters also counted as their lower case.
+#[inline]
+fn fold(mut set: [u64; 4]) -> [u64; 4] {
+    // 'A'..='Z' are bits 1..=26 of word 1 (65..=90), 'a'..='z' bits 33..=58 (97..=122).
+    const UPPER: u64 = ((1u64 << 26) - 1) << 1;
+    set[1] |= (set[1] & UPPER) << 32;
+    set
 }
 
 /// Bytes a set of regions scans.
