@@ -8,6 +8,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::core::transcode;
+use crate::napi_text::{append_units, units_len};
 
 /// Internal: the UTF-16 units of a string that crosses in slices, given to
 /// `Ledger.record` as its `content` once complete (which takes them).
@@ -48,20 +49,11 @@ impl Crossing {
             )
         })?;
         let (env, value) = (env.raw(), part.raw());
-        let mut n = 0usize;
         // SAFETY: `value` is a live JS value of this call; a non-string fails the status check.
-        check_status!(unsafe {
-            sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut n)
-        })?;
-        units.reserve(n + 1);
-        let len = units.len();
-        let mut written = 0usize;
-        // SAFETY: room for `n` units and V8's terminating NUL was reserved past `len`.
-        check_status!(unsafe {
-            sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr().add(len), n + 1, &mut written)
-        })?;
-        // SAFETY: V8 wrote `written` <= n units after `len`.
-        unsafe { units.set_len(len + written.min(n)) };
+        unsafe {
+            let n = units_len(env, value)?;
+            append_units(env, value, n, units)?;
+        }
         Ok(())
     }
 }

@@ -83,19 +83,41 @@ unsafe fn js_units(env: sys::napi_env, value: sys::napi_value) -> Result<Vec<u16
     if kind != sys::ValueType::napi_string {
         return Err(not_content());
     }
-    let (mut units, mut written) = (0usize, 0usize);
-    check_status!(unsafe {
-        sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut units)
-    })?;
+    let units = unsafe { units_len(env, value)? };
     // One more unit for the terminating NUL that V8 writes. A recycled buffer
     // has its pages mapped already (see `transcode::recycle`).
     let mut wide = transcode::recycle::take(units + 1);
-    check_status!(unsafe {
-        sys::napi_get_value_string_utf16(env, value, wide.as_mut_ptr(), units + 1, &mut written)
-    })?;
-    // SAFETY: V8 wrote `written` <= units units.
-    unsafe { wide.set_len(written.min(units)) };
+    unsafe { append_units(env, value, units, &mut wide)? };
     Ok(wide)
+}
+
+/// The number of UTF-16 units of the JS string `value` (O(1), no pass over it).
+pub(crate) unsafe fn units_len(env: sys::napi_env, value: sys::napi_value) -> Result<usize> {
+    let mut units = 0usize;
+    check_status!(unsafe {
+        sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut units)
+    })?;
+    Ok(units)
+}
+
+/// Appends the `units` UTF-16 units of the JS string `value` to `out`: the one
+/// copy, written by V8 straight into `out`'s spare capacity.
+pub(crate) unsafe fn append_units(
+    env: sys::napi_env,
+    value: sys::napi_value,
+    units: usize,
+    out: &mut Vec<u16>,
+) -> Result<()> {
+    out.reserve(units + 1); // V8 writes a terminating NUL too
+    let len = out.len();
+    let mut written = 0usize;
+    // SAFETY: room for `units` + 1 units was reserved past `len`.
+    check_status!(unsafe {
+        sys::napi_get_value_string_utf16(env, value, out.as_mut_ptr().add(len), units + 1, &mut written)
+    })?;
+    // SAFETY: V8 wrote `written` <= units units after `len`.
+    unsafe { out.set_len(len + written.min(units)) };
+    Ok(())
 }
 
 /// Content for hashing only: a Buffer is read in place, not copied. The borrow

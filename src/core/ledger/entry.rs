@@ -5,17 +5,15 @@
 use std::sync::atomic::AtomicU64;
 use std::sync::OnceLock;
 
-use crate::core::quick::QUICK_BYTES;
-use crate::core::search::Blocks;
-
 use crate::core::ids::mem_id_for;
 use crate::core::json::{analyze_str_with, JsonDoc};
+use crate::core::search::Blocks;
 use crate::core::store::{StoreError, StoredEntry};
 use crate::core::stub::{self, StubParts};
 use crate::core::text::{Settled, Text};
 use crate::core::transcode;
 
-use super::{Entry, Handle, RecordRequest};
+use super::{has_query_index, Entry, Handle, RecordRequest};
 
 /// A new entry for `req`, whose content was taken out and settled as
 /// `content` (what `req.content` still holds is ignored).
@@ -75,7 +73,7 @@ pub(super) fn assemble(handle: Handle, text: Text, json: Option<JsonDoc>, expire
             .map_or(0, |d| d.index.heap_bytes() + d.schema.len() + d.shape.len())
         + handle_bytes(&handle)
         + std::mem::size_of::<Entry>()
-        + if text.as_bytes().len() > QUICK_BYTES {
+        + if has_query_index(text.as_bytes().len()) {
             Blocks::bytes_for(text.as_bytes().len())
         } else {
             0

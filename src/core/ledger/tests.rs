@@ -1,4 +1,5 @@
 use super::*;
+use crate::core::recall::FetchSpec;
 use crate::core::text::Settled;
 
 fn req(ns: &str, call: &str, content: &str) -> RecordRequest {
