@@ -154,7 +154,7 @@ describe('Buffers', () => {
 })
 
 describe('long strings cross in slices, one per event-loop turn', () => {
-  const SLICE = 1 << 18 // lib/ledger.js SLICE_UNITS
+  const SLICE = 1 << 18 // lib/crossing.js SLICE_UNITS
   // Text whose slice edges fall inside surrogate pairs and next to lone
   // surrogates: the units reassemble across the edges.
   function edgy(slices, lone) {
@@ -196,6 +196,38 @@ describe('long strings cross in slices, one per event-loop turn', () => {
       expect(await l.fetch(handles[i].memId, { format: 'full' })).toBe(strings[i])
     }
     expect(l.stats().entries).toBe(strings.length)
+  })
+
+  // Only a few long records cross at a time (lib/crossing.js IN_FLIGHT, at
+  // most one per CPU): more than that many, all failing natively, must each
+  // give their turn back, or the records after them would never start.
+  test('long records that fail after crossing give their turn back to the ones queued behind them', async () => {
+    const l = new Ledger({ maxBytes: 2 ** 30 })
+    const n = require('node:os').availableParallelism() + 2
+    const tooLong = 'n'.repeat(1025) // the native side allows 1024 code points
+    const failing = Array.from({ length: n }, (_, i) =>
+      l.record({ toolCallId: `f${i}`, toolName: 't', content: 'y'.repeat(2 * SLICE), namespace: tooLong }),
+    )
+    const good = 'g'.repeat(2 * SLICE) + '✓'
+    const after = l.record({ toolCallId: 'ok', toolName: 't', content: good })
+    const settled = await Promise.allSettled(failing)
+    expect(settled.map((s) => s.status)).toEqual(Array(n).fill('rejected'))
+    expect(settled[0].reason.message).toMatch(/namespace/)
+    const h = await after
+    expect(h.memId).toBe(memIdFor('ok', good))
+    expect(l.stats().entries).toBe(1)
+  })
+
+  test('a short record is not queued behind long ones', async () => {
+    const l = new Ledger({ maxBytes: 2 ** 30 })
+    const order = []
+    const long = Array.from({ length: 6 }, (_, i) =>
+      l.record({ toolCallId: `l${i}`, toolName: 't', content: `${i}` + 'x'.repeat(3 * SLICE) }).then(() => order.push(`l${i}`)),
+    )
+    const short = l.record({ toolCallId: 's', toolName: 't', content: '{"short":true}' }).then(() => order.push('s'))
+    await Promise.all([...long, short])
+    expect(order).toHaveLength(7)
+    expect(order.indexOf('s')).toBeLessThan(order.indexOf('l5'))
   })
 
   test('a namespace error still rejects, before any slice crosses', async () => {

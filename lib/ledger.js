@@ -10,6 +10,7 @@ const MEM_ID_ERROR = '[tool_memory error: mem_id must be a non-empty string]'
 const ECHO_CHARS = 200
 
 const { fail, isPlainObject, checkKeys } = require('./options.js')
+const { isLong, recordInSlices } = require('./crossing.js')
 
 function optionalString(where, name, v) {
   if (v === undefined || v === null) return undefined
@@ -191,48 +192,6 @@ function storeOf(ledger) {
   return (ledger !== null && typeof ledger === 'object' && stores.get(ledger)) || null
 }
 
-// Strings longer than this many UTF-16 units cross into an async `record` in
-// slices of it, one slice per turn of the event loop across all records in
-// flight (first come, first served): a slice (512 KiB, into pages faulted on
-// first write) copies in a fraction of a millisecond even while the thread
-// pool is busy, where one 10 MB copy took up to 14 ms, and 20 records queued
-// at once would otherwise copy together in one turn (npm run bench --
-// ledger, "event loop's longest stall"). `s.slice` is O(1) in V8 and the
-// copy reads the original string; a surrogate pair cut by a slice edge is
-// whole again in the native buffer.
-const SLICE_UNITS = 1 << 18
-const crossing = { queue: [], pumping: false }
-
-function crossInSlices(s) {
-  return new Promise((resolve, reject) => {
-    crossing.queue.push({ s, at: 0, into: null, resolve, reject })
-    if (!crossing.pumping) {
-      crossing.pumping = true
-      setImmediate(pumpSlices)
-    }
-  })
-}
-
-// One slice per call; the next call is the next turn's (setImmediate queued
-// while immediates run waits for the next turn, after timers and I/O).
-function pumpSlices() {
-  const job = crossing.queue[0]
-  try {
-    job.into ??= new binding.__Crossing(job.s.length)
-    job.into.push(job.s.slice(job.at, job.at + SLICE_UNITS))
-    job.at += SLICE_UNITS
-    if (job.at >= job.s.length) {
-      crossing.queue.shift()
-      job.resolve(job.into)
-    }
-  } catch (e) {
-    crossing.queue.shift()
-    job.reject(e)
-  }
-  if (crossing.queue.length > 0) setImmediate(pumpSlices)
-  else crossing.pumping = false
-}
-
 class Ledger extends binding.Ledger {
   constructor(options) {
     const o = ledgerOptions(options)
@@ -248,14 +207,8 @@ class Ledger extends binding.Ledger {
       return Promise.reject(e)
     }
     const c = checked.content
-    if (typeof c === 'string' && c.length > SLICE_UNITS) return this.#recordSliced(checked, c)
+    if (isLong(c)) return recordInSlices(c, (into) => super.record({ ...checked, content: into }))
     return super.record(checked)
-  }
-
-  // A long string crosses in slices (see SLICE_UNITS); the payload is the same string.
-  async #recordSliced(checked, s) {
-    const crossing = await crossInSlices(s)
-    return super.record({ ...checked, content: crossing })
   }
 
   recordSync(input) {

@@ -1,5 +1,6 @@
 //! The engine: plain Rust, no napi types, covered by `cargo test`.
 
+pub mod cpu;
 pub mod ids;
 pub mod json;
 pub mod ledger;

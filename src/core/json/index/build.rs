@@ -1,10 +1,11 @@
 //! Building the structural index: one validating walk over the payload
 //! (`scalar.rs`, recording into `walker.rs`), split across two threads for
-//! large payloads.
+//! large payloads, the second on another CPU (`core::cpu`).
 
 use super::scan;
 use super::walker::{State, Stop, Walker};
 use super::*;
+use crate::core::cpu;
 
 /// Payloads at least this large are walked by two threads (see `build_inner`).
 pub(crate) const PARALLEL_MIN_BYTES: usize = 1 << 20;
@@ -57,7 +58,8 @@ fn build_inner(b: &[u8], parallel_min: usize, side: &mut dyn FnMut()) -> Option<
             a.run(start, State::Value, nowhere)?;
         }
         Some((m, is_obj)) => std::thread::scope(|s| {
-            let second = std::thread::Builder::new().spawn_scoped(s, move || {
+            // Two walkers on one CPU take as long as one (see `core::cpu`).
+            let second = cpu::spawn_beside(s, move || {
                 let mut w = Walker::new(b, 1);
                 w.open(m, is_obj);
                 let stop = if is_obj {
