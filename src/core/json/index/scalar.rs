@@ -11,6 +11,16 @@
 use super::super::scan::{self, Kind};
 use super::walker::{State, Stop, Walker};
 
+/// The walk yields its CPU after each container that closes this many bytes
+/// past the last yield (about 0.1 ms of walking). A 5 MB walk is 2.5 ms of
+/// CPU per thread, and on a small machine the event loop's thread, woken by
+/// a timer or after waking a pool thread, can otherwise wait for the next
+/// scheduler tick behind it. Measured with 20 records of 5 MB in flight on
+/// the 2-vCPU VM, 24 runs each: the event loop's longest stall went from
+/// 7.8 to 5.8 ms (median), its p99 from 5.5 to 4.0 ms; a yield with nothing
+/// else to run costs about a microsecond.
+const YIELD_EVERY_BYTES: usize = 128 << 10;
+
 impl Walker<'_> {
     /// Walks from `p` in `state`. `None` = not JSON. Stops early at the comma
     /// at `checkpoint.0` when it separates members (`checkpoint.1`, object)
@@ -20,6 +30,7 @@ impl Walker<'_> {
         let n = b.len();
         // Whether the innermost open container is an array (its values are children).
         let mut in_array = self.stack.last().is_some_and(|f| !f.is_obj);
+        let mut next_yield = p + YIELD_EVERY_BYTES;
         loop {
             match state {
                 State::Value => {
@@ -99,19 +110,16 @@ impl Walker<'_> {
                             p = scan::ws(b, p + 1);
                             state = if is_obj { State::Key } else { State::Value };
                         }
-                        Some(b'}') if is_obj => {
+                        Some(b'}' | b']') if (b[p] == b'}') == is_obj => {
                             if self.stack.len() == self.floor {
                                 return Some(Stop::OuterClose(p));
                             }
                             p += 1;
                             in_array = self.close(p)?;
-                        }
-                        Some(b']') if !is_obj => {
-                            if self.stack.len() == self.floor {
-                                return Some(Stop::OuterClose(p));
+                            if p >= next_yield {
+                                next_yield = p + YIELD_EVERY_BYTES;
+                                std::thread::yield_now();
                             }
-                            p += 1;
-                            in_array = self.close(p)?;
                         }
                         _ => return None,
                     }
