@@ -20,14 +20,21 @@ use simdutf::ErrorCode;
 use crate::core::text::Settled;
 use crate::core::wtf8;
 
+mod halves;
 pub mod recycle;
 
 const HIGH: std::ops::Range<u16> = 0xD800..0xDC00;
 const LOW: std::ops::Range<u16> = 0xDC00..0xE000;
 
 /// The stored form of a JS string's UTF-16 units: `Ascii` or `Utf8` when
-/// well-formed, `Wtf8` (lone surrogates kept) otherwise.
+/// well-formed, `Wtf8` (lone surrogates kept) otherwise. Long well-formed
+/// strings are transcoded in two halves by two threads (`halves.rs`).
 pub fn from_utf16(units: &[u16]) -> Settled {
+    if units.len() >= halves::PARALLEL_MIN_UNITS {
+        if let Some(s) = halves::from_utf16(units) {
+            return s;
+        }
+    }
     if let Some(s) = ascii(units) {
         return Settled::Ascii(s);
     }

@@ -1,0 +1,129 @@
+//! Transcoding a long string's UTF-16 units in two halves at once, the second
+//! half on another CPU (`core::cpu::spawn_beside`), each written straight into
+//! its part of the one output buffer.
+//!
+//! Why: a payload's stored bytes are a fresh buffer, and writing fresh pages
+//! costs more than the conversion itself (each first write to a page is a
+//! page fault). Two threads take half the faults each. Measured on the
+//! 2-vCPU VM for 5 MB catalogs (see `from_utf16`'s numbers in the README).
+//!
+//! Well-formed input only: a half that is not ASCII (for the ASCII pass) or
+//! not well-formed UTF-16 (for the UTF-8 pass) makes it give up, and the
+//! caller takes the one-thread path, which handles lone surrogates. The
+//! halves are cut so that no surrogate pair is split.
+
+use std::mem::MaybeUninit;
+
+use crate::core::cpu;
+use crate::core::text::Settled;
+
+use super::{ASCII_BLOCK, LOW};
+
+/// Strings of at least this many units are transcoded in two halves.
+pub const PARALLEL_MIN_UNITS: usize = 512 << 10;
+
+/// The stored form of well-formed `units`, built by two threads; `None` when
+/// a unit is lone (or a thread could not be started): the caller then runs
+/// the one-thread path from the start.
+pub fn from_utf16(units: &[u16]) -> Option<Settled> {
+    let mid = mid(units);
+    let first = &units[..units.len().min(ASCII_BLOCK)];
+    if first.iter().all(|&u| u < 0x80) {
+        if let Some(s) = ascii(units, mid) {
+            return Some(Settled::Ascii(s));
+        }
+    }
+    let s = utf8(units, mid)?;
+    Some(if s.len() == units.len() {
+        Settled::Ascii(s)
+    } else {
+        Settled::Utf8(s)
+    })
+}
+
+/// The middle, moved past a low surrogate so that a pair stays in one half.
+fn mid(units: &[u16]) -> usize {
+    let m = units.len() / 2;
+    if units.get(m).is_some_and(|u| LOW.contains(u)) {
+        m + 1
+    } else {
+        m
+    }
+}
+
+/// Runs `second` on a thread beside this one and `first` here; `None` if the
+/// thread could not be started or panicked, or either returned `false`.
+fn both(first: impl FnOnce() -> bool, second: impl FnOnce() -> bool + Send) -> Option<()> {
+    std::thread::scope(|s| {
+        let other = cpu::spawn_beside(s, second).ok()?;
+        let here = first();
+        let there = other.join().ok()?;
+        (here && there).then_some(())
+    })
+}
+
+/// All-ASCII `units` narrowed to bytes, each half by its own thread.
+fn ascii(units: &[u16], mid: usize) -> Option<String> {
+    let mut out: Vec<u8> = Vec::with_capacity(units.len());
+    let (a, b) = units.split_at(mid);
+    let (da, db) = out.spare_capacity_mut()[..units.len()].split_at_mut(mid);
+    both(|| narrow(a, da), || narrow(b, db))?;
+    // SAFETY: both halves checked every unit ASCII and wrote all `len` bytes.
+    unsafe {
+        out.set_len(units.len());
+        Some(String::from_utf8_unchecked(out))
+    }
+}
+
+/// Writes `units` as bytes into `dst` (same length) a block at a time,
+/// checking each block is ASCII first; `false` at the first one that is not.
+fn narrow(units: &[u16], dst: &mut [MaybeUninit<u8>]) -> bool {
+    for (block, to) in units.chunks(ASCII_BLOCK).zip(dst.chunks_mut(ASCII_BLOCK)) {
+        if block.iter().fold(0u16, |acc, &u| acc | u) >= 0x80 {
+            return false;
+        }
+        for (d, &u) in to.iter_mut().zip(block) {
+            d.write(u as u8);
+        }
+    }
+    true
+}
+
+/// The UTF-8 of well-formed `units`, each half validated and converted by
+/// its own thread into its exact place.
+fn utf8(units: &[u16], mid: usize) -> Option<String> {
+    let (a, b) = units.split_at(mid);
+    // Exact lengths for well-formed halves (a lone unit is caught below,
+    // before anything is written).
+    let (na, nb) = (
+        simdutf::utf8_length_from_utf16(a),
+        simdutf::utf8_length_from_utf16(b),
+    );
+    let mut out: Vec<u8> = Vec::with_capacity(na + nb);
+    let (da, db) = out.spare_capacity_mut()[..na + nb].split_at_mut(na);
+    both(|| convert(a, da), || convert(b, db))?;
+    // SAFETY: both halves were valid UTF-16 and wrote exactly their UTF-8.
+    unsafe {
+        out.set_len(na + nb);
+        Some(String::from_utf8_unchecked(out))
+    }
+}
+
+/// Validates `units` and converts them into `dst`, exactly their UTF-8
+/// length; `false` (nothing written) when they are not well-formed.
+fn convert(units: &[u16], dst: &mut [MaybeUninit<u8>]) -> bool {
+    if !simdutf::validate_utf16(units) {
+        return false;
+    }
+    // SAFETY: `units` are valid UTF-16 (checked above), whose UTF-8 is
+    // exactly `dst.len()` bytes (measured by the caller): simdutf writes
+    // that many, and the slices do not overlap.
+    let written =
+        unsafe { simdutf::convert_valid_utf16_to_utf8(units.as_ptr(), units.len(), dst.as_mut_ptr().cast()) };
+    assert_eq!(
+        written,
+        dst.len(),
+        "simdutf wrote other than the UTF-8 length it measured"
+    );
+    true
+}
