@@ -4,8 +4,11 @@
 //!
 //! Why: a payload's stored bytes are a fresh buffer, and writing fresh pages
 //! costs more than the conversion itself (each first write to a page is a
-//! page fault). Two threads take half the faults each. Measured on the
-//! 2-vCPU VM for 5 MB catalogs (see `from_utf16`'s numbers in the README).
+//! page fault). Two threads take half the faults each. Measured in Rust on
+//! the 2-vCPU VM, median of 30, 5 MB catalogs (`benchmark/catalogs.js`), one
+//! thread against two: into fresh memory (a ledger that keeps its records)
+//! ASCII 3.7 → 2.4 ms, Latin-1 4.8 → 2.9, CJK 4.7 → 2.8; into reused memory
+//! Latin-1 and CJK 1.1 → 0.8 ms, ASCII 0.3 ms either way.
 //!
 //! Well-formed input only: a half that is not ASCII (for the ASCII pass) or
 //! not well-formed UTF-16 (for the UTF-8 pass) makes it give up, and the
