@@ -214,6 +214,20 @@ fn a_pair_across_the_middle_stays_whole() {
 }
 
 #[test]
+fn pairs_across_every_chunk_edge_stay_whole() {
+    // Text of surrogate pairs only, shifted by zero to three units: the
+    // conversion's chunk edges (every 128 Ki units of each half) fall inside
+    // pairs, beside them, and on BMP text after them.
+    for prefix in ["", "a", "é😀", "日a😀"] {
+        let s = format!("{prefix}{}", "😀".repeat(halves::PARALLEL_MIN_UNITS / 2 + 3));
+        let u = units(&s);
+        check(&u);
+        assert!(halves::from_utf16(&u).is_some());
+        assert_eq!(from_utf16(&u).as_bytes(), s.as_bytes());
+    }
+}
+
+#[test]
 fn a_lone_surrogate_in_either_half_takes_the_lossless_path() {
     for len in long_lens() {
         let mid = len / 2;
