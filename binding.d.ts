@@ -66,9 +66,10 @@ export declare class Ledger {
   /**
    * Reads an archived result (see `FetchOptions` for the precedence). Cheap
    * answers (a range, the summary, an indexed json path, anything on a
-   * payload up to 256 KiB) are computed on the calling thread and returned
-   * as an already resolved Promise; scans and copies of large payloads, and
-   * store reads, run on the libuv pool.
+   * payload up to 64 KiB, a query that the payload's query index confines
+   * to a few blocks) are computed on the calling thread and returned as an
+   * already resolved Promise; scans and copies of large payloads, and store
+   * reads, run on the libuv pool.
    * Unknown ids, and ids from another namespace, answer `[tool_memory not found: <id>]`;
    * a failed store read answers `[tool_memory error: store read failed for <id>: ...]`.
    */
