@@ -14,7 +14,7 @@ const { spawnSync } = require('node:child_process')
 const { monitorEventLoopDelay, performance } = require('node:perf_hooks')
 const { Ledger } = require('../..')
 const { catalog, KINDS, TARGET_BYTES } = require('../catalogs.js')
-const { median, fmtMs, table } = require('../util.js')
+const { median, fmtMs, table, timed } = require('../util.js')
 
 const LABEL = { ascii: 'ASCII', latin1: 'Latin-1', cjk: 'CJK+emoji' }
 const N = 21
@@ -170,13 +170,7 @@ async function main() {
     const path = 'rows[-1].title'
     const want = JSON.stringify(JSON.parse(s).rows.at(-1).title)
     if ((await ledger.fetch(h.memId, { jsonPath: path })) !== want) throw new Error('jsonPath answers differ')
-    const xs = []
-    for (let i = 0; i < 400; i++) {
-      const t = performance.now()
-      await ledger.fetch(h.memId, { jsonPath: path })
-      xs.push(performance.now() - t)
-    }
-    const pathMs = median(xs)
+    const pathMs = await timed(400, () => ledger.fetch(h.memId, { jsonPath: path }))
     const jsPathMs = timeSync(() => JSON.stringify(JSON.parse(s).rows.at(-1).title), N)
     rows.push([`fetch jsonPath '${path}', ${LABEL[k]} (async)`, fmtMs(pathMs), 'JSON.parse + walk + stringify', fmtMs(jsPathMs), ratio(jsPathMs / pathMs), '≥ 100×'])
   }
@@ -195,13 +189,7 @@ async function main() {
     ledger.delete(h.memId)
   }
   if ((await ledger.fetch(ht.memId, { query: q })) !== jsWindows(text, q)) throw new Error('query answers differ')
-  const queryAsync = []
-  for (let i = 0; i < 200; i++) {
-    const t = performance.now()
-    await ledger.fetch(ht.memId, { query: q })
-    queryAsync.push(performance.now() - t)
-  }
-  const queryMs = median(queryAsync)
+  const queryMs = await timed(200, () => ledger.fetch(ht.memId, { query: q }))
   const querySyncMs = timeSync(() => ledger.fetchSync(ht.memId, { query: q }), 200)
   const jsQueryMs = timeSync(() => jsWindows(text, q), 200)
   rows.push([`first fetch query '${q}' of a 5 MB log (async; builds the query index)`, fmtMs(median(first)), 'indexOf window loop', fmtMs(jsQueryMs), ratio(jsQueryMs / median(first)), ''])
@@ -209,16 +197,11 @@ async function main() {
   rows.push([`fetchSync query '${q}'`, fmtMs(querySyncMs), 'indexOf window loop', fmtMs(jsQueryMs), ratio(jsQueryMs / querySyncMs), ''])
   // Several recalls at once: off the JS thread they overlap, while the JS
   // loops queue up on the one thread (8 in flight, per batch).
-  const batch = []
-  for (let i = 0; i < 30; i++) {
-    const t = performance.now()
-    await Promise.all(Array.from({ length: 8 }, () => ledger.fetch(ht.memId, { query: q })))
-    batch.push(performance.now() - t)
-  }
+  const batchMs = await timed(30, () => Promise.all(Array.from({ length: 8 }, () => ledger.fetch(ht.memId, { query: q }))))
   const jsBatchMs = timeSync(() => {
     for (let i = 0; i < 8; i++) jsWindows(text, q)
   }, 30)
-  rows.push(['8 concurrent fetch query (async, per batch)', fmtMs(median(batch)), '8 indexOf window loops', fmtMs(jsBatchMs), ratio(jsBatchMs / median(batch)), ''])
+  rows.push(['8 concurrent fetch query (async, per batch)', fmtMs(batchMs), '8 indexOf window loops', fmtMs(jsBatchMs), ratio(jsBatchMs / batchMs), ''])
   ledger.clear()
 
   const stall = await stallWhileRecording([catalogs.latin1, catalogs.cjk])
