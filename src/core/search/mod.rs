@@ -302,19 +302,23 @@ mod tests {
         }
     }
 
+    /// A deterministic xorshift generator: `rnd(n)` is below `n`.
+    fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        }
+    }
+
     /// The anchor scan, its switch to the fallback, and both searches agree
     /// with the definition: payloads where the needle's rarest byte is
     /// absent from the samples but common between them (the switch), rare
     /// (no switch), and matches on both sides of the switch and at the ends.
     #[test]
     fn anchor_scan_and_its_fallback_match_the_definition() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut rnd = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rnd = xorshift(0x9E37_79B9_7F4A_7C15);
         for round in 0..60 {
             let len = 1 + rnd(60_000) as usize;
             let mut hay: Vec<u8> = (0..len).map(|_| b"abcab "[rnd(6) as usize]).collect();
@@ -359,13 +363,7 @@ mod tests {
     /// the very end, and needles whose bytes are everywhere.
     #[test]
     fn block_regions_find_what_a_whole_scan_finds() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut rnd = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut rnd = xorshift(0x2545_F491_4F6C_DD1D);
         for round in 0..40 {
             let len = BLOCK * (1 + rnd(12) as usize) + rnd(BLOCK as u64) as usize;
             let mut hay: Vec<u8> = (0..len).map(|_| b"abcdefgh \n"[rnd(10) as usize]).collect();
