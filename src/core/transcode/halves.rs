@@ -20,7 +20,7 @@ use std::mem::MaybeUninit;
 use crate::core::cpu;
 use crate::core::text::Settled;
 
-use super::{ASCII_BLOCK, LOW};
+use super::{is_ascii, narrow, ASCII_BLOCK, CHUNK_UNITS, LOW};
 
 /// Strings of at least this many units are transcoded in two halves.
 pub const PARALLEL_MIN_UNITS: usize = 512 << 10;
@@ -30,8 +30,7 @@ pub const PARALLEL_MIN_UNITS: usize = 512 << 10;
 /// the one-thread path from the start.
 pub fn from_utf16(units: &[u16]) -> Option<Settled> {
     let mid = mid(units);
-    let first = &units[..units.len().min(ASCII_BLOCK)];
-    if first.iter().all(|&u| u < 0x80) {
+    if is_ascii(&units[..units.len().min(ASCII_BLOCK)]) {
         if let Some(s) = ascii(units, mid) {
             return Some(Settled::Ascii(s));
         }
@@ -78,28 +77,6 @@ fn ascii(units: &[u16], mid: usize) -> Option<String> {
     }
 }
 
-/// Writes `units` as bytes into `dst` (same length) a block at a time,
-/// checking each block is ASCII first; `false` at the first one that is not.
-/// Yields the CPU every `CHUNK_UNITS`, as `convert` does.
-fn narrow(units: &[u16], dst: &mut [MaybeUninit<u8>]) -> bool {
-    for (i, (block, to)) in units
-        .chunks(ASCII_BLOCK)
-        .zip(dst.chunks_mut(ASCII_BLOCK))
-        .enumerate()
-    {
-        if block.iter().fold(0u16, |acc, &u| acc | u) >= 0x80 {
-            return false;
-        }
-        for (d, &u) in to.iter_mut().zip(block) {
-            d.write(u as u8);
-        }
-        if (i + 1) % (CHUNK_UNITS / ASCII_BLOCK) == 0 {
-            std::thread::yield_now();
-        }
-    }
-    true
-}
-
 /// The UTF-8 of well-formed `units`, each half validated and converted by
 /// its own thread into its exact place.
 fn utf8(units: &[u16], mid: usize) -> Option<String> {
@@ -122,8 +99,8 @@ fn utf8(units: &[u16], mid: usize) -> Option<String> {
 
 /// Validates `units` and converts them into `dst`, exactly their UTF-8
 /// length; `false` (nothing written) when they are not well-formed. Converts
-/// a chunk at a time, yielding the CPU between chunks (as the JSON walk does,
-/// see `json::index::scalar`).
+/// `CHUNK_UNITS` at a time, yielding the CPU between chunks (as the JSON walk
+/// does, see `json::index::scalar`).
 fn convert(units: &[u16], dst: &mut [MaybeUninit<u8>]) -> bool {
     if !simdutf::validate_utf16(units) {
         return false;
@@ -159,9 +136,3 @@ fn convert(units: &[u16], dst: &mut [MaybeUninit<u8>]) -> bool {
     );
     true
 }
-
-/// Units transcoded between two yields of the CPU (about 0.1 ms into mapped
-/// pages). With 20 records of 5 MB in flight on the 2-vCPU VM, 20 runs each,
-/// these yields took the event loop's longest stall from 5.4 to 3.9 ms
-/// (median) and its p99 from 3.5 to 2.2 ms.
-const CHUNK_UNITS: usize = 128 << 10;
