@@ -84,4 +84,4 @@ function copySlice() {
   pump()
 }
 
-module.exports = { SLICE_UNITS, IN_FLIGHT, isLong, recordInSlices }
+module.exports = { isLong, recordInSlices }
