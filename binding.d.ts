@@ -147,6 +147,21 @@ export declare class ToolNameList {
 }
 
 /**
+ * Internal: sets the most growth held back from V8 while records are in
+ * flight, in bytes (0: none); returns the previous cap.
+ */
+export declare function __deferExternalUpTo(bytes: number): number
+
+/** Internal, for tests only: the external memory V8 counts for this isolate, in bytes. */
+export declare function __externalMemoryForTest(): number
+
+/** Internal: an async record of this thread begins. */
+export declare function __recordBegins(): void
+
+/** Internal: an async record of this thread settled (answered or failed). */
+export declare function __recordSettles(): void
+
+/**
  * Cuts a recall answer to `maxOutputChars` code points, marker included (for
  * answers from ledgers written in JS; the native Ledger cuts in `recall`).
  * `contiguousFrom`: the payload offset the text starts at, when it is a contiguous part.

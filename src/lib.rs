@@ -5,6 +5,7 @@
 pub mod core;
 mod error;
 pub mod napi_crossing;
+pub mod napi_external;
 pub mod napi_ledger;
 pub mod napi_palette;
 mod napi_text;

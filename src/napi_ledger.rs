@@ -1,9 +1,9 @@
 //! napi bindings for the Ledger: argument conversion, the async tasks (each
-//! with a sync twin sharing the same work), and V8 external-memory reporting.
+//! with a sync twin sharing the same work); external-memory reports go through `napi_external`.
 //! Programmer-error checks with precise `TypeError`s live in `lib/ledger.js`;
 //! the checks here are the backstop for callers of the raw binding.
 
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::AtomicI64;
 use std::sync::Arc;
 
 use napi::bindgen_prelude::*;
@@ -11,10 +11,12 @@ use napi_derive::napi;
 
 use crate::core::ids::mem_id_for as core_mem_id;
 use crate::core::ledger::{self as core, LedgerConfig, RecordRequest, Ttl};
+use crate::core::reap;
 use crate::core::recall::{cap_output, FetchSpec, MAX_OUTPUT_CHARS as MAX_OUT};
 use crate::core::store::StoreSpec;
 use crate::core::wtf8::Wtf8Buf;
 use crate::error::{guard, ledger_error, napi_error, rejection, store_error, type_error, Code, JsResult};
+use crate::napi_external::{release, sync};
 use crate::napi_text::{ContentRef, JsStr, JsText};
 
 /// The cap on what `recall` returns, in code points, marker included.
@@ -32,15 +34,6 @@ pub struct Ledger {
     inner: Arc<core::Ledger>,
     /// Bytes reported to V8 as external memory.
     reported: Arc<AtomicI64>,
-}
-
-fn sync_external(env: &Env, inner: &core::Ledger, reported: &AtomicI64) {
-    let now = inner.stats().bytes as i64;
-    let before = reported.swap(now, Ordering::AcqRel);
-    if now != before {
-        // A failed hint only makes GC timing worse; never fail the call for it.
-        let _ = env.adjust_external_memory(now - before);
-    }
 }
 
 fn to_handle(h: core::Handle) -> ToolResultHandle {
@@ -153,7 +146,7 @@ impl Task for RecordTask {
     fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
         match output.and_then(|h| guard(|| Ok(to_handle(h)))) {
             Ok(h) => {
-                sync_external(&env, &self.inner, &self.reported);
+                sync(&env, &self.inner, &self.reported);
                 Ok(h)
             }
             Err(e) => Err(rejection(&env, e)),
@@ -197,7 +190,7 @@ impl Task for FetchTask {
     fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
         // A reload from the store may have grown the memory held.
         if self.inner.has_store() {
-            sync_external(&env, &self.inner, &self.reported);
+            sync(&env, &self.inner, &self.reported);
         }
         output.map(JsText).map_err(|e| rejection(&env, e))
     }
@@ -271,7 +264,7 @@ impl Ledger {
                 .inner
                 .record_with(request(input), ttl)
                 .map_err(ledger_error)?;
-            sync_external(&env, &self.inner, &self.reported);
+            sync(&env, &self.inner, &self.reported);
             Ok(to_handle(h))
         })
     }
@@ -401,7 +394,7 @@ impl Ledger {
     /// External memory after a call that may have reloaded an entry from the store.
     fn sync_store_memory(&self, env: &Env) {
         if self.inner.has_store() {
-            sync_external(env, &self.inner, &self.reported);
+            sync(env, &self.inner, &self.reported);
         }
     }
 
@@ -459,7 +452,7 @@ impl Ledger {
                 .inner
                 .try_delete(namespace.as_deref().unwrap_or(""), &mem_id)
                 .map_err(store_error)?;
-            sync_external(&env, &self.inner, &self.reported);
+            sync(&env, &self.inner, &self.reported);
             Ok(removed)
         })
     }
@@ -470,7 +463,7 @@ impl Ledger {
     pub fn clear(&self, env: Env, namespace: Option<String>) -> Result<u32, Code> {
         guard(|| {
             let n = self.inner.try_clear(namespace.as_deref()).map_err(store_error)?;
-            sync_external(&env, &self.inner, &self.reported);
+            sync(&env, &self.inner, &self.reported);
             Ok(n as u32)
         })
     }
@@ -496,10 +489,10 @@ impl Ledger {
 
 impl ObjectFinalize for Ledger {
     fn finalize(self, env: Env) -> Result<()> {
-        let held = self.reported.swap(0, Ordering::AcqRel);
-        if held != 0 {
-            let _ = env.adjust_external_memory(-held);
-        }
+        release(&env, &self.reported);
+        // The entries are freed off the JS thread (unless a task still holds the ledger).
+        let bytes = self.inner.stats().bytes;
+        reap::drop_off_thread(self.inner, bytes);
         Ok(())
     }
 }

@@ -5,7 +5,7 @@
 //   - record (async, crossing included) against JSON.parse of the same string;
 //   - the JS thread's share of one record (from the call until it returns its
 //     Promise), and the event loop's longest stall while 20 records of 5 MB
-//     non-ASCII payloads are in flight;
+//     non-ASCII payloads are in flight, and the JS thread's time in clear();
 //   - fetch by json path against parse + walk, by query against indexOf windows;
 //   - bytes held per payload byte, by stats() and by RSS in a fresh process.
 // Run: npm run bench -- ledger   (the release build: npm run build)
@@ -93,6 +93,34 @@ async function stallWhileRecording(payloads) {
   await new Promise((r) => setTimeout(r, 5))
   h.disable()
   return { maxMs: h.max / 1e6, p99Ms: h.percentile(99) / 1e6, wallMs: performance.now() - started }
+}
+
+// The machine's floor: the event loop's longest stall over a window of `ms`
+// with nothing in flight (the same histogram), median of 5 windows.
+async function idleStall(ms) {
+  const xs = []
+  for (let r = 0; r < 5; r++) {
+    const h = monitorEventLoopDelay({ resolution: 1 })
+    h.enable()
+    await new Promise((r) => setTimeout(r, ms))
+    h.disable()
+    xs.push(h.max / 1e6)
+  }
+  return median(xs)
+}
+
+// The JS thread's time in `clear()` of a ledger holding 20 records of 5 MB
+// (the entries are freed off the JS thread), median of 5.
+async function timeClear(payloads) {
+  const ledger = new Ledger({ maxBytes: 2 ** 32 })
+  const xs = []
+  for (let r = 0; r < 5; r++) {
+    await Promise.all(Array.from({ length: 20 }, (_, i) => ledger.record({ toolCallId: `k${i}`, toolName: 'catalog', content: payloads[i % payloads.length] })))
+    const t = performance.now()
+    ledger.clear()
+    xs.push(performance.now() - t)
+  }
+  return median(xs)
 }
 
 // RSS growth per payload byte in a fresh process recording 30 distinct
@@ -210,6 +238,8 @@ async function main() {
     fmtMs(stall.maxMs),
     '≤ 3 ms',
   ])
+  thread.push([`the same, nothing in flight (this machine's floor: median of 5 windows of ${fmtMs(stall.wallMs)})`, fmtMs(await idleStall(stall.wallMs)), ''])
+  thread.push(['clear() of a ledger holding 20 records of 5 MB', fmtMs(await timeClear([catalogs.latin1, catalogs.cjk])), ''])
 
   const memory = []
   for (const k of KINDS) {

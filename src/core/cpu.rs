@@ -1,4 +1,5 @@
-//! Running a helper thread beside its parent, on another CPU.
+//! Running a helper thread beside its parent, on another CPU; and letting a
+//! background thread give way to all other work.
 //!
 //! Why: the JSON index of a large payload is built by two threads (see
 //! `json::index::build`), and two threads only halve the time if both run
@@ -54,9 +55,23 @@ pub fn leave(cpu: usize) -> Option<usize> {
     imp::leave(cpu)
 }
 
+/// Lowers the calling thread's priority as far as it goes (nice 19 on
+/// Linux; elsewhere it keeps its priority), for work nothing waits on, such
+/// as freeing memory: it then runs on a CPU no other thread wants.
+pub fn give_way() {
+    imp::give_way()
+}
+
 #[cfg(target_os = "linux")]
 mod imp {
     use std::mem::{size_of, zeroed};
+
+    pub fn give_way() {
+        // SAFETY: plain syscalls on the calling thread (Linux nice values are per thread).
+        unsafe {
+            libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 19);
+        }
+    }
 
     pub fn current() -> Option<usize> {
         // SAFETY: no arguments; returns -1 on failure.
@@ -92,6 +107,8 @@ mod imp {
 
 #[cfg(not(target_os = "linux"))]
 mod imp {
+    pub fn give_way() {}
+
     pub fn current() -> Option<usize> {
         None
     }
@@ -117,6 +134,20 @@ mod tests {
                 .filter(|&c| libc::CPU_ISSET(c, &set))
                 .collect()
         }
+    }
+
+    #[test]
+    fn a_thread_that_gives_way_runs_at_nice_19_and_only_it() {
+        let own = || unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) };
+        let before = own();
+        let inside = std::thread::spawn(move || {
+            give_way();
+            own()
+        })
+        .join()
+        .unwrap();
+        assert_eq!(inside, 19);
+        assert_eq!(own(), before);
     }
 
     #[test]

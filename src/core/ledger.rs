@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Map, Value};
 
@@ -193,7 +193,7 @@ mod entry;
 mod lru;
 mod read;
 use entry::{build_entry, rebuild_entry};
-use lru::Lru;
+use lru::{Locked, Lru};
 
 /// The ledger. Cheap to share behind an `Arc`.
 pub struct Ledger {
@@ -224,6 +224,7 @@ impl Ledger {
                 order: BTreeMap::new(),
                 tick: 0,
                 stats: Stats::default(),
+                dead: Vec::new(),
             }),
             backing: store,
             ttl_ms,
@@ -249,10 +250,10 @@ impl Ledger {
         self.backing.is_some()
     }
 
-    fn lock(&self) -> MutexGuard<'_, Lru> {
+    fn lock(&self) -> Locked<'_> {
         // A panic while holding the lock cannot leave the maps half-updated in
         // a way that matters more than losing the ledger, so recover the guard.
-        self.lru.lock().unwrap_or_else(|e| e.into_inner())
+        Locked(Some(self.lru.lock().unwrap_or_else(|e| e.into_inner())))
     }
 
     fn forced(&self) -> Option<String> {
@@ -445,10 +446,7 @@ impl Ledger {
 
     /// Removes one entry from memory and the store; true if either held it.
     pub fn try_delete(&self, namespace: &str, mem_id: &str) -> Result<bool, StoreError> {
-        let in_memory = self
-            .lock()
-            .remove(&(namespace.to_string(), mem_id.to_string()))
-            .is_some();
+        let in_memory = self.lock().remove(&(namespace.to_string(), mem_id.to_string()));
         let stored = match &self.backing {
             Some(store) => store
                 .delete(namespace, mem_id)

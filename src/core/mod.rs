@@ -1,11 +1,13 @@
 //! The engine: plain Rust, no napi types, covered by `cargo test`.
 
 pub mod cpu;
+pub mod external;
 pub mod ids;
 pub mod json;
 pub mod ledger;
 pub mod palette;
 pub mod quick;
+pub mod reap;
 pub mod recall;
 pub mod search;
 pub mod store;

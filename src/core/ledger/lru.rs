@@ -1,10 +1,14 @@
 //! The in-memory LRU under the ledger's lock: entries by (namespace, mem id),
-//! ordered by last use, evicted past the byte bound.
+//! ordered by last use, evicted past the byte bound. What it removes waits in
+//! `dead` until the lock is released (then `Locked` frees it, off the calling
+//! thread if large).
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::ops::{Deref, DerefMut};
+use std::sync::{Arc, MutexGuard};
 
 use super::{Entry, Key, Stats};
+use crate::core::reap;
 
 pub(super) struct Slot {
     pub(super) entry: Arc<Entry>,
@@ -17,6 +21,8 @@ pub(super) struct Lru {
     pub(super) order: BTreeMap<u64, Key>,
     pub(super) tick: u64,
     pub(super) stats: Stats,
+    /// Entries removed while the lock is held.
+    pub(super) dead: Vec<Arc<Entry>>,
 }
 
 impl Lru {
@@ -35,12 +41,16 @@ impl Lru {
         Some(slot.entry.clone())
     }
 
-    pub(super) fn remove(&mut self, key: &Key) -> Option<Arc<Entry>> {
-        let slot = self.map.remove(key)?;
+    /// Removes the entry under `key`; true if there was one.
+    pub(super) fn remove(&mut self, key: &Key) -> bool {
+        let Some(slot) = self.map.remove(key) else {
+            return false;
+        };
         self.order.remove(&slot.tick);
         self.stats.bytes -= slot.entry.bytes;
         self.stats.entries -= 1;
-        Some(slot.entry)
+        self.dead.push(slot.entry);
+        true
     }
 
     /// Inserts `entry` as the most recently used, unless a live entry holds
@@ -69,9 +79,7 @@ impl Lru {
                 self.order.insert(tick, oldest);
                 continue;
             }
-            if let Some(slot) = self.map.remove(&oldest) {
-                self.stats.bytes -= slot.entry.bytes;
-                self.stats.entries -= 1;
+            if self.remove(&oldest) {
                 self.stats.evictions += 1;
             }
         }
@@ -88,6 +96,36 @@ impl Lru {
             .collect();
         for k in &gone {
             self.remove(k);
+        }
+    }
+}
+
+/// The ledger's lock, held. Once released, the entries removed under it are
+/// dropped: off the calling thread if they hold a megabyte or more (freeing
+/// 100 MB of payloads took 2.5 to 7 ms), and never while the lock is held.
+pub(super) struct Locked<'a>(pub(super) Option<MutexGuard<'a, Lru>>);
+
+impl Deref for Locked<'_> {
+    type Target = Lru;
+    fn deref(&self) -> &Lru {
+        self.0.as_ref().expect("held until dropped")
+    }
+}
+
+impl DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut Lru {
+        self.0.as_mut().expect("held until dropped")
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        let Some(mut lru) = self.0.take() else { return };
+        let dead = std::mem::take(&mut lru.dead);
+        drop(lru);
+        if !dead.is_empty() {
+            let bytes = dead.iter().map(|e| e.bytes).sum();
+            reap::drop_off_thread(dead, bytes);
         }
     }
 }

@@ -273,3 +273,52 @@ fn lone_surrogates_cross_losslessly_and_invalid_bytes_as_before() {
     assert_eq!(hb.mem_id, mem_id_for("c", lossy.as_bytes()));
     assert_eq!(l.fetch("", &hb.mem_id, &full), lossy);
 }
+
+/// Waits (bounded) for the entry behind `weak` to be freed, by whichever thread frees it.
+fn freed(weak: &std::sync::Weak<Entry>) -> bool {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while weak.strong_count() > 0 {
+        if std::time::Instant::now() > until {
+            return false;
+        }
+        std::thread::yield_now();
+    }
+    true
+}
+
+#[test]
+fn removed_entries_are_freed_small_at_once_large_soon_none_kept() {
+    let l = Ledger::new(LedgerConfig {
+        max_bytes: 5 << 20,
+        preview_chars: 10,
+    });
+    let big = |tag: &str| format!("{tag}{}", "x".repeat(2 << 20));
+    let weak = |mem_id: &str| Arc::downgrade(&l.peek("", mem_id).unwrap());
+
+    let small = l.record(req("", "s", "small")).unwrap();
+    let w = weak(&small.mem_id);
+    assert!(l.delete("", &small.mem_id));
+    assert_eq!(
+        w.strong_count(),
+        0,
+        "a small entry is freed on the calling thread"
+    );
+
+    let a = l.record(req("", "a", &big("a"))).unwrap();
+    let wa = weak(&a.mem_id);
+    assert!(l.delete("", &a.mem_id));
+    assert!(freed(&wa), "a deleted entry is freed");
+
+    // Past max_bytes, the oldest is evicted; then clear removes the rest.
+    let b = l.record(req("", "b", &big("b"))).unwrap();
+    let c = l.record(req("", "c", &big("c"))).unwrap();
+    let wb = weak(&b.mem_id);
+    let d = l.record(req("", "d", &big("d"))).unwrap();
+    assert!(l.peek("", &b.mem_id).is_none());
+    assert_eq!(l.stats().evictions, 1);
+    assert!(freed(&wb), "an evicted entry is freed");
+    let (wc, wd) = (weak(&c.mem_id), weak(&d.mem_id));
+    assert_eq!(l.clear(None), 2);
+    assert!(freed(&wc) && freed(&wd), "cleared entries are freed");
+    assert_eq!(l.stats().bytes, 0);
+}
