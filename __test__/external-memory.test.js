@@ -11,7 +11,7 @@ const { spawnSync } = require('node:child_process')
 const MB = 2 ** 20
 
 /** Runs `scenario` in a fresh Node process and returns what it resolves to. */
-function inChild(scenario) {
+function inChild(scenario, flags = []) {
   const code = `
     const { Ledger } = require(${JSON.stringify(require.resolve('..'))})
     const binding = require(${JSON.stringify(require.resolve('../lib/native.js'))})
@@ -25,7 +25,7 @@ function inChild(scenario) {
       payload: (tag, units = 3 * MB) => tag + ':' + 'é'.repeat(units),
     }
     ;(${scenario})(tools).then((out) => process.stdout.write(JSON.stringify(out)))`
-  const r = spawnSync(process.execPath, ['-e', code], { encoding: 'utf8' })
+  const r = spawnSync(process.execPath, [...flags, '-e', code], { encoding: 'utf8' })
   if (r.status !== 0) throw new Error(r.stderr)
   return JSON.parse(r.stdout)
 }
@@ -142,4 +142,28 @@ test('a rejected record settles its turn: what follows is counted at once', () =
   expect(r.code).toBe('ERR_SYMFONIC_MEM_ID_COLLISION')
   expect(r.added).toBeGreaterThan(2 * MB)
   expect(r.grew).toBe(r.added)
+})
+
+test('a collected ledger is no longer counted', () => {
+  const r = inChild(
+    async ({ Ledger, counted, payload }) => {
+      const before = counted()
+      let l = new Ledger()
+      await l.record({ toolCallId: 'a', toolName: 't', content: payload('a') })
+      await l.record({ toolCallId: 'b', toolName: 't', content: payload('b') })
+      const held = l.stats().bytes
+      const grew = counted() - before
+      l = null
+      // Finalizers may run after the collection, on a later turn.
+      for (let i = 0; i < 20 && counted() !== before; i++) {
+        global.gc()
+        await new Promise((r) => setTimeout(r, 10))
+      }
+      return { held, grew, after: counted() - before }
+    },
+    ['--expose-gc'],
+  )
+  expect(r.held).toBeGreaterThan(12 * MB)
+  expect(r.grew).toBe(r.held)
+  expect(r.after).toBe(0)
 })

@@ -11,7 +11,6 @@ use napi_derive::napi;
 
 use crate::core::ids::mem_id_for as core_mem_id;
 use crate::core::ledger::{self as core, LedgerConfig, RecordRequest, Ttl};
-use crate::core::reap;
 use crate::core::recall::{cap_output, FetchSpec, MAX_OUTPUT_CHARS as MAX_OUT};
 use crate::core::store::StoreSpec;
 use crate::core::wtf8::Wtf8Buf;
@@ -490,9 +489,12 @@ impl Ledger {
 impl ObjectFinalize for Ledger {
     fn finalize(self, env: Env) -> Result<()> {
         release(&env, &self.reported);
-        // The entries are freed off the JS thread (unless a task still holds the ledger).
-        let bytes = self.inner.stats().bytes;
-        reap::drop_off_thread(self.inner, bytes);
+        // Unless a task still holds the ledger (its thread then drops it), its
+        // payloads are freed as removed entries are, off the JS thread; its
+        // store, if any, is closed here.
+        if Arc::strong_count(&self.inner) == 1 {
+            self.inner.forget_in_memory();
+        }
         Ok(())
     }
 }

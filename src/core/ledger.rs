@@ -488,6 +488,18 @@ impl Ledger {
     pub fn stats(&self) -> Stats {
         self.lock().stats
     }
+
+    /// Drops every in-memory entry, leaving the store's rows alone: for a
+    /// ledger going away, so that its payloads are freed the way removed
+    /// entries are (off the calling thread when large), and the rest of it
+    /// (a store's connection) where it is dropped.
+    pub fn forget_in_memory(&self) {
+        let mut lru = self.lock();
+        let keys: Vec<Key> = lru.map.keys().cloned().collect();
+        for k in &keys {
+            lru.remove(k);
+        }
+    }
 }
 
 /// Refuses a namespace longer than `MAX_NAMESPACE_CHARS` code points.

@@ -237,3 +237,17 @@ fn many_threads_record_and_read_one_file() {
     assert_eq!(SqliteStore::open(&db.0).unwrap().integrity_check().unwrap(), "ok");
     assert_eq!(l.stats().store_errors, 0);
 }
+
+#[test]
+fn forgetting_in_memory_keeps_the_rows_and_a_miss_reloads_them() {
+    let db = TempDb::new("forget");
+    let a = ledger(&db, usize::MAX, None);
+    let h = a
+        .record(req("f", Payload::Utf8("kept in the store".into())))
+        .unwrap();
+    assert_eq!(a.stats().entries, 1);
+    a.forget_in_memory();
+    assert_eq!((a.stats().entries, a.stats().bytes), (0, 0));
+    assert_eq!(a.fetch("ns", &h.mem_id, &spec(|_| {})), "kept in the store");
+    assert_eq!(a.stats().store_hits, 1);
+}
