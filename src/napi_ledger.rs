@@ -1,5 +1,6 @@
-//! napi bindings for the Ledger: argument conversion, the async tasks (each
-//! with a sync twin sharing the same work); external-memory reports go through `napi_external`.
+//! napi bindings for the Ledger: argument conversion and the async tasks
+//! (each with a sync twin sharing the same work); external-memory reports go
+//! through `napi_external`.
 //! Programmer-error checks with precise `TypeError`s live in `lib/ledger.js`;
 //! the checks here are the backstop for callers of the raw binding.
 

@@ -465,19 +465,9 @@ impl Ledger {
     /// larger of the two (the store holds every live entry the memory does,
     /// unless another process removed some).
     pub fn try_clear(&self, namespace: Option<&str>) -> Result<usize, StoreError> {
-        let in_memory = {
-            let mut lru = self.lock();
-            let keys: Vec<Key> = lru
-                .map
-                .keys()
-                .filter(|(ns, _)| namespace.is_none_or(|n| n == ns))
-                .cloned()
-                .collect();
-            for k in &keys {
-                lru.remove(k);
-            }
-            keys.len()
-        };
+        let in_memory = self
+            .lock()
+            .remove_where(|(ns, _), _| namespace.is_none_or(|n| n == ns));
         let stored = match &self.backing {
             Some(store) => store.clear(namespace).map_err(|e| self.store_failed(e))?,
             None => 0,
@@ -494,11 +484,7 @@ impl Ledger {
     /// entries are (off the calling thread when large), and the rest of it
     /// (a store's connection) where it is dropped.
     pub fn forget_in_memory(&self) {
-        let mut lru = self.lock();
-        let keys: Vec<Key> = lru.map.keys().cloned().collect();
-        for k in &keys {
-            lru.remove(k);
-        }
+        self.lock().remove_where(|_, _| true);
     }
 }
 

@@ -88,15 +88,21 @@ impl Lru {
 
     /// Removes the expired entries.
     pub(super) fn sweep(&mut self, now: u64) {
-        let gone: Vec<Key> = self
+        self.remove_where(|_, slot| slot.entry.expired(now));
+    }
+
+    /// Removes every entry whose key and slot `gone` picks; returns how many.
+    pub(super) fn remove_where(&mut self, gone: impl Fn(&Key, &Slot) -> bool) -> usize {
+        let keys: Vec<Key> = self
             .map
             .iter()
-            .filter(|(_, s)| s.entry.expired(now))
+            .filter(|(k, s)| gone(k, s))
             .map(|(k, _)| k.clone())
             .collect();
-        for k in &gone {
+        for k in &keys {
             self.remove(k);
         }
+        keys.len()
     }
 }
 
