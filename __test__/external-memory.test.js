@@ -17,6 +17,8 @@ function inChild(scenario, flags = []) {
     const binding = require(${JSON.stringify(require.resolve('../lib/native.js'))})
     const MB = ${MB}
     const tools = {
+      entry: ${JSON.stringify(require.resolve('..'))},
+      native: ${JSON.stringify(require.resolve('../lib/native.js'))},
       Ledger,
       binding,
       MB,
@@ -166,4 +168,29 @@ test('a collected ledger is no longer counted', () => {
   expect(r.held).toBeGreaterThan(12 * MB)
   expect(r.grew).toBe(r.held)
   expect(r.after).toBe(0)
+})
+
+test('each JS thread has its own burst: a worker is counted at once while the main thread holds one open', () => {
+  const r = inChild(async ({ binding, entry, native }) => {
+    const { Worker } = require('node:worker_threads')
+    binding.__recordBegins() // the main thread's burst stays open throughout
+    const worker = new Worker(
+      `
+      const { parentPort } = require('node:worker_threads')
+      const { Ledger } = require(${JSON.stringify(entry)})
+      const binding = require(${JSON.stringify(native)})
+      ;(async () => {
+        const l = new Ledger()
+        const before = binding.__externalMemoryForTest()
+        await l.record({ toolCallId: 'w', toolName: 't', content: 'w:' + 'é'.repeat(3 * 2 ** 20) })
+        parentPort.postMessage({ grew: binding.__externalMemoryForTest() - before, held: l.stats().bytes })
+      })()`,
+      { eval: true },
+    )
+    const out = await new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject))
+    await worker.terminate()
+    return out
+  })
+  expect(r.held).toBeGreaterThan(6 * MB)
+  expect(r.grew).toBe(r.held)
 })
