@@ -1,4 +1,6 @@
-//! Byte-level scanning of JSON text that simd-json has already validated.
+//! Byte-level scanning of JSON text: the validating scans of strings and
+//! scalars that the index walk (`index/scalar.rs`) runs as it validates, and
+//! the plain scans that later reads run over text it has validated.
 //! Every function is bounds-safe: on text that is not valid JSON it returns
 //! some position ≤ `b.len()` instead of panicking, so a mismatched index can
 //! only produce a wrong answer, never a crash.
