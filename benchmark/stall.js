@@ -61,7 +61,7 @@ async function idle(ms, n) {
 /** The two non-ASCII catalogs the bursts record. */
 const payloads = () => [catalog('latin1'), catalog('cjk')]
 
-module.exports = { bursts, idle, payloads }
+module.exports = { bursts, idle }
 
 if (require.main === module) {
   const n = Number(process.argv[2]) || 6

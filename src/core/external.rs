@@ -73,6 +73,7 @@ impl Deferral {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::testing::xorshift;
 
     const MB: i64 = 1 << 20;
 
@@ -139,12 +140,9 @@ mod tests {
         let cap = 40 * MB;
         let mut d = Deferral::new(cap);
         let (mut held, mut told, mut in_flight) = (0i64, 0i64, 0u32);
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..100_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let due = match x % 4 {
+            let due = match rnd(4) {
                 0 => {
                     d.begin();
                     in_flight += 1;
@@ -155,12 +153,12 @@ mod tests {
                     d.settle()
                 }
                 2 if held > 0 => {
-                    let freed = ((x >> 8) as i64 % held).max(1);
+                    let freed = (rnd(held as u64) as i64).max(1);
                     held -= freed;
                     d.report(-freed)
                 }
                 _ => {
-                    let grown = (x >> 8) as i64 % (8 * MB);
+                    let grown = rnd(8 * MB as u64) as i64;
                     held += grown;
                     d.report(grown)
                 }

@@ -18,3 +18,5 @@ pub mod wtf8;
 
 #[cfg(test)]
 mod proptests;
+#[cfg(test)]
+pub(crate) mod testing;

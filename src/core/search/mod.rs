@@ -239,6 +239,7 @@ fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::testing::xorshift;
 
     /// The sequential definition the fast paths must equal.
     fn naive(hay: &[u8], needle: &[u8], caseless: bool, keep: usize) -> Matches {
@@ -299,16 +300,6 @@ mod tests {
                 naive(hay.as_bytes(), needle, true, 5),
                 "{needle:?}"
             );
-        }
-    }
-
-    /// A deterministic xorshift generator: `rnd(n)` is below `n`.
-    fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
-        move |n| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
         }
     }
 
