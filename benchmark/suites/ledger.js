@@ -213,15 +213,11 @@ async function main() {
     '≤ 3 ms',
   ])
   thread.push([`the same, 5 more bursts (${spread(more.map((b) => b.maxMs))})`, fmtMs(median(more.map((b) => b.maxMs))), ''])
-  for (const [flags, what] of [
-    [[], 'node'],
-    [['--v8-pool-size=1'], 'node --v8-pool-size=1'],
-    [['--single-threaded-gc'], 'node --single-threaded-gc'],
-  ]) {
+  for (const flags of [[], ['--v8-pool-size=1'], ['--single-threaded-gc']]) {
     const child = spawnSync(process.execPath, [...flags, require.resolve('../stall.js'), '6'], { encoding: 'utf8' })
     if (child.status !== 0) throw new Error(child.stderr)
     const xs = JSON.parse(child.stdout).map((b) => b.maxMs)
-    thread.push([`the same under ${what}, 6 bursts in a child process (${spread(xs)})`, fmtMs(median(xs)), ''])
+    thread.push([`the same under ${['node', ...flags].join(' ')}, 6 bursts in a child process (${spread(xs)})`, fmtMs(median(xs)), ''])
   }
   const floor = await stall.idle(burst.wallMs, 5)
   thread.push([`the same, nothing in flight (this machine's floor over ${fmtMs(burst.wallMs)}: ${spread(floor)})`, fmtMs(median(floor)), ''])
