@@ -10,12 +10,15 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
- * Internal: the UTF-16 units of a string that crosses in slices, given to
- * `Ledger.record` as its `content` once complete (which takes them).
+ * Internal: a string that crosses in slices, given to `Ledger.record` as its
+ * `content` once complete (which takes it).
  */
 export declare class __Crossing {
-  /** A crossing with room for `units` UTF-16 units. */
-  constructor(units: number)
+  /**
+   * A crossing of a string of `units` UTF-16 units; with `stream`, its
+   * slices are transcoded as they cross, by a thread of its own.
+   */
+  constructor(units: number, stream: boolean)
   /** Appends the units of `part` (a string), copied once. */
   push(part: unknown): void
 }

@@ -167,16 +167,24 @@ describe('long strings cross in slices, one per event-loop turn', () => {
     return parts.join('')
   }
 
+  // Alone, a record's slices are transcoded as they cross (by a thread of
+  // its own); one that starts crossing while another is in flight has its
+  // units gathered whole and transcoded once crossed (lib/crossing.js).
+  // Either way the result is the one-piece crossing's.
   test.each([
-    ['surrogate pairs cut by slice edges', false],
-    ['lone surrogates on slice edges', true],
-  ])('%s: the same id, text and answers as a one-piece crossing', async (_, lone) => {
+    ['surrogate pairs cut by slice edges', false, 'alone'],
+    ['lone surrogates on slice edges', true, 'alone'],
+    ['surrogate pairs cut by slice edges', false, 'behind another'],
+    ['lone surrogates on slice edges', true, 'behind another'],
+  ])('%s, recorded %s: the same id, text and answers as a one-piece crossing', async (_, lone, when) => {
     const s = edgy(4, lone)
     expect(s.length).toBeGreaterThan(3 * SLICE)
     const sliced = new Ledger({ maxBytes: 2 ** 30 })
     const whole = new Ledger({ maxBytes: 2 ** 30 })
+    const first = when === 'alone' ? null : sliced.record({ toolCallId: 'first', toolName: 't', content: s + '!' })
     const h = await sliced.record({ toolCallId: 'c', toolName: 't', content: s })
     const w = whole.recordSync({ toolCallId: 'c', toolName: 't', content: s })
+    if (first) expect((await first).memId).toBe(memIdFor('first', s + '!'))
     expect(h).toEqual(w)
     expect(h.memId).toBe(memIdFor('c', s))
     expect(h.sizeChars).toBe(Array.from(s).length)

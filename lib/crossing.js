@@ -3,11 +3,23 @@
 // the event loop, and only a few records at a time.
 //
 // Slices. A string longer than SLICE_UNITS UTF-16 units is copied into the
-// native buffer a slice (512 KiB) at a time, one slice per turn across all
+// native side a slice (512 KiB) at a time, one slice per turn across all
 // records (first come, first served), where one 10 MB copy took up to 14 ms
 // of one turn and 20 records queued at once would copy together in one turn.
 // `s.slice` is O(1) in V8 and the copy reads the original string; a
-// surrogate pair cut by a slice edge is whole again in the native buffer.
+// surrogate pair cut by a slice edge is whole again on the native side.
+//
+// Transcoded as it crosses, when alone. A record that starts crossing while
+// no other is in flight has its slices transcoded to UTF-8 by a thread of
+// its own as they arrive (`src/core/transcode/stream.rs`), so its work on
+// the pool starts with the text all but ready: on the 2-vCPU VM, a 5 MB
+// Latin-1 or CJK catalog recorded in 11.2-12.7 ms against 12.6-15.1 ms
+// (npm run bench -- ledger, 3 runs each, interleaved). While others are in
+// flight the pool is busy and such a thread only competes with the event
+// loop (the slices' copies took twice as long at the 95th percentile, and
+// the longest stall of 20 records in flight rose from 3.6-5.1 ms to 5.8-7.3
+// ms, median of 5 bursts): then the units are gathered whole and
+// transcoded on the pool once crossed, as before.
 //
 // A few at a time. At most IN_FLIGHT such records are between their first
 // slice and their answer; the next one starts crossing when one is answered.
@@ -69,7 +81,7 @@ function copySlice() {
     crossing.inFlight++
   }
   try {
-    job.into ??= new binding.__Crossing(job.s.length)
+    job.into ??= new binding.__Crossing(job.s.length, crossing.inFlight === 1)
     job.into.push(job.s.slice(job.at, job.at + SLICE_UNITS))
     job.at += SLICE_UNITS
     if (job.at >= job.s.length) {

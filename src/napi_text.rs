@@ -65,7 +65,7 @@ impl FromNapiValue for Content {
             // object fails the class's type-tag check.
             let mut crossing = unsafe { ClassInstance::<Crossing>::from_napi_value(env, value) }
                 .map_err(|_| not_content())?;
-            return Ok(Content(Payload::Utf16(crossing.take()?)));
+            return Ok(Content(crossing.take()?));
         }
         unsafe { js_units(env, value) }.map(|units| Content(Payload::Utf16(units)))
     }

@@ -16,7 +16,7 @@ const MARK_EVERY: usize = 4096;
 /// its UTF-16 units and a Buffer as its bytes, not yet transcoded: that work
 /// is [`settle`](Payload::settle)'s, which `Ledger::record_with` runs first
 /// (on the libuv pool for an async record, so the JS thread only copies).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Payload {
     /// Known to be ASCII: no scan needed.
     Ascii(String),
@@ -29,6 +29,9 @@ pub enum Payload {
     /// A Buffer's bytes, not yet validated as UTF-8 (unsettled; invalid
     /// sequences become U+FFFD).
     Bytes(Vec<u8>),
+    /// A long JS string transcoded as it crossed (see `transcode::stream`),
+    /// its thread finishing the last slice.
+    Streamed(transcode::stream::Streamed),
 }
 
 impl Payload {
@@ -47,6 +50,7 @@ impl Payload {
                 settled
             }
             Payload::Bytes(bytes) => transcode::from_utf8_lossy(bytes),
+            Payload::Streamed(s) => s.settle(),
         }
     }
 }

@@ -23,6 +23,7 @@ use crate::core::wtf8;
 
 mod halves;
 pub mod recycle;
+pub mod stream;
 
 const HIGH: std::ops::Range<u16> = 0xD800..0xDC00;
 const LOW: std::ops::Range<u16> = 0xDC00..0xE000;
@@ -168,6 +169,13 @@ fn to_wtf8(units: &[u16], first_error: usize) -> Vec<u8> {
     // A lone surrogate takes 3 bytes where simdutf's count gives it 2; the
     // few extra bytes grow the buffer, which is cut to size at the end.
     let mut out = Vec::with_capacity(simdutf::utf8_length_from_utf16(units) + 64);
+    push_wtf8(&mut out, units, first_error);
+    out.shrink_to_fit();
+    out
+}
+
+/// Appends the WTF-8 of `units` (see [`to_wtf8`]).
+fn push_wtf8(out: &mut Vec<u8>, units: &[u16], first_error: usize) {
     let (mut i, mut err) = (0usize, first_error.min(units.len()));
     loop {
         let mut end = err.max(i);
@@ -175,23 +183,21 @@ fn to_wtf8(units: &[u16], first_error: usize) -> Vec<u8> {
         if end > i && HIGH.contains(&units[end - 1]) {
             end -= 1;
         }
-        push_run(&mut out, &units[i..end]);
+        push_run(out, &units[i..end]);
         if end == units.len() {
             break;
         }
-        i = push_one(&mut out, units, end);
+        i = push_one(out, units, end);
         if i == units.len() {
             break;
         }
         let checked = simdutf::validate_utf16_with_errors(&units[i..]);
         if checked.error == ErrorCode::Success {
-            push_well_formed(&mut out, &units[i..]);
+            push_well_formed(out, &units[i..]);
             break;
         }
         err = i + checked.count;
     }
-    out.shrink_to_fit();
-    out
 }
 
 /// Appends a run of units that should be well-formed: with SIMD if it is,

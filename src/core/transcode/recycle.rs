@@ -44,6 +44,16 @@ pub struct Recycler {
 
 static SHARED: Recycler = Recycler::new();
 
+/// The slice buffers of strings transcoded as they cross (see
+/// `transcode::stream`): a list of their own, so that the slices of a
+/// crossing never take the whole-string buffers of the others.
+static CHUNKS: Recycler = Recycler::new();
+
+/// The process-wide list of slice buffers.
+pub fn chunks() -> &'static Recycler {
+    &CHUNKS
+}
+
 /// [`Recycler::take`] on the process-wide list.
 pub fn take(units: usize) -> Vec<u16> {
     SHARED.take(units)
@@ -94,11 +104,7 @@ impl Recycler {
         if buf.capacity() < MIN_UNITS {
             return;
         }
-        let before = self
-            .out
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| Some(n.saturating_sub(1)))
-            .unwrap_or_else(|n| n);
-        let out = before.saturating_sub(1);
+        let out = self.leave();
         let mut free = self.list();
         if out == 0 {
             free.clear(); // the last crossing in flight: nothing will reuse these soon
@@ -116,9 +122,39 @@ impl Recycler {
         }
     }
 
+    /// Counts one more user in flight that takes and gives back buffers
+    /// over a while (a crossing in slices, between two of them), so that
+    /// what it gives back is kept for its next take; [`release`]
+    /// (Self::release) ends it.
+    pub fn hold(&self) {
+        self.out.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Ends a [`hold`](Self::hold): with nothing else in flight, the list is freed.
+    pub fn release(&self) {
+        if self.leave() == 0 {
+            self.list().clear();
+        }
+    }
+
+    /// One fewer in flight (never below none); the count left.
+    fn leave(&self) -> usize {
+        let before = self
+            .out
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| Some(n.saturating_sub(1)))
+            .unwrap_or_else(|n| n);
+        before.saturating_sub(1)
+    }
+
     /// Bytes of capacity kept now.
     pub fn kept_bytes(&self) -> usize {
         self.list().iter().map(bytes).sum()
+    }
+
+    /// Large buffers taken and holds, not yet given back or released.
+    #[cfg(test)]
+    pub(crate) fn in_flight(&self) -> usize {
+        self.out.load(Ordering::Acquire)
     }
 }
 
@@ -179,5 +215,23 @@ mod tests {
         let b = r.take(MIN_UNITS);
         r.give_back(b);
         assert_eq!(r.kept_bytes(), 0, "a lone crossing keeps nothing");
+    }
+
+    #[test]
+    fn a_hold_keeps_what_is_given_back_until_it_is_released() {
+        let r = Recycler::new();
+        r.hold();
+        let b = r.take(MIN_UNITS);
+        let ptr = b.as_ptr();
+        r.give_back(b);
+        assert!(r.kept_bytes() > 0, "kept between two takes of one holder");
+        let again = r.take(MIN_UNITS);
+        assert_eq!(again.as_ptr(), ptr);
+        r.give_back(again);
+        assert_eq!(r.in_flight(), 1);
+        r.release();
+        assert_eq!((r.in_flight(), r.kept_bytes()), (0, 0));
+        r.release(); // never below none
+        assert_eq!(r.in_flight(), 0);
     }
 }

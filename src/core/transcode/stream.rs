@@ -1,0 +1,251 @@
+//! Transcoding a long string while it crosses: the JS thread hands over its
+//! UTF-16 units a slice per event-loop turn (`napi_crossing`), and a thread
+//! of the crossing's own converts each slice as soon as it arrives, so that
+//! once the last slice has crossed the stored form is all but ready. The
+//! other way, still taken while other records are in flight (see
+//! `lib/crossing.js`), gathers the units into one buffer and transcodes the
+//! whole string on the libuv pool once it has crossed.
+//!
+//! Why: the crossing of a 5 MB string takes about 20 turns of the event
+//! loop, during which the pool has nothing of this record to do, and the
+//! transcoding after it was most of the difference between recording a
+//! non-ASCII catalog as a string and as a Buffer (measured on the 2-vCPU
+//! VM: 3.4 ms of 12.8 ms for Latin-1). Done slice by slice it overlaps the
+//! crossing instead, and the units need no buffer of the whole string: a
+//! slice's buffer goes back to a small free-list of its own
+//! (`recycle::chunks`) once converted.
+//!
+//! Each slice is converted into a buffer of its own, exactly its size, and
+//! the pieces are joined once the last has come (by `Streamed::settle`, on
+//! the pool). Converting straight into one buffer reserved for the worst
+//! case (3 bytes a unit) was slower: a reservation that large is a fresh
+//! mapping every time (glibc maps anything larger than the largest block
+//! freed so far afresh), and this VM's page faults on fresh memory cost
+//! more than the conversion (the thread took 6.5 ms for 5 MB of Latin-1,
+//! against 1.2 ms into reused memory).
+//!
+//! The result is [`super::from_utf16`]'s, byte for byte: each slice is
+//! converted with SIMD (one validating pass; ASCII narrowed blockwise first),
+//! a high surrogate that ends a slice waits for the next one (a pair cut by a
+//! slice edge is whole again), and a slice that holds a lone surrogate is
+//! written losslessly as WTF-8, as the whole string would have been.
+
+use std::sync::mpsc::{channel, Sender};
+use std::thread::JoinHandle;
+
+use crate::core::text::Settled;
+use crate::core::wtf8;
+
+use super::{is_ascii, narrow, push_wtf8, recycle, ASCII_BLOCK, HIGH, LOW};
+
+/// The stored form of UTF-16 units given in pieces, converted as they come:
+/// each piece into a buffer of its own (exactly its size, so the allocator
+/// serves them from memory it has), joined once the last has come.
+#[derive(Debug, Default)]
+pub struct Encoder {
+    parts: Vec<Vec<u8>>,
+    bytes: usize,
+    units: usize,
+    /// A high surrogate that ended the last piece: its pair may follow.
+    carry: Option<u16>,
+    /// Whether a lone surrogate was written (the output is WTF-8).
+    lone: bool,
+}
+
+impl Encoder {
+    /// Converts the next units.
+    pub fn push(&mut self, mut units: &[u16]) {
+        if units.is_empty() {
+            return;
+        }
+        self.units += units.len();
+        // Room for the worst case: 3 bytes a unit, a carried surrogate's 3 more.
+        let mut out = Vec::with_capacity(3 * units.len() + 3);
+        if let Some(hi) = self.carry.take() {
+            if LOW.contains(&units[0]) {
+                let cp = 0x10000 + ((hi as u32 - 0xD800) << 10) + (units[0] as u32 - 0xDC00);
+                wtf8::push_code_point(&mut out, cp);
+                units = &units[1..];
+            } else {
+                self.lone = true;
+                wtf8::push_code_point(&mut out, hi as u32);
+            }
+        }
+        if let Some((&last, rest)) = units.split_last() {
+            if HIGH.contains(&last) {
+                self.carry = Some(last);
+                units = rest;
+            }
+        }
+        self.lone |= !convert(&mut out, units);
+        out.shrink_to_fit();
+        self.bytes += out.len();
+        self.parts.push(out);
+    }
+
+    /// The stored form of all the units pushed: `Ascii`, `Utf8` or `Wtf8`,
+    /// exactly as [`super::from_utf16`] makes it for the whole, in a buffer
+    /// of exactly its size.
+    pub fn finish(mut self) -> Settled {
+        if let Some(hi) = self.carry.take() {
+            self.lone = true;
+            let mut last = Vec::with_capacity(3);
+            wtf8::push_code_point(&mut last, hi as u32);
+            self.bytes += last.len();
+            self.parts.push(last);
+        }
+        let mut out = Vec::with_capacity(self.bytes);
+        for part in self.parts.drain(..) {
+            out.extend_from_slice(&part);
+        }
+        if self.lone {
+            return Settled::Wtf8(out);
+        }
+        // Well-formed UTF-16 takes one UTF-8 byte a unit only when all ASCII.
+        let ascii = out.len() == self.units;
+        debug_assert!(std::str::from_utf8(&out).is_ok());
+        // SAFETY: no lone surrogate was written: every piece was converted
+        // by simdutf's validating conversion or narrowed as checked ASCII,
+        // and every pair cut by a piece edge was joined above.
+        let s = unsafe { String::from_utf8_unchecked(out) };
+        if ascii {
+            Settled::Ascii(s)
+        } else {
+            Settled::Utf8(s)
+        }
+    }
+}
+
+/// Appends the stored form of `units`, which do not end with a high
+/// surrogate, to `out`, which has room for 3 bytes a unit; `false` when it
+/// holds a lone surrogate (written losslessly as WTF-8).
+fn convert(out: &mut Vec<u8>, units: &[u16]) -> bool {
+    if units.is_empty() {
+        return true;
+    }
+    let at = out.len();
+    assert!(out.capacity() - at >= 3 * units.len(), "room for 3 bytes a unit");
+    let spare = &mut out.spare_capacity_mut()[..units.len()];
+    if is_ascii(&units[..units.len().min(ASCII_BLOCK)]) && narrow(units, spare) {
+        // SAFETY: `narrow` checked every unit ASCII and wrote all of them.
+        unsafe { out.set_len(at + units.len()) };
+        return true;
+    }
+    // SAFETY: `out` has room for 3 bytes a unit past `at` (asserted above),
+    // the most UTF-8 any UTF-16 unit takes; the buffers do not overlap.
+    // simdutf validates as it converts: 0 when ill-formed (a valid
+    // non-empty input writes at least one byte).
+    let written =
+        unsafe { simdutf::convert_utf16_to_utf8(units.as_ptr(), units.len(), out.as_mut_ptr().add(at)) };
+    if written > 0 {
+        assert!(written <= 3 * units.len(), "simdutf wrote past the room it had");
+        // SAFETY: simdutf wrote `written` bytes of UTF-8 after `at`.
+        unsafe { out.set_len(at + written) };
+        return true;
+    }
+    // A lone surrogate: losslessly, as the whole string would be.
+    let checked = simdutf::validate_utf16_with_errors(units);
+    push_wtf8(out, units, checked.count);
+    false
+}
+
+/// A crossing's transcoder thread: give it the units in order ([`push`]
+/// (Self::push)), then [`finish`](Self::finish) it for the stored form.
+/// Dropped unfinished (a crossing abandoned), its thread is stopped and
+/// joined: it has at most the slice it holds to finish.
+pub struct Stream {
+    tx: Option<Sender<Vec<u16>>>,
+    worker: Option<JoinHandle<Encoder>>,
+}
+
+impl Stream {
+    /// Starts the thread for a string.
+    pub fn start() -> std::io::Result<Stream> {
+        let chunks = recycle::chunks();
+        // Slice buffers given back between two slices are kept for the next
+        // one while this crossing lasts (see `recycle::Recycler::hold`).
+        chunks.hold();
+        let (tx, rx) = channel::<Vec<u16>>();
+        let spawned = std::thread::Builder::new()
+            .name("symfonic-transcode".into())
+            .spawn(move || {
+                let _held = Held;
+                let mut enc = Encoder::default();
+                for piece in rx {
+                    enc.push(&piece);
+                    recycle::chunks().give_back(piece);
+                }
+                enc
+            });
+        match spawned {
+            Ok(worker) => Ok(Stream {
+                tx: Some(tx),
+                worker: Some(worker),
+            }),
+            Err(e) => {
+                chunks.release();
+                Err(e)
+            }
+        }
+    }
+
+    /// An empty buffer for a slice of up to `units` units (one of the free
+    /// list's, pages mapped already, when it has one large enough).
+    pub fn buffer(units: usize) -> Vec<u16> {
+        recycle::chunks().take(units)
+    }
+
+    /// Hands the next units to the thread; `false` if it is gone (it panicked).
+    pub fn push(&self, units: Vec<u16>) -> bool {
+        self.tx.as_ref().is_some_and(|tx| tx.send(units).is_ok())
+    }
+
+    /// Ends the input: the stored form, once the thread has converted all.
+    pub fn finish(mut self) -> Streamed {
+        self.tx = None;
+        Streamed(self.worker.take().expect("a stream finishes once"))
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        self.tx = None;
+        if let Some(worker) = self.worker.take() {
+            // Its result (or panic) is nobody's: the crossing was abandoned.
+            let _ = worker.join();
+        }
+    }
+}
+
+/// Releases the crossing's hold on the slice buffers when its thread ends.
+struct Held;
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        recycle::chunks().release();
+    }
+}
+
+/// A string whose input has ended, its thread converting what is left.
+pub struct Streamed(JoinHandle<Encoder>);
+
+impl Streamed {
+    /// Waits for the thread (a slice's conversion at most) and joins its
+    /// pieces, here (on the libuv pool for an async record); a panic of the
+    /// thread is resumed here.
+    pub fn settle(self) -> Settled {
+        match self.0.join() {
+            Ok(enc) => enc.finish(),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
+impl std::fmt::Debug for Streamed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Streamed")
+    }
+}
+
+#[cfg(test)]
+mod tests;

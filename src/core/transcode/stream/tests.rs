@@ -1,0 +1,160 @@
+//! The streamed transcoder against the whole-string one (`from_utf16`, itself
+//! tested against the scalar references in `transcode::tests`): the same
+//! stored form, byte for byte and kind for kind, however the units are cut,
+//! with the cuts tried where they matter (inside a pair, next to a lone
+//! surrogate, at SIMD block edges) and a bounded property test for the rest.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::core::transcode::from_utf16;
+
+fn units(s: &str) -> Vec<u16> {
+    s.encode_utf16().collect()
+}
+
+/// The stored form of `units` given in pieces cut at `cuts` (sorted).
+fn in_pieces(units: &[u16], cuts: &[usize]) -> Settled {
+    let mut enc = Encoder::default();
+    let mut at = 0;
+    for &c in cuts.iter().chain([&units.len()]) {
+        enc.push(&units[at..c]);
+        at = c;
+    }
+    enc.finish()
+}
+
+fn check(units: &[u16], cuts: &[usize]) {
+    let want = from_utf16(units);
+    let got = in_pieces(units, cuts);
+    assert_eq!(got, want, "units {units:04x?} cut at {cuts:?}");
+    let cap = match &got {
+        Settled::Ascii(s) | Settled::Utf8(s) => s.capacity(),
+        Settled::Wtf8(b) => b.capacity(),
+    };
+    assert_eq!(cap, got.as_bytes().len(), "cut to size");
+}
+
+/// Texts with every kind of unit: ASCII, 2- and 3-byte UTF-8, pairs, lone
+/// highs and lows (at the start, the end, in the middle, doubled), BOM, NUL.
+fn samples() -> Vec<Vec<u16>> {
+    let mut v = vec![
+        units(""),
+        units("plain ascii"),
+        units("café — édition"),
+        units("不锈钢 🔥 😀"),
+        units("\u{FEFF}bom first"),
+        units("nul\0inside\0"),
+        vec![0xD800],
+        vec![0xDC00],
+        vec![0xD83D, 0xD83D, 0xDE00],
+        vec![0xDE00, 0xD83D],
+        vec![b'a' as u16, 0xD800, b'b' as u16, 0xDFFF, 0xD83D, 0xDE00, 0xD83D],
+    ];
+    // Long enough to cross SIMD blocks and the narrowing's yields.
+    let long: Vec<u16> = units("aé日😀 x").into_iter().cycle().take(3000).collect();
+    let mut with_lone = long.clone();
+    with_lone[1700] = 0xDC01;
+    v.extend([long, with_lone, vec![b'q' as u16; 300_000]]);
+    v
+}
+
+#[test]
+fn every_cut_of_short_texts_matches_the_whole() {
+    for u in samples().iter().filter(|u| u.len() < 64) {
+        for c in 0..=u.len() {
+            check(u, &[c]);
+            for d in c..=u.len() {
+                check(u, &[c, d]);
+            }
+        }
+    }
+}
+
+#[test]
+fn long_texts_cut_around_pairs_and_lone_units_match_the_whole() {
+    for u in samples().iter().filter(|u| u.len() >= 64) {
+        let near: Vec<usize> = (1..u.len())
+            .filter(|&i| (0xD800..0xE000).contains(&u[i]) || i % 1024 == 0)
+            .flat_map(|i| [i - 1, i, i + 1])
+            .filter(|&i| i <= u.len())
+            .take(200)
+            .collect();
+        for &c in &near {
+            check(u, &[c]);
+        }
+        check(u, &near.iter().copied().step_by(7).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn empty_pieces_change_nothing() {
+    let u = units("a😀b");
+    check(&u, &[0, 0, 1, 1, 2, 2, 4, 4]);
+}
+
+#[test]
+fn a_pair_cut_across_many_pieces_is_whole_and_a_trailing_high_is_lone() {
+    let u = vec![0xD83D, 0xDE00, 0xD83D];
+    assert_eq!(
+        in_pieces(&u, &[1, 2]),
+        Settled::Wtf8(vec![0xF0, 0x9F, 0x98, 0x80, 0xED, 0xA0, 0xBD])
+    );
+    // Well-formed pieces that are each ill-formed alone.
+    let pair = in_pieces(&[0xD83D, 0xDE00], &[1]);
+    assert_eq!(pair, Settled::Utf8("😀".to_string()));
+}
+
+/// One test for all that uses the process-wide slice list, so that no
+/// other test's stream is in flight meanwhile.
+#[test]
+fn the_thread_transcodes_the_slices_and_holds_the_slice_list_while_it_lasts() {
+    let chunks = recycle::chunks();
+    let text: Vec<u16> = units("Crème brûlée — café 不锈钢 😀 ")
+        .into_iter()
+        .cycle()
+        .take(1_000_003)
+        .collect();
+    let stream = Stream::start().unwrap();
+    assert_eq!(chunks.in_flight(), 1);
+    for part in text.chunks(recycle::MIN_UNITS * 2 + 1) {
+        let mut b = Stream::buffer(part.len() + 1);
+        b.extend_from_slice(part);
+        assert!(stream.push(b));
+    }
+    assert_eq!(stream.finish().settle(), from_utf16(&text));
+    assert_eq!(
+        (chunks.in_flight(), chunks.kept_bytes()),
+        (0, 0),
+        "nothing kept once done"
+    );
+
+    // Abandoned after a slice: its thread is stopped and joined, the list freed.
+    let stream = Stream::start().unwrap();
+    let mut b = Stream::buffer(recycle::MIN_UNITS);
+    b.extend_from_slice(&text[..recycle::MIN_UNITS]);
+    assert!(stream.push(b));
+    drop(stream);
+    assert_eq!((chunks.in_flight(), chunks.kept_bytes()), (0, 0));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_units_cut_anywhere_match_the_whole(
+        u in prop::collection::vec(prop_oneof![
+            4 => 0u16..0x80,
+            2 => 0x80u16..0x800,
+            1 => 0x800u16..0xD800,
+            2 => 0xD800u16..0xDC00,
+            2 => 0xDC00u16..0xE000,
+            1 => 0xE000u16..=0xFFFF,
+        ], 0..600),
+        mut cuts in prop::collection::vec(0usize..600, 0..8),
+    ) {
+        cuts.iter_mut().for_each(|c| *c = (*c).min(u.len()));
+        cuts.sort_unstable();
+        check(&u, &cuts);
+    }
+}
