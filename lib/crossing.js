@@ -13,8 +13,9 @@
 // no other is in flight has its slices transcoded to UTF-8 by a thread of
 // its own as they arrive (`src/core/transcode/stream.rs`), so its work on
 // the pool starts with the text all but ready: on the 2-vCPU VM, a 5 MB
-// Latin-1 or CJK catalog recorded in 11.2-12.7 ms against 12.6-15.1 ms
-// (npm run bench -- ledger, 3 runs each, interleaved). While others are in
+// Latin-1 catalog recorded in 11.5-13.1 ms against 12.5-17.0 ms, CJK in
+// 10.9-11.5 against 13.3-14.6 (npm run bench -- ledger, 3 runs each,
+// interleaved with the build before). While others are in
 // flight the pool is busy and such a thread only competes with the event
 // loop (the slices' copies took twice as long at the 95th percentile, and
 // the longest stall of 20 records in flight rose from 3.6-5.1 ms to 5.8-7.3

@@ -36,7 +36,7 @@ use std::thread::JoinHandle;
 use crate::core::text::Settled;
 use crate::core::wtf8;
 
-use super::{is_ascii, narrow, push_wtf8, recycle, ASCII_BLOCK, HIGH, LOW};
+use super::{is_ascii, narrow, push_one, push_wtf8, recycle, ASCII_BLOCK, HIGH};
 
 /// The stored form of UTF-16 units given in pieces, converted as they come:
 /// each piece into a buffer of its own (exactly its size, so the allocator
@@ -62,13 +62,11 @@ impl Encoder {
         // Room for the worst case: 3 bytes a unit, a carried surrogate's 3 more.
         let mut out = Vec::with_capacity(3 * units.len() + 3);
         if let Some(hi) = self.carry.take() {
-            if LOW.contains(&units[0]) {
-                let cp = 0x10000 + ((hi as u32 - 0xD800) << 10) + (units[0] as u32 - 0xDC00);
-                wtf8::push_code_point(&mut out, cp);
+            // The pair, or the carried unit alone (then lone).
+            if push_one(&mut out, &[hi, units[0]], 0) == 2 {
                 units = &units[1..];
             } else {
                 self.lone = true;
-                wtf8::push_code_point(&mut out, hi as u32);
             }
         }
         if let Some((&last, rest)) = units.split_last() {
