@@ -158,11 +158,21 @@ export declare function __deferExternalUpTo(bytes: number): number
 /** Internal, for tests only: the external memory V8 counts for this isolate, in bytes. */
 export declare function __externalMemoryForTest(): number
 
+/**
+ * Internal: the quiet spell after this thread's last record ended; pending
+ * growth reaches V8 now, unless records are in flight again.
+ */
+export declare function __flushExternal(): void
+
 /** Internal: an async record of this thread begins. */
 export declare function __recordBegins(): void
 
-/** Internal: an async record of this thread settled (answered or failed). */
-export declare function __recordSettles(): void
+/**
+ * Internal: an async record of this thread settled (answered or failed).
+ * True when the growth it leaves pending waits for a quiet spell: the
+ * caller calls `__flushExternal` when the spell ends.
+ */
+export declare function __recordSettles(): boolean
 
 /**
  * Cuts a recall answer to `maxOutputChars` code points, marker included (for

@@ -842,6 +842,7 @@ module.exports.PaletteMatcher = nativeBinding.PaletteMatcher
 module.exports.ToolNameList = nativeBinding.ToolNameList
 module.exports.__deferExternalUpTo = nativeBinding.__deferExternalUpTo
 module.exports.__externalMemoryForTest = nativeBinding.__externalMemoryForTest
+module.exports.__flushExternal = nativeBinding.__flushExternal
 module.exports.__recordBegins = nativeBinding.__recordBegins
 module.exports.__recordSettles = nativeBinding.__recordSettles
 module.exports.capRecallOutput = nativeBinding.capRecallOutput

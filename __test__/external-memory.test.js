@@ -1,8 +1,10 @@
 'use strict'
 // Issue 11: what a ledger tells V8 about the native memory it holds. Growth
 // while async records are in flight (on this thread, any ledger) reaches V8
-// when the last one settles, or once it reaches the cap; decreases at once.
-// Read through an internal hook that returns V8's own external-memory count.
+// once a quiet spell after the last one has ended (lib/external.js), or once
+// it reaches the cap; decreases at once. Read through an internal hook that
+// returns V8's own external-memory count; the spell's end is awaited through
+// an internal promise, never a sleep.
 // Each case runs in a fresh process, where no other test's ledger can be
 // collected (and so uncounted) in the middle of it.
 
@@ -15,12 +17,16 @@ function inChild(scenario, flags = []) {
   const code = `
     const { Ledger } = require(${JSON.stringify(require.resolve('..'))})
     const binding = require(${JSON.stringify(require.resolve('../lib/native.js'))})
+    const external = require(${JSON.stringify(require.resolve('../lib/external.js'))})
     const MB = ${MB}
     const tools = {
       entry: ${JSON.stringify(require.resolve('..'))},
       native: ${JSON.stringify(require.resolve('../lib/native.js'))},
+      externalJs: ${JSON.stringify(require.resolve('../lib/external.js'))},
       Ledger,
       binding,
+      external,
+      quiet: () => external.quietSpellEnded(),
       MB,
       counted: () => binding.__externalMemoryForTest(),
       // Distinct payloads of a few MB; the default is past a crossing slice (256 Ki units).
@@ -40,39 +46,89 @@ test('the JS entry sets the cap: an eighth of the heap limit, at most 256 MiB', 
   expect(r.cap).toBe(Math.min(256 * MB, Math.floor(r.limit / 8)))
 })
 
-test('with nothing else in flight, a record is counted by V8 once it settles', () => {
-  const r = inChild(async ({ Ledger, counted, payload }) => {
+test('a record is counted by V8 once the quiet spell after it ends, not before', () => {
+  const r = inChild(async ({ Ledger, counted, payload, quiet, external }) => {
     const l = new Ledger()
     const before = counted()
     await l.record({ toolCallId: 'a', toolName: 't', content: payload('a') })
+    const settled = counted() - before
+    // The spell's timer never keeps the process alive.
+    const keptAlive = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length
+    await quiet()
     const grew = counted() - before
     const held = l.stats().bytes
     l.clear()
-    return { grew, held, afterClear: counted() - before }
+    return { settled, keptAlive, grew, held, afterClear: counted() - before, quietMs: external.QUIET_MS }
   })
   expect(r.held).toBeGreaterThan(6 * MB)
+  expect(r.settled).toBe(0)
+  expect(r.keptAlive).toBe(0)
   expect(r.grew).toBe(r.held)
   expect(r.afterClear).toBe(0)
+  expect(r.quietMs).toBe(200)
 })
 
-test('growth while another record is in flight is counted when that one settles', () => {
-  const r = inChild(async ({ Ledger, binding, counted, payload, MB }) => {
+test('a ledger cleared within the quiet spell is never counted', () => {
+  const r = inChild(async ({ Ledger, counted, payload, quiet }) => {
     const l = new Ledger()
     const before = counted()
-    binding.__recordBegins() // stands for a record still in flight
+    const seen = []
+    await Promise.all(['a', 'b'].map((t) => l.record({ toolCallId: t, toolName: 't', content: payload(t) })))
+    const held = l.stats().bytes
+    seen.push(counted() - before)
+    l.clear()
+    seen.push(counted() - before)
+    await quiet()
+    seen.push(counted() - before)
+    return { held, seen }
+  })
+  expect(r.held).toBeGreaterThan(12 * MB)
+  expect(r.seen).toEqual([0, 0, 0])
+})
+
+test('growth while another record is in flight is counted after the spell that follows the last settle', () => {
+  const r = inChild(async ({ Ledger, external, counted, payload, quiet, MB }) => {
+    const l = new Ledger()
+    const before = counted()
+    external.recordBegins() // stands for a record still in flight
     await l.record({ toolCallId: 'a', toolName: 't', content: payload('a') })
     l.recordSync({ toolCallId: 'b', toolName: 't', content: payload('b', MB) })
     const during = counted() - before
-    binding.__recordSettles()
-    return { during, after: counted() - before, held: l.stats().bytes }
+    external.recordSettles()
+    const settled = counted() - before
+    await quiet()
+    return { during, settled, after: counted() - before, held: l.stats().bytes }
   })
   expect(r.held).toBeGreaterThan(8 * MB)
   expect(r.during).toBe(0)
+  expect(r.settled).toBe(0)
   expect(r.after).toBe(r.held)
 })
 
-test('concurrent records, long and short, are counted in full once all have settled', () => {
-  const r = inChild(async ({ Ledger, counted, payload, MB }) => {
+test('a record that begins within the spell keeps the growth pending until a spell after it ends', () => {
+  const r = inChild(async ({ Ledger, external, counted, payload, quiet }) => {
+    const l = new Ledger()
+    const before = counted()
+    await l.record({ toolCallId: 'a', toolName: 't', content: payload('a') })
+    const first = l.stats().bytes
+    external.recordBegins() // a record starts before the spell ends
+    await quiet()
+    const whileInFlight = counted() - before
+    const b = l.record({ toolCallId: 'b', toolName: 't', content: payload('b') })
+    external.recordSettles()
+    await b
+    const settled = counted() - before
+    await quiet()
+    return { first, whileInFlight, settled, after: counted() - before, held: l.stats().bytes }
+  })
+  expect(r.held).toBeGreaterThan(r.first)
+  expect(r.whileInFlight).toBe(0)
+  expect(r.settled).toBe(0)
+  expect(r.after).toBe(r.held)
+})
+
+test('concurrent records, long and short, are counted in full once all have settled and the spell ended', () => {
+  const r = inChild(async ({ Ledger, counted, payload, quiet, MB }) => {
     const l = new Ledger()
     const before = counted()
     const done = []
@@ -80,24 +136,28 @@ test('concurrent records, long and short, are counted in full once all have sett
       done.push(l.record({ toolCallId: `c${i}`, toolName: 't', content: payload(`c${i}`, i % 2 ? 1000 : 2 * MB) }))
     }
     const ids = new Set((await Promise.all(done)).map((h) => h.memId))
-    return { ids: ids.size, grew: counted() - before, held: l.stats().bytes }
+    const settled = counted() - before
+    await quiet()
+    return { ids: ids.size, settled, grew: counted() - before, held: l.stats().bytes }
   })
   expect(r.ids).toBe(6)
   expect(r.held).toBeGreaterThan(12 * MB)
+  expect(r.settled).toBe(0)
   expect(r.grew).toBe(r.held)
 })
 
 test('a decrease is counted at once, even during a burst', () => {
-  const r = inChild(async ({ Ledger, binding, counted, payload }) => {
+  const r = inChild(async ({ Ledger, external, counted, payload, quiet }) => {
     const l = new Ledger()
     const before = counted()
     const h = await l.record({ toolCallId: 'a', toolName: 't', content: payload('a') })
+    await quiet()
     const grew = counted() - before
     const held = l.stats().bytes
-    binding.__recordBegins()
+    external.recordBegins()
     const deleted = l.delete(h.memId)
     const during = counted() - before
-    binding.__recordSettles()
+    external.recordSettles()
     return { grew, held, deleted, during, after: counted() - before }
   })
   expect(r.grew).toBe(r.held)
@@ -107,12 +167,12 @@ test('a decrease is counted at once, even during a burst', () => {
 })
 
 test('growth that reaches the cap is counted mid-burst', () => {
-  const r = inChild(async ({ Ledger, binding, counted, payload, MB }) => {
+  const r = inChild(async ({ Ledger, binding, external, counted, payload, quiet, MB }) => {
     binding.__deferExternalUpTo(5 * MB)
     const l = new Ledger()
     const before = counted()
     const seen = []
-    binding.__recordBegins()
+    external.recordBegins()
     for (const tag of ['a', 'b', 'c']) {
       // ~2 MiB each: two stay under 5 MiB, the third reaches it.
       l.recordSync({ toolCallId: tag, toolName: 't', content: payload(tag, MB) })
@@ -120,7 +180,8 @@ test('growth that reaches the cap is counted mid-burst', () => {
     }
     l.recordSync({ toolCallId: 'd', toolName: 't', content: payload('d', MB) })
     const afterD = counted() - before
-    binding.__recordSettles()
+    external.recordSettles()
+    await quiet()
     return { seen, afterD, after: counted() - before, held: l.stats().bytes }
   })
   expect(r.seen.map((s) => s.counted)).toEqual([0, 0, r.seen[2].held])
@@ -129,13 +190,14 @@ test('growth that reaches the cap is counted mid-burst', () => {
   expect(r.after).toBe(r.held)
 })
 
-test('a rejected record settles its turn: what follows is counted at once', () => {
-  const r = inChild(async ({ Ledger, counted, payload, MB }) => {
+test('a rejected record settles its turn: after the spell, what follows is counted at once', () => {
+  const r = inChild(async ({ Ledger, counted, payload, quiet, MB }) => {
     const l = new Ledger()
     const taken = await l.record({ toolCallId: 'b', toolName: 't', content: 'b' })
     l.__forceMemIdForTest(taken.memId)
     const code = await l.record({ toolCallId: 'c', toolName: 't', content: payload('c', 2 * MB) }).catch((e) => e.code)
     l.__forceMemIdForTest(null)
+    await quiet()
     const before = counted()
     const held = l.stats().bytes
     l.recordSync({ toolCallId: 'd', toolName: 't', content: payload('d', MB) })
@@ -148,11 +210,12 @@ test('a rejected record settles its turn: what follows is counted at once', () =
 
 test('a collected ledger is no longer counted', () => {
   const r = inChild(
-    async ({ Ledger, counted, payload }) => {
+    async ({ Ledger, counted, payload, quiet }) => {
       const before = counted()
       let l = new Ledger()
       await l.record({ toolCallId: 'a', toolName: 't', content: payload('a') })
       await l.record({ toolCallId: 'b', toolName: 't', content: payload('b') })
+      await quiet()
       const held = l.stats().bytes
       const grew = counted() - before
       l = null
@@ -170,19 +233,21 @@ test('a collected ledger is no longer counted', () => {
   expect(r.after).toBe(0)
 })
 
-test('each JS thread has its own burst: a worker is counted at once while the main thread holds one open', () => {
-  const r = inChild(async ({ binding, entry, native }) => {
+test('each JS thread has its own burst: a worker is counted after its own spell while the main thread holds one open', () => {
+  const r = inChild(async ({ external, entry, native, externalJs }) => {
     const { Worker } = require('node:worker_threads')
-    binding.__recordBegins() // the main thread's burst stays open throughout
+    external.recordBegins() // the main thread's burst stays open throughout
     const worker = new Worker(
       `
       const { parentPort } = require('node:worker_threads')
       const { Ledger } = require(${JSON.stringify(entry)})
       const binding = require(${JSON.stringify(native)})
+      const external = require(${JSON.stringify(externalJs)})
       ;(async () => {
         const l = new Ledger()
         const before = binding.__externalMemoryForTest()
         await l.record({ toolCallId: 'w', toolName: 't', content: 'w:' + 'é'.repeat(3 * 2 ** 20) })
+        await external.quietSpellEnded()
         parentPort.postMessage({ grew: binding.__externalMemoryForTest() - before, held: l.stats().bytes })
       })()`,
       { eval: true },

@@ -9,7 +9,7 @@
 // that a suite can measure them under other Node flags:
 //   node --single-threaded-gc benchmark/stall.js 6
 
-const { monitorEventLoopDelay, performance } = require('node:perf_hooks')
+const { monitorEventLoopDelay, performance, PerformanceObserver, constants } = require('node:perf_hooks')
 const { Ledger } = require('..')
 const { catalog } = require('./catalogs.js')
 
@@ -38,6 +38,35 @@ async function burst(payloads) {
   return { maxMs: h.max / 1e6, p99Ms: h.percentile(99) / 1e6, wallMs: performance.now() - started }
 }
 
+/**
+ * The collection the bursts no longer pay for: one burst whose ledger is
+ * kept, then the longest stall over the quiet spell after it and 100 ms
+ * more, when V8 hears of the growth (lib/external.js) and collects, and the
+ * full collections seen in that window.
+ */
+async function afterSpell(payloads) {
+  const { QUIET_MS } = require('../lib/external.js')
+  const ledger = new Ledger({ maxBytes: 2 ** 32 })
+  const done = []
+  for (let i = 0; i < 20; i++) {
+    await new Promise((r) => setImmediate(r))
+    done.push(ledger.record({ toolCallId: `k${i}`, toolName: 'catalog', content: payloads[i % payloads.length] }))
+  }
+  await Promise.all(done)
+  let full = 0
+  const gcs = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (e.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) full++
+  })
+  gcs.observe({ entryTypes: ['gc'] })
+  const h = monitorEventLoopDelay({ resolution: 1 })
+  h.enable()
+  await new Promise((r) => setTimeout(r, QUIET_MS + 100))
+  h.disable()
+  gcs.disconnect()
+  ledger.clear()
+  return { maxMs: h.max / 1e6, full }
+}
+
 /** `n` bursts in a row. */
 async function bursts(payloads, n) {
   const out = []
@@ -61,7 +90,7 @@ async function idle(ms, n) {
 /** The two non-ASCII catalogs the bursts record. */
 const payloads = () => [catalog('latin1'), catalog('cjk')]
 
-module.exports = { bursts, idle }
+module.exports = { bursts, idle, afterSpell }
 
 if (require.main === module) {
   const n = Number(process.argv[2]) || 6

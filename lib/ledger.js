@@ -3,7 +3,6 @@
 // turn a programmer's mistake into a TypeError saying what was wrong, and the
 // model-facing `recall`, which never throws whatever a model sends.
 
-const { getHeapStatistics } = require('node:v8')
 const binding = require('./native.js')
 
 const MAX_OUTPUT_CHARS = binding.MAX_OUTPUT_CHARS
@@ -12,11 +11,8 @@ const ECHO_CHARS = 200
 
 const { fail, isPlainObject, checkKeys } = require('./options.js')
 const { isLong, recordInSlices } = require('./crossing.js')
+const external = require('./external.js')
 
-// V8 hears of the memory that records add when the last record in flight
-// settles (src/napi_external.rs), holding back at most this much: an eighth
-// of the heap limit, far below the half at which V8 collects synchronously.
-binding.__deferExternalUpTo(Math.min(256 * 2 ** 20, Math.floor(getHeapStatistics().heap_size_limit / 8)))
 
 function optionalString(where, name, v) {
   if (v === undefined || v === null) return undefined
@@ -219,8 +215,8 @@ class Ledger extends binding.Ledger {
     } catch (e) {
       return Promise.reject(e)
     }
-    binding.__recordBegins()
-    return p.finally(binding.__recordSettles)
+    external.recordBegins()
+    return p.finally(external.recordSettles)
   }
 
   recordSync(input) {

@@ -1,7 +1,8 @@
 //! V8 external-memory reporting for every ledger of this JS thread, through
 //! one `core::external::Deferral`: growth while records are in flight reaches
-//! V8 when the last one settles (the JS entry, `lib/ledger.js`, marks each
-//! async record's begin and settle), decreases at once.
+//! V8 after a quiet spell once the last one settles (the JS entry,
+//! `lib/external.js`, marks each async record's begin and settle and times
+//! the spell), decreases at once.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -50,9 +51,18 @@ pub fn record_begins() {
 }
 
 /// Internal: an async record of this thread settled (answered or failed).
+/// True when the growth it leaves pending waits for a quiet spell: the
+/// caller calls `__flushExternal` when the spell ends.
 #[napi(js_name = "__recordSettles")]
-pub fn record_settles(env: Env) {
-    tell(&env, DEFERRAL.with_borrow_mut(Deferral::settle));
+pub fn record_settles() -> bool {
+    DEFERRAL.with_borrow_mut(Deferral::settle)
+}
+
+/// Internal: the quiet spell after this thread's last record ended; pending
+/// growth reaches V8 now, unless records are in flight again.
+#[napi(js_name = "__flushExternal")]
+pub fn flush_external(env: Env) {
+    tell(&env, DEFERRAL.with_borrow_mut(Deferral::flush));
 }
 
 /// Internal: sets the most growth held back from V8 while records are in

@@ -219,6 +219,12 @@ async function main() {
     const xs = JSON.parse(child.stdout).map((b) => b.maxMs)
     thread.push([`the same under ${['node', ...flags].join(' ')}, 6 bursts in a child process (${spread(xs)})`, fmtMs(median(xs)), ''])
   }
+  const spell = await stall.afterSpell(nonAscii)
+  thread.push([
+    `the collection V8 runs once it hears of a burst's 100 MB, the ledger kept: longest stall over the quiet spell after the burst and 100 ms more (${spell.full} full collection${spell.full === 1 ? '' : 's'})`,
+    fmtMs(spell.maxMs),
+    '',
+  ])
   const floor = await stall.idle(burst.wallMs, 5)
   thread.push([`the same, nothing in flight (this machine's floor over ${fmtMs(burst.wallMs)}: ${spread(floor)})`, fmtMs(median(floor)), ''])
   thread.push(['clear() of a ledger holding 20 records of 5 MB', fmtMs(await timeClear(nonAscii)), ''])
