@@ -13,7 +13,6 @@ const { fail, isPlainObject, checkKeys } = require('./options.js')
 const { isLong, recordInSlices } = require('./crossing.js')
 const external = require('./external.js')
 
-
 function optionalString(where, name, v) {
   if (v === undefined || v === null) return undefined
   if (typeof v !== 'string') throw fail(where, `${name} must be a string`, v)

@@ -8,7 +8,7 @@
 //! burst of records (the CPUs busy, every ledger alive) those cycles found
 //! nothing to free and were the event loop's longest stalls; reported when
 //! the last record settled, the growth started one cycle at the very end of
-//! each burst (its start and finish took 2-8 ms of the JS thread on the 2-vCPU
+//! each burst (its start and finish took 2-7 ms of the JS thread on the 2-vCPU
 //! VM), still finding nothing. So growth is held back while records are in
 //! flight and for a quiet spell after the last one settles: the JS entry
 //! (`lib/external.js`) arms a timer when [`settle`](Deferral::settle) asks
