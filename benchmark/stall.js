@@ -13,6 +13,16 @@ const { monitorEventLoopDelay, performance, PerformanceObserver, constants } = r
 const { Ledger } = require('..')
 const { catalog } = require('./catalogs.js')
 
+/** Records 20 payloads into `ledger`, one per macrotask, alternating; resolves once all have. */
+async function record20(ledger, payloads) {
+  const done = []
+  for (let i = 0; i < 20; i++) {
+    await new Promise((r) => setImmediate(r))
+    done.push(ledger.record({ toolCallId: `s${i}`, toolName: 'catalog', content: payloads[i % payloads.length] }))
+  }
+  await Promise.all(done)
+}
+
 /**
  * One burst: 20 records, one per macrotask, the payloads alternating; the
  * longest stall (`monitorEventLoopDelay`, 1 ms resolution) and the p99 until
@@ -25,12 +35,7 @@ async function burst(payloads) {
   await new Promise((r) => setTimeout(r, 20))
   h.enable()
   const started = performance.now()
-  const done = []
-  for (let i = 0; i < 20; i++) {
-    await new Promise((r) => setImmediate(r))
-    done.push(ledger.record({ toolCallId: `s${i}`, toolName: 'catalog', content: payloads[i % payloads.length] }))
-  }
-  await Promise.all(done)
+  await record20(ledger, payloads)
   // One more timer turn, so a stall at the very end is sampled too.
   await new Promise((r) => setTimeout(r, 5))
   h.disable()
@@ -47,12 +52,7 @@ async function burst(payloads) {
 async function afterSpell(payloads) {
   const { QUIET_MS } = require('../lib/external.js')
   const ledger = new Ledger({ maxBytes: 2 ** 32 })
-  const done = []
-  for (let i = 0; i < 20; i++) {
-    await new Promise((r) => setImmediate(r))
-    done.push(ledger.record({ toolCallId: `k${i}`, toolName: 'catalog', content: payloads[i % payloads.length] }))
-  }
-  await Promise.all(done)
+  await record20(ledger, payloads)
   let full = 0
   const gcs = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) if (e.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) full++
