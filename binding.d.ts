@@ -10,8 +10,8 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
- * Internal: a string that crosses in slices, given to `Ledger.record` as its
- * `content` once complete (which takes it).
+ * Internal: a string or a Buffer that crosses in slices, given to
+ * `Ledger.record` as its `content` once complete (which takes it).
  */
 export declare class __Crossing {
   /**
@@ -19,7 +19,15 @@ export declare class __Crossing {
    * slices are transcoded as they cross, by a thread of its own.
    */
   constructor(units: number, stream: boolean)
-  /** Appends the units of `part` (a string), copied once. */
+  /**
+   * A crossing of a Buffer of `len` bytes, copied slice by slice into one
+   * buffer of that length.
+   */
+  static ofBytes(len: number): __Crossing
+  /**
+   * Appends `part`, copied once: the units of a string, or the bytes of a
+   * Buffer for a crossing made by `ofBytes`.
+   */
   push(part: unknown): void
 }
 export type Crossing = __Crossing
@@ -288,7 +296,10 @@ export interface RecordInput {
   /**
    * The result: a string (kept exactly, lone surrogates included), or a Buffer
    * of UTF-8 (read without a JS string in between; invalid sequences become U+FFFD).
-   * At most 4,000,000,000 bytes of UTF-8.
+   * At most 4,000,000,000 bytes of UTF-8. An async `record` reads a Buffer
+   * longer than 512 KiB over the next turns of the event loop: it must not
+   * be modified until the record settles (one detached or resized before
+   * then rejects the record with a `TypeError`).
    */
   content: string | Buffer
   /**

@@ -143,7 +143,9 @@ describe('Buffers', () => {
     expect(await l.fetch(h.memId, { format: 'full' })).toBe(text)
   })
 
-  test('a Buffer changed after record() returns does not change what was recorded', async () => {
+  // A short Buffer is copied at the call; a long one is read over the next
+  // turns and must not change until its record settles (see the next block).
+  test('a short Buffer changed after record() returns does not change what was recorded', async () => {
     const buf = Buffer.from('{"k":"before"}')
     const l = new Ledger()
     const p = l.record({ toolCallId: 'c', toolName: 't', content: buf })
@@ -241,5 +243,95 @@ describe('long strings cross in slices, one per event-loop turn', () => {
   test('a namespace error still rejects, before any slice crosses', async () => {
     const l = new Ledger()
     await expect(l.record({ toolCallId: 'c', toolName: 't', content: 'z'.repeat(2 * SLICE), namespace: '\uD800' })).rejects.toThrow(TypeError)
+  })
+})
+
+describe('long Buffers cross in slices, one per event-loop turn', () => {
+  const SLICE = 1 << 19 // lib/crossing.js SLICE_BYTES
+  // Bytes whose slice edges fall inside UTF-8 sequences: a 4-byte emoji, a
+  // 3-byte CJK character, and invalid bytes (a stray 0xFF, a sequence cut
+  // short) on an edge, each of which the whole-Buffer path replaces with
+  // U+FFFD exactly once.
+  function edgy(invalid) {
+    const parts = []
+    const seqs = [Buffer.from('😀'), Buffer.from('日'), invalid ? Buffer.from([0xe6, 0x97]) : Buffer.from('é'), invalid ? Buffer.from([0xff]) : Buffer.from('x')]
+    for (let k = 0; k < seqs.length; k++) {
+      const seq = seqs[k]
+      const cut = k === 3 ? 1 : 1 + (k % (seq.length - 1 || 1)) // bytes of `seq` before the edge
+      const used = parts.reduce((n, b) => n + b.length, 0)
+      parts.push(Buffer.alloc((k + 1) * SLICE - cut - used, k % 2 ? 0x61 : 0x62), seq)
+    }
+    parts.push(Buffer.from(' tail ☃'))
+    return Buffer.concat(parts)
+  }
+
+  test.each([
+    ['UTF-8 sequences cut by slice edges', false],
+    ['invalid bytes on slice edges', true],
+  ])('%s: the same id, text and answers as the whole-Buffer path', async (_, invalid) => {
+    const b = edgy(invalid)
+    expect(b.length).toBeGreaterThan(3 * SLICE)
+    const text = b.toString('utf8')
+    expect(text.includes('\uFFFD')).toBe(invalid)
+    const sliced = new Ledger({ maxBytes: 2 ** 30 })
+    const h = await sliced.record({ toolCallId: 'c', toolName: 't', content: b })
+    const w = new Ledger({ maxBytes: 2 ** 30 }).recordSync({ toolCallId: 'c', toolName: 't', content: b })
+    expect(h).toEqual(w)
+    expect(h.memId).toBe(memIdFor('c', b))
+    expect(h.memId).toBe(memIdFor('c', text))
+    expect(h.sizeChars).toBe(Array.from(text).length)
+    expect((await sliced.fetch(h.memId, { format: 'full' })) === text).toBe(true)
+    const cp = Array.from(text)
+    for (const o of [SLICE - 3, 2 * SLICE - 2, 4 * SLICE - 4]) {
+      expect(await sliced.fetch(h.memId, { offset: o, maxChars: 5 })).toBe(cp.slice(o, o + 5).join(''))
+    }
+  })
+
+  test('a Uint8Array view crosses as the bytes it shows, not its whole ArrayBuffer', async () => {
+    const whole = Buffer.from('[' + '"ab",'.repeat(3 * SLICE) + '"z"]')
+    const view = new Uint8Array(whole.buffer, whole.byteOffset + 1, whole.length - 2) // drops the brackets
+    const l = new Ledger({ maxBytes: 2 ** 30 })
+    const h = await l.record({ toolCallId: 'v', toolName: 't', content: view })
+    expect(h.memId).toBe(memIdFor('v', whole.subarray(1, -1)))
+    expect(h.sizeChars).toBe(whole.length - 2)
+  })
+
+  test('long Buffers and strings recorded together each get their own payload', async () => {
+    const l = new Ledger({ maxBytes: 2 ** 30 })
+    const payloads = Array.from({ length: 6 }, (_, i) => {
+      const s = `${i}:` + 'é'.repeat(SLICE * (1 + (i % 2))) + '日本'.repeat(i + 1)
+      return i % 2 ? Buffer.from(s) : s
+    })
+    const handles = await Promise.all(payloads.map((content, i) => l.record({ toolCallId: `c${i}`, toolName: 't', content })))
+    for (let i = 0; i < payloads.length; i++) {
+      expect(handles[i].memId).toBe(memIdFor(`c${i}`, payloads[i]))
+      expect((await l.fetch(handles[i].memId, { format: 'full' })) === payloads[i].toString()).toBe(true)
+    }
+    expect(l.stats().entries).toBe(payloads.length)
+  })
+
+  // The Buffer is read after the call returns, so a Buffer detached or
+  // resized meanwhile rejects the record (a TypeError naming the call),
+  // never records a payload of another length; the records queued behind
+  // it still run.
+  test.each([
+    ['transferred away right after the call', (b) => structuredClone(b.buffer, { transfer: [b.buffer] })],
+    ['shrunk (a resizable ArrayBuffer) after its first slice', async (b) => {
+      await new Promise((r) => setImmediate(r))
+      await new Promise((r) => setImmediate(r))
+      b.buffer.resize(SLICE)
+    }],
+  ])('a Buffer %s rejects its record, and the next records still run', async (_, change) => {
+    const ab = new ArrayBuffer(3 * SLICE, { maxByteLength: 4 * SLICE })
+    const b = Buffer.from(ab, 0, 3 * SLICE).fill(0x61)
+    const l = new Ledger({ maxBytes: 2 ** 30 })
+    const p = l.record({ toolCallId: 'd', toolName: 't', content: b })
+    const next = Buffer.from('"' + 'n'.repeat(2 * SLICE) + '"')
+    const after = l.record({ toolCallId: 'n', toolName: 't', content: next })
+    await change(b)
+    await expect(p).rejects.toThrow(TypeError)
+    await expect(p).rejects.toThrow(/^Ledger\.record\(input\): content: the Buffer of 1572864 bytes is \d+ bytes now/)
+    expect((await after).memId).toBe(memIdFor('n', next))
+    expect(l.stats().entries).toBe(1)
   })
 })

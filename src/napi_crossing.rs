@@ -1,30 +1,34 @@
-//! A long string crossing in slices: the JS entry (`lib/crossing.js`) hands
-//! a string longer than a slice to `record` one slice per event-loop turn,
-//! so that no turn copies more than a slice. Each slice is copied once,
-//! either into one buffer of the whole string's units, transcoded after the
-//! crossing (on the libuv pool, by `Payload::settle`), or into a slice
-//! buffer given to the crossing's own transcoder thread, which converts it
-//! while the next slices cross (`core::transcode::stream`). The JS side
-//! chooses the second only when no other record is in flight (see
-//! `lib/crossing.js`). A surrogate pair cut by a slice edge is whole again
-//! either way.
+//! A long payload crossing in slices: the JS entry (`lib/crossing.js`) hands
+//! a string or a Buffer longer than a slice to `record` one slice per
+//! event-loop turn, so that no turn copies more than a slice (512 KiB). Each
+//! slice is copied once. A string's slices go either into one buffer of the
+//! whole string's units, transcoded after the crossing (on the libuv pool,
+//! by `Payload::settle`), or into a slice buffer given to the crossing's own
+//! transcoder thread, which converts it while the next slices cross
+//! (`core::transcode::stream`); the JS side chooses the second only when no
+//! other record is in flight (see `lib/crossing.js`). A surrogate pair cut
+//! by a slice edge is whole again either way. A Buffer's slices go into one
+//! buffer of its whole length, validated on the pool like any Buffer's bytes
+//! (a UTF-8 sequence cut by a slice edge is whole again there).
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::core::text::Payload;
 use crate::core::transcode::{self, stream::Stream};
-use crate::napi_text::{append_units, units_len};
+use crate::napi_text::{append_units, buffer_bytes, units_len};
 
 enum Into {
     /// The whole string's units, transcoded once complete.
     Units(Vec<u16>),
     /// Transcoded slice by slice as it crosses.
     Stream(Stream),
+    /// A Buffer's bytes, `len` of them expected.
+    Bytes { bytes: Vec<u8>, len: usize },
 }
 
-/// Internal: a string that crosses in slices, given to `Ledger.record` as its
-/// `content` once complete (which takes it).
+/// Internal: a string or a Buffer that crosses in slices, given to
+/// `Ledger.record` as its `content` once complete (which takes it).
 #[napi(js_name = "__Crossing")]
 pub struct Crossing {
     into: Option<Into>,
@@ -37,12 +41,26 @@ fn recorded() -> Error {
     )
 }
 
+/// A Buffer whose length changed while it crossed: detached (its memory
+/// transferred) or resized before its record settled.
+fn resized(len: usize, got: usize) -> Error {
+    Error::new(
+        Status::InvalidArg,
+        format!(
+            "content: the Buffer of {len} bytes changed length while it crossed ({got} bytes came): \
+             it was detached, transferred or resized before its record settled"
+        ),
+    )
+}
+
 impl Crossing {
     /// The crossed string, once: a second use is an error, not an empty payload.
     pub(crate) fn take(&mut self) -> Result<Payload> {
         Ok(match self.into.take().ok_or_else(recorded)? {
             Into::Units(units) => Payload::Utf16(units),
             Into::Stream(stream) => Payload::Streamed(stream.finish()),
+            Into::Bytes { bytes, len } if bytes.len() == len => Payload::Bytes(bytes),
+            Into::Bytes { bytes, len } => return Err(resized(len, bytes.len())),
         })
     }
 }
@@ -66,18 +84,36 @@ impl Crossing {
         Ok(Crossing { into: Some(into) })
     }
 
-    /// Appends the units of `part` (a string), copied once.
+    /// A crossing of a Buffer of `len` bytes, copied slice by slice into one
+    /// buffer of that length.
+    #[napi(factory)]
+    pub fn of_bytes(len: u32) -> Self {
+        let len = len as usize;
+        Crossing {
+            into: Some(Into::Bytes {
+                bytes: Vec::with_capacity(len),
+                len,
+            }),
+        }
+    }
+
+    /// Appends `part`, copied once: the units of a string, or the bytes of a
+    /// Buffer for a crossing made by `ofBytes`.
     #[napi]
     pub fn push(&mut self, env: Env, part: Unknown) -> Result<()> {
         let into = self.into.as_mut().ok_or_else(recorded)?;
         let (env, value) = (env.raw(), part.raw());
-        // SAFETY: `value` is a live JS value of this call; a non-string fails the status check.
-        let n = unsafe { units_len(env, value)? };
         match into {
-            Into::Units(units) => unsafe { append_units(env, value, n, units) },
+            // SAFETY (all three): `value` is a live JS value of this call; a
+            // value of the wrong kind fails the status or Buffer check.
+            Into::Bytes { bytes, len } => unsafe { append_bytes(env, value, bytes, *len) },
+            Into::Units(units) => unsafe {
+                let n = units_len(env, value)?;
+                append_units(env, value, n, units)
+            },
             Into::Stream(stream) => {
+                let n = unsafe { units_len(env, value)? };
                 let mut units = Stream::buffer(n + 1); // V8 writes a terminating NUL too
-                                                       // SAFETY: as above.
                 unsafe { append_units(env, value, n, &mut units)? };
                 if stream.push(units) {
                     Ok(())
@@ -90,4 +126,26 @@ impl Crossing {
             }
         }
     }
+}
+
+/// Appends the bytes of the Buffer `value` to `bytes`, which may hold `len`
+/// bytes in all.
+unsafe fn append_bytes(
+    env: sys::napi_env,
+    value: sys::napi_value,
+    bytes: &mut Vec<u8>,
+    len: usize,
+) -> Result<()> {
+    // SAFETY: the caller's; the borrow ends with this call.
+    let Some(part) = (unsafe { buffer_bytes(env, value)? }) else {
+        return Err(Error::new(
+            Status::InvalidArg,
+            "content: a Buffer crossing takes Buffer slices".to_string(),
+        ));
+    };
+    if bytes.len() + part.len() > len {
+        return Err(resized(len, bytes.len() + part.len()));
+    }
+    bytes.extend_from_slice(part);
+    Ok(())
 }

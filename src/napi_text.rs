@@ -30,7 +30,10 @@ impl TypeName for Content {
 }
 
 /// A Buffer's bytes, borrowed for the duration of the call.
-unsafe fn buffer_bytes<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Option<&'a [u8]>> {
+pub(crate) unsafe fn buffer_bytes<'a>(
+    env: sys::napi_env,
+    value: sys::napi_value,
+) -> Result<Option<&'a [u8]>> {
     let mut is_buffer = false;
     check_status!(unsafe { sys::napi_is_buffer(env, value, &mut is_buffer) })?;
     if !is_buffer {

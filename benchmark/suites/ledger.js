@@ -162,6 +162,11 @@ async function main() {
   }
   const recText = await timeRecord(ledger, text, N)
   thread.push(['record 5 MB ASCII text log', fmtMs(recText.js), '≤ 2 ms'])
+  // A Buffer crosses in slices too: the call's time does not grow with it.
+  const buf = Buffer.from(catalogs.cjk)
+  for (const [label, b] of [['5 MB', buf], ['50 MB', Buffer.concat(Array(10).fill(buf))]]) {
+    thread.push([`record ${label} Buffer (CJK+emoji catalog)`, fmtMs((await timeRecord(ledger, b, 9)).js), ''])
+  }
   const recordSyncMs = timeSync((i) => {
     ledger.recordSync({ toolCallId: `s${i}`, toolName: 'catalog', content: catalogs.cjk })
     ledger.clear()

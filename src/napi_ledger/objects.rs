@@ -48,7 +48,10 @@ pub struct RecordInput {
     pub tool_args: Option<Map<String, Value>>,
     /// The result: a string (kept exactly, lone surrogates included), or a Buffer
     /// of UTF-8 (read without a JS string in between; invalid sequences become U+FFFD).
-    /// At most 4,000,000,000 bytes of UTF-8.
+    /// At most 4,000,000,000 bytes of UTF-8. An async `record` reads a Buffer
+    /// longer than 512 KiB over the next turns of the event loop: it must not
+    /// be modified until the record settles (one detached or resized before
+    /// then rejects the record with a `TypeError`).
     #[napi(ts_type = "string | Buffer")]
     pub content: Content,
     /// Scope of the entry, e.g. a conversation's thread id. Default `""`. At most
