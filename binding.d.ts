@@ -19,10 +19,7 @@ export declare class __Crossing {
    * slices are transcoded as they cross, by a thread of its own.
    */
   constructor(units: number, stream: boolean)
-  /**
-   * A crossing of a Buffer of `len` bytes, copied slice by slice into one
-   * buffer of that length.
-   */
+  /** A crossing of a Buffer of `len` bytes, copied slice by slice. */
   static ofBytes(len: number): __Crossing
   /**
    * Appends `part`, copied once: the units of a string, or the bytes of a

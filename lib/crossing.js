@@ -13,7 +13,9 @@
 // Buffers. A 5 MB Buffer copied whole at the call held the JS thread for
 // 3-5 ms (median; up to 17 ms), a 52 MB one for 51-143 ms, mostly page
 // faults of the fresh copy (this VM: 3.5-5 ms to write 5 MB into fresh
-// pages, 0.6-0.8 ms into mapped ones). In slices, each turn copies 512 KiB.
+// pages, 0.6-0.8 ms into mapped ones). In slices, each turn copies 512 KiB
+// into a recycled slice buffer (about 0.1 ms), joined on the pool
+// (src/core/transcode/pieces.rs).
 // The Buffer is read over those turns, so it must not be modified until its
 // record settles (as with Node's own asynchronous writes); one that is
 // detached or resized meanwhile makes the record reject, never a torn payload

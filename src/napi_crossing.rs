@@ -7,15 +7,16 @@
 //! transcoder thread, which converts it while the next slices cross
 //! (`core::transcode::stream`); the JS side chooses the second only when no
 //! other record is in flight (see `lib/crossing.js`). A surrogate pair cut
-//! by a slice edge is whole again either way. A Buffer's slices go into one
-//! buffer of its whole length, validated on the pool like any Buffer's bytes
-//! (a UTF-8 sequence cut by a slice edge is whole again there).
+//! by a slice edge is whole again either way. A Buffer's slices go into
+//! recycled slice buffers, joined and validated on the pool like any
+//! Buffer's bytes (`core::transcode::pieces`; a UTF-8 sequence cut by a
+//! slice edge is whole again there).
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::core::text::Payload;
-use crate::core::transcode::{self, stream::Stream};
+use crate::core::transcode::{self, pieces::Pieces, stream::Stream};
 use crate::napi_text::{append_units, buffer_bytes, units_len};
 
 enum Into {
@@ -24,7 +25,7 @@ enum Into {
     /// Transcoded slice by slice as it crosses.
     Stream(Stream),
     /// A Buffer's bytes, `len` of them expected.
-    Bytes { bytes: Vec<u8>, len: usize },
+    Bytes { pieces: Pieces, len: usize },
 }
 
 /// Internal: a string or a Buffer that crosses in slices, given to
@@ -59,8 +60,8 @@ impl Crossing {
         Ok(match self.into.take().ok_or_else(recorded)? {
             Into::Units(units) => Payload::Utf16(units),
             Into::Stream(stream) => Payload::Streamed(stream.finish()),
-            Into::Bytes { bytes, len } if bytes.len() == len => Payload::Bytes(bytes),
-            Into::Bytes { bytes, len } => return Err(resized(len, bytes.len())),
+            Into::Bytes { pieces, len } if pieces.len() == len => Payload::Pieces(pieces),
+            Into::Bytes { pieces, len } => return Err(resized(len, pieces.len())),
         })
     }
 }
@@ -84,15 +85,13 @@ impl Crossing {
         Ok(Crossing { into: Some(into) })
     }
 
-    /// A crossing of a Buffer of `len` bytes, copied slice by slice into one
-    /// buffer of that length.
+    /// A crossing of a Buffer of `len` bytes, copied slice by slice.
     #[napi(factory)]
     pub fn of_bytes(len: u32) -> Self {
-        let len = len as usize;
         Crossing {
             into: Some(Into::Bytes {
-                bytes: Vec::with_capacity(len),
-                len,
+                pieces: Pieces::new(),
+                len: len as usize,
             }),
         }
     }
@@ -106,7 +105,7 @@ impl Crossing {
         match into {
             // SAFETY (all three): `value` is a live JS value of this call; a
             // value of the wrong kind fails the status or Buffer check.
-            Into::Bytes { bytes, len } => unsafe { append_bytes(env, value, bytes, *len) },
+            Into::Bytes { pieces, len } => unsafe { append_bytes(env, value, pieces, *len) },
             Into::Units(units) => unsafe {
                 let n = units_len(env, value)?;
                 append_units(env, value, n, units)
@@ -128,12 +127,12 @@ impl Crossing {
     }
 }
 
-/// Appends the bytes of the Buffer `value` to `bytes`, which may hold `len`
+/// Appends the bytes of the Buffer `value` to `pieces`, which may hold `len`
 /// bytes in all.
 unsafe fn append_bytes(
     env: sys::napi_env,
     value: sys::napi_value,
-    bytes: &mut Vec<u8>,
+    pieces: &mut Pieces,
     len: usize,
 ) -> Result<()> {
     // SAFETY: the caller's; the borrow ends with this call.
@@ -143,9 +142,9 @@ unsafe fn append_bytes(
             "content: a Buffer crossing takes Buffer slices".to_string(),
         ));
     };
-    if bytes.len() + part.len() > len {
-        return Err(resized(len, bytes.len() + part.len()));
+    if pieces.len() + part.len() > len {
+        return Err(resized(len, pieces.len() + part.len()));
     }
-    bytes.extend_from_slice(part);
+    pieces.push(part);
     Ok(())
 }

@@ -32,6 +32,9 @@ pub enum Payload {
     /// A long JS string transcoded as it crossed (see `transcode::stream`),
     /// its thread finishing the last slice.
     Streamed(transcode::stream::Streamed),
+    /// A long Buffer's bytes, gathered in slice buffers as they crossed (see
+    /// `transcode::pieces`; unsettled, as `Bytes`).
+    Pieces(transcode::pieces::Pieces),
 }
 
 impl Payload {
@@ -51,6 +54,7 @@ impl Payload {
             }
             Payload::Bytes(bytes) => transcode::from_utf8_lossy(bytes),
             Payload::Streamed(s) => s.settle(),
+            Payload::Pieces(p) => transcode::from_utf8_lossy(p.join()),
         }
     }
 }

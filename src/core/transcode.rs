@@ -22,6 +22,7 @@ use crate::core::text::Settled;
 use crate::core::wtf8;
 
 mod halves;
+pub mod pieces;
 pub mod recycle;
 pub mod stream;
 

@@ -108,8 +108,13 @@ fn a_pair_cut_across_many_pieces_is_whole_and_a_trailing_high_is_lone() {
 /// One test for all that uses the process-wide slice list, so that no
 /// other test's stream is in flight meanwhile.
 #[test]
-fn the_thread_transcodes_the_slices_and_holds_the_slice_list_while_it_lasts() {
+fn the_thread_transcodes_the_slices_and_gives_their_buffers_back() {
     let chunks = recycle::chunks();
+    let slice = |n: usize| {
+        let mut b = Stream::buffer(n);
+        b.resize(n, 0);
+        b
+    };
     let text: Vec<u16> = units("Crème brûlée — café 不锈钢 😀 ")
         .into_iter()
         .cycle()
@@ -123,19 +128,34 @@ fn the_thread_transcodes_the_slices_and_holds_the_slice_list_while_it_lasts() {
         assert!(stream.push(b));
     }
     assert_eq!(stream.finish().settle(), from_utf16(&text));
-    assert_eq!(
-        (chunks.in_flight(), chunks.kept_bytes()),
-        (0, 0),
-        "nothing kept once done"
+    // The slice buffers are kept for the next crossing, within the bound.
+    assert_eq!(chunks.in_flight(), 0);
+    let kept = chunks.kept_bytes();
+    assert!(kept >= 2 * (recycle::MIN_UNITS * 2 + 1), "{kept}");
+    assert!(
+        kept <= recycle::KEEP_CHUNKS * 2 * (recycle::MIN_UNITS * 2 + 2),
+        "{kept}"
     );
+    // The next crossing's first slice reuses one of them.
+    let b = slice(recycle::MIN_UNITS * 2 + 1);
+    assert!(chunks.kept_bytes() < kept);
+    chunks.give_back(b);
+    assert_eq!(chunks.kept_bytes(), kept);
 
-    // Abandoned after a slice: its thread is stopped and joined, the list freed.
+    // Many slices given back at once: never more than KEEP_CHUNKS kept.
+    let many: Vec<Vec<u16>> = (0..recycle::KEEP_CHUNKS + 5)
+        .map(|_| slice(recycle::MIN_UNITS))
+        .collect();
+    many.into_iter().for_each(|b| chunks.give_back(b));
+    assert!(chunks.kept_bytes() <= recycle::KEEP_CHUNKS * 2 * (recycle::MIN_UNITS * 2 + 2));
+
+    // Abandoned after a slice: its thread is stopped and joined.
     let stream = Stream::start().unwrap();
     let mut b = Stream::buffer(recycle::MIN_UNITS);
     b.extend_from_slice(&text[..recycle::MIN_UNITS]);
     assert!(stream.push(b));
     drop(stream);
-    assert_eq!((chunks.in_flight(), chunks.kept_bytes()), (0, 0));
+    assert_eq!(chunks.in_flight(), 0);
 }
 
 proptest! {
