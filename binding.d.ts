@@ -60,18 +60,6 @@ export declare class Ledger {
    */
   recordSync(input: RecordInput): ToolResultHandle
   /**
-   * Internal, for tests only: every following record of this ledger gets
-   * `memId` instead of its hash (`null` restores hashing), so that the
-   * collision refusal can be exercised.
-   */
-  __forceMemIdForTest(memId?: string | undefined | null): void
-  /**
-   * Internal, for tests only: panics, on the calling thread (`async` false) or
-   * on the libuv pool (`async` true, returning a promise), to show that a panic
-   * becomes a JS error rather than an abort.
-   */
-  __panicForTest(async: boolean): void | Promise<void>
-  /**
    * Reads an archived result (see `FetchOptions` for the precedence). Cheap
    * answers (a range, the summary, an indexed json path, anything on a
    * payload up to 64 KiB, a query that the payload's query index confines

@@ -53,6 +53,10 @@ async function main(): Promise<void> {
   const b: string = await recall(jsLedger, 42, null)
   // @ts-expect-error format is 'summary' | 'full'
   const bad: FetchOptions = { format: 'everything' }
+  // @ts-expect-error the test hooks are not part of the typed API
+  ledger.__forceMemIdForTest(null)
+  // @ts-expect-error the test hooks are not part of the typed API
+  ledger.__panicForTest(false)
   console.log(text, sync, maybe, stub, removed, cleared, n, computed, cap, a, b, size, schema, preview, bad, storeCounts, stored, shared, ttlInput)
 }
 

@@ -271,9 +271,9 @@ impl Ledger {
 
     /// Internal, for tests only: every following record of this ledger gets
     /// `memId` instead of its hash (`null` restores hashing), so that the
-    /// collision refusal can be exercised.
+    /// collision refusal can be exercised. Not in the typings.
     #[doc(hidden)]
-    #[napi(js_name = "__forceMemIdForTest", catch_unwind)]
+    #[napi(js_name = "__forceMemIdForTest", skip_typescript, catch_unwind)]
     pub fn force_mem_id_for_test(&self, mem_id: Option<String>) -> Result<(), Code> {
         guard(|| {
             self.inner.force_mem_id(mem_id);
@@ -283,14 +283,9 @@ impl Ledger {
 
     /// Internal, for tests only: panics, on the calling thread (`async` false) or
     /// on the libuv pool (`async` true, returning a promise), to show that a panic
-    /// becomes a JS error rather than an abort.
+    /// becomes a JS error rather than an abort. Not in the typings.
     #[doc(hidden)]
-    #[napi(
-        js_name = "__panicForTest",
-        ts_args_type = "async: boolean",
-        ts_return_type = "void | Promise<void>",
-        catch_unwind
-    )]
+    #[napi(js_name = "__panicForTest", skip_typescript, catch_unwind)]
     pub fn panic_for_test(&self, on_pool: bool) -> Result<Either<(), AsyncTask<PanicTask>>, Code> {
         guard(|| {
             if on_pool {
