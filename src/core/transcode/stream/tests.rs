@@ -130,12 +130,11 @@ fn the_thread_transcodes_the_slices_and_gives_their_buffers_back() {
     assert_eq!(stream.finish().settle(), from_utf16(&text));
     // The slice buffers are kept for the next crossing, within the bound.
     assert_eq!(chunks.in_flight(), 0);
+    // The list's bound in bytes: KEEP_CHUNKS slice buffers of this test's size.
+    let bound = recycle::KEEP_CHUNKS * 2 * (recycle::MIN_UNITS * 2 + 2);
     let kept = chunks.kept_bytes();
     assert!(kept >= 2 * (recycle::MIN_UNITS * 2 + 1), "{kept}");
-    assert!(
-        kept <= recycle::KEEP_CHUNKS * 2 * (recycle::MIN_UNITS * 2 + 2),
-        "{kept}"
-    );
+    assert!(kept <= bound, "{kept}");
     // The next crossing's first slice reuses one of them.
     let b = slice(recycle::MIN_UNITS * 2 + 1);
     assert!(chunks.kept_bytes() < kept);
@@ -147,7 +146,7 @@ fn the_thread_transcodes_the_slices_and_gives_their_buffers_back() {
         .map(|_| slice(recycle::MIN_UNITS))
         .collect();
     many.into_iter().for_each(|b| chunks.give_back(b));
-    assert!(chunks.kept_bytes() <= recycle::KEEP_CHUNKS * 2 * (recycle::MIN_UNITS * 2 + 2));
+    assert!(chunks.kept_bytes() <= bound);
 
     // Abandoned after a slice: its thread is stopped and joined.
     let stream = Stream::start().unwrap();
