@@ -26,6 +26,12 @@ export declare class __Crossing {
    * Buffer for a crossing made by `ofBytes`.
    */
   push(part: unknown): void
+  /**
+   * Appends `part`, a string whose units are all at most U+00FF (the
+   * caller checked), copied once as Latin-1: for a crossing whose slices
+   * are transcoded as they cross.
+   */
+  pushLatin1(part: unknown): void
 }
 export type Crossing = __Crossing
 

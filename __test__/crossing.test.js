@@ -8,6 +8,8 @@
 
 const { Ledger, memIdFor, recall } = require('..')
 const { catalog } = require('../benchmark/catalogs')
+// The internal crossing class, only to see which copy a slice took.
+const binding = require('../lib/native.js')
 
 // V8 picks a string's representation; these helpers steer it. A substring of
 // a two-byte string is a sliced two-byte string whatever its characters, and
@@ -195,6 +197,34 @@ describe('long strings cross in slices, one per event-loop turn', () => {
       const cp = Array.from(s)
       expect(await sliced.fetch(h.memId, { offset: o, maxChars: 4 })).toBe(cp.slice(o, o + 4).join(''))
     }
+  })
+
+  // Alone, a slice with nothing above U+00FF is copied as Latin-1, one byte a
+  // unit; the first slice beyond Latin-1 turns the rest to UTF-16 copies.
+  test.each([
+    ['a lone low surrogate', '\uDE00'],
+    ['a surrogate pair', '😀'],
+    ['a lone high surrogate', '\uD800'],
+  ])('Latin-1 slices, then one starting with %s: the same id, text and answers as a one-piece crossing', async (_, next) => {
+    const text = 'é'.repeat(SLICE) + 'ascii '.repeat(SLICE / 6) + next + '—'.repeat(SLICE) + 'é end'
+    // The first slice only is Latin-1 (the second holds `next`).
+    const narrow = jest.spyOn(binding.__Crossing.prototype, 'pushLatin1')
+    for (const s of [text, twoByte(text)]) {
+      const sliced = new Ledger({ maxBytes: 2 ** 30 })
+      narrow.mockClear()
+      const h = await sliced.record({ toolCallId: 'c', toolName: 't', content: s })
+      expect(narrow).toHaveBeenCalledTimes(1)
+      const w = new Ledger().recordSync({ toolCallId: 'c', toolName: 't', content: s })
+      expect(h).toEqual(w)
+      expect(h.memId).toBe(memIdFor('c', s))
+      expect(h.sizeChars).toBe(Array.from(s).length)
+      expect((await sliced.fetch(h.memId, { format: 'full' })) === s).toBe(true)
+      const cp = Array.from(s)
+      for (const o of [SLICE - 2, 2 * SLICE - 4]) {
+        expect(await sliced.fetch(h.memId, { offset: o, maxChars: 6 })).toBe(cp.slice(o, o + 6).join(''))
+      }
+    }
+    narrow.mockRestore()
   })
 
   test('concurrent long records each get their own payload, in any order of completion', async () => {

@@ -34,6 +34,17 @@
 // ms, median of 5 bursts): then the units are gathered whole and
 // transcoded on the pool once crossed, as before.
 //
+// Latin-1 slices. A slice of a streamed crossing whose units are all at
+// most U+00FF (BEYOND_LATIN1 finds none) is copied as Latin-1, one byte a
+// unit: for a string V8 holds as one-byte (ASCII text, most JSON) that is a
+// memcpy of half the bytes, where the UTF-16 copy widens every byte; the
+// transcoding thread converts it, and its bytes are the same as the UTF-16
+// copy's would give. Once a slice holds a unit above U+00FF, the string is
+// two-byte in V8 (a copy of it as UTF-16 is a memcpy) and its later slices
+// are not tested. The test costs what it finds: about 8 µs per slice of an
+// ASCII string; only a two-byte string whose slices hold nothing above
+// U+00FF is scanned whole, a slice at a time, until one does.
+//
 // A few at a time. At most IN_FLIGHT such records are between their first
 // slice and their answer; the next one starts crossing when one is answered.
 // Each record's native work takes up to two threads (the JSON index of a
@@ -53,6 +64,9 @@ const SLICE_BYTES = 2 * SLICE_UNITS
 // A Buffer's crossing is sized by a u32; a longer one is copied at the call.
 const MAX_SLICED_BYTES = 2 ** 32 - 1
 const IN_FLIGHT = Math.max(2, Math.floor(availableParallelism() / 2))
+// A unit Latin-1 cannot hold. Its test is near free on a string V8 holds as
+// one-byte, and on a two-byte one usually stops at once (see "Latin-1 slices").
+const BEYOND_LATIN1 = /[^\u0000-\u00ff]/
 
 const crossing = { queue: [], pumping: false, inFlight: 0 }
 
@@ -99,8 +113,14 @@ function copySlice() {
   }
   try {
     if (typeof job.s === 'string') {
-      job.into ??= new binding.__Crossing(job.s.length, crossing.inFlight === 1)
-      job.into.push(job.s.slice(job.at, job.at + SLICE_UNITS))
+      if (!job.into) {
+        job.narrow = crossing.inFlight === 1
+        job.into = new binding.__Crossing(job.s.length, job.narrow)
+      }
+      const part = job.s.slice(job.at, job.at + SLICE_UNITS)
+      if (job.narrow && BEYOND_LATIN1.test(part)) job.narrow = false
+      if (job.narrow) job.into.pushLatin1(part)
+      else job.into.push(part)
       job.at += SLICE_UNITS
     } else {
       if (job.s.length !== job.len) throw resized(job)

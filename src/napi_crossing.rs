@@ -17,7 +17,7 @@ use napi_derive::napi;
 
 use crate::core::text::Payload;
 use crate::core::transcode::{self, pieces::Pieces, stream::Stream};
-use crate::napi_text::{append_units, buffer_bytes, units_len};
+use crate::napi_text::{append_units, buffer_bytes, copy_latin1, latin1_len, units_len};
 
 enum Into {
     /// The whole string's units, transcoded once complete.
@@ -123,6 +123,33 @@ impl Crossing {
                     ))
                 }
             }
+        }
+    }
+
+    /// Appends `part`, a string whose units are all at most U+00FF (the
+    /// caller checked), copied once as Latin-1: for a crossing whose slices
+    /// are transcoded as they cross.
+    #[napi]
+    pub fn push_latin1(&mut self, env: Env, part: Unknown) -> Result<()> {
+        let Some(Into::Stream(stream)) = self.into.as_mut() else {
+            return Err(Error::new(
+                Status::InvalidArg,
+                "content: a Latin-1 slice for a crossing that does not stream".to_string(),
+            ));
+        };
+        let (env, value) = (env.raw(), part.raw());
+        // SAFETY: `value` is a live JS value of this call; a value of the
+        // wrong kind fails the status check.
+        let n = unsafe { latin1_len(env, value)? };
+        let mut buf = Stream::buffer(n / 2 + 1);
+        let len = unsafe { copy_latin1(env, value, n, &mut buf)? };
+        if stream.push_latin1(buf, len) {
+            Ok(())
+        } else {
+            Err(Error::new(
+                Status::GenericFailure,
+                "content: the transcoding thread stopped".to_string(),
+            ))
         }
     }
 }

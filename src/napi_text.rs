@@ -123,6 +123,38 @@ pub(crate) unsafe fn append_units(
     Ok(())
 }
 
+/// The length of the JS string `value` in UTF-16 units, as the Latin-1
+/// copy counts it (O(1), no pass over it).
+pub(crate) unsafe fn latin1_len(env: sys::napi_env, value: sys::napi_value) -> Result<usize> {
+    let mut len = 0usize;
+    check_status!(unsafe {
+        sys::napi_get_value_string_latin1(env, value, std::ptr::null_mut(), 0, &mut len)
+    })?;
+    Ok(len)
+}
+
+/// Copies the `len` units of the JS string `value`, all at most U+00FF (the
+/// caller checked), as Latin-1 into `buf`'s memory, one byte a unit; returns
+/// the number written. For a string V8 holds as one-byte this is a memcpy of
+/// half the bytes of the UTF-16 copy. (A unit above U+00FF would be
+/// truncated, hence the caller's check.)
+pub(crate) unsafe fn copy_latin1(
+    env: sys::napi_env,
+    value: sys::napi_value,
+    len: usize,
+    buf: &mut Vec<u16>,
+) -> Result<usize> {
+    // One more byte for the terminating NUL that V8 writes.
+    buf.reserve(len / 2 + 1);
+    let room = transcode::stream::latin1_room(buf);
+    let mut written = 0usize;
+    // SAFETY: `room` is `buf`'s memory, at least `len + 1` bytes.
+    check_status!(unsafe {
+        sys::napi_get_value_string_latin1(env, value, room.as_mut_ptr().cast(), len + 1, &mut written)
+    })?;
+    Ok(written.min(len))
+}
+
 /// Content for hashing only: a Buffer is read in place, not copied. The borrow
 /// is only used inside the call that received it, while the JS value is alive.
 pub struct ContentRef(pub(crate) std::borrow::Cow<'static, [u8]>);

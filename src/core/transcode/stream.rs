@@ -81,6 +81,39 @@ impl Encoder {
         self.parts.push(out);
     }
 
+    /// Converts the next units given as Latin-1, one byte a unit (a slice
+    /// whose units are all at most U+00FF, copied narrow; see `Piece`).
+    pub fn push_latin1(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        self.units += bytes.len();
+        let ascii = simdutf::validate_ascii(bytes);
+        // At most 2 bytes a unit, and a carried surrogate's 3.
+        let mut out = Vec::with_capacity(if ascii { bytes.len() } else { 2 * bytes.len() } + 3);
+        if let Some(hi) = self.carry.take() {
+            // No low surrogate follows: the carried one is lone.
+            self.lone = true;
+            wtf8::push_code_point(&mut out, hi as u32);
+        }
+        if ascii {
+            out.extend_from_slice(bytes);
+        } else {
+            let at = out.len();
+            // SAFETY: `out` has room for 2 bytes a byte past `at`, the most
+            // UTF-8 a Latin-1 character takes; the buffers do not overlap.
+            let written = unsafe {
+                simdutf::convert_latin1_to_utf8(bytes.as_ptr(), bytes.len(), out.as_mut_ptr().add(at))
+            };
+            assert!(written <= 2 * bytes.len(), "simdutf wrote past the room it had");
+            // SAFETY: simdutf wrote `written` bytes of UTF-8 after `at`.
+            unsafe { out.set_len(at + written) };
+        }
+        out.shrink_to_fit();
+        self.bytes += out.len();
+        self.parts.push(out);
+    }
+
     /// The stored form of all the units pushed: `Ascii`, `Utf8` or `Wtf8`,
     /// exactly as [`super::from_utf16`] makes it for the whole, in a buffer
     /// of exactly its size.
@@ -147,12 +180,20 @@ fn convert(out: &mut Vec<u8>, units: &[u16]) -> bool {
     false
 }
 
+/// A slice for the thread, in a buffer of the crossing's free list.
+enum Piece {
+    /// UTF-16 units.
+    Units(Vec<u16>),
+    /// The first `len` bytes of the buffer's memory: Latin-1, one byte a unit.
+    Latin1(Vec<u16>, usize),
+}
+
 /// A crossing's transcoder thread: give it the units in order ([`push`]
 /// (Self::push)), then [`finish`](Self::finish) it for the stored form.
 /// Dropped unfinished (a crossing abandoned), its thread is stopped and
 /// joined: it has at most the slice it holds to finish.
 pub struct Stream {
-    tx: Option<Sender<Vec<u16>>>,
+    tx: Option<Sender<Piece>>,
     worker: Option<JoinHandle<Encoder>>,
 }
 
@@ -163,15 +204,24 @@ impl Stream {
         // Slice buffers given back between two slices are kept for the next
         // one while this crossing lasts (see `recycle::Recycler::hold`).
         chunks.hold();
-        let (tx, rx) = channel::<Vec<u16>>();
+        let (tx, rx) = channel::<Piece>();
         let spawned = std::thread::Builder::new()
             .name("symfonic-transcode".into())
             .spawn(move || {
                 let _held = Held;
                 let mut enc = Encoder::default();
                 for piece in rx {
-                    enc.push(&piece);
-                    recycle::chunks().give_back(piece);
+                    let buf = match piece {
+                        Piece::Units(units) => {
+                            enc.push(&units);
+                            units
+                        }
+                        Piece::Latin1(buf, len) => {
+                            enc.push_latin1(latin1_bytes(&buf, len));
+                            buf
+                        }
+                    };
+                    recycle::chunks().give_back(buf);
                 }
                 enc
             });
@@ -195,7 +245,19 @@ impl Stream {
 
     /// Hands the next units to the thread; `false` if it is gone (it panicked).
     pub fn push(&self, units: Vec<u16>) -> bool {
-        self.tx.as_ref().is_some_and(|tx| tx.send(units).is_ok())
+        self.send(Piece::Units(units))
+    }
+
+    /// Hands the next units to the thread as Latin-1: the first `len` bytes
+    /// of `buf`'s memory (at most its capacity in bytes, all written; see
+    /// [`latin1_room`]). `false` if the thread is gone.
+    pub fn push_latin1(&self, buf: Vec<u16>, len: usize) -> bool {
+        assert!(len <= 2 * buf.capacity(), "Latin-1 bytes within the buffer");
+        self.send(Piece::Latin1(buf, len))
+    }
+
+    fn send(&self, piece: Piece) -> bool {
+        self.tx.as_ref().is_some_and(|tx| tx.send(piece).is_ok())
     }
 
     /// Ends the input: the stored form, once the thread has converted all.
@@ -222,6 +284,23 @@ impl Drop for Held {
     fn drop(&mut self) {
         recycle::chunks().release();
     }
+}
+
+/// The memory of a slice buffer as bytes, for a Latin-1 copy: the
+/// buffer's whole capacity, 2 bytes a unit.
+pub fn latin1_room(buf: &mut Vec<u16>) -> &mut [std::mem::MaybeUninit<u8>] {
+    let bytes = 2 * buf.capacity();
+    // SAFETY: the allocation holds `capacity` u16s, so `bytes` bytes, and u8
+    // has no alignment; MaybeUninit makes no claim on their contents.
+    unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast(), bytes) }
+}
+
+/// The `len` Latin-1 bytes written into `buf`'s memory (through [`latin1_room`]).
+fn latin1_bytes(buf: &Vec<u16>, len: usize) -> &[u8] {
+    assert!(len <= 2 * buf.capacity());
+    // SAFETY: the first `len` bytes of the allocation were written (the
+    // contract of `Stream::push_latin1`), within its `2 * capacity` bytes.
+    unsafe { std::slice::from_raw_parts(buf.as_ptr().cast(), len) }
 }
 
 /// A string whose input has ended, its thread converting what is left.

@@ -13,12 +13,19 @@ fn units(s: &str) -> Vec<u16> {
     s.encode_utf16().collect()
 }
 
-/// The stored form of `units` given in pieces cut at `cuts` (sorted).
-fn in_pieces(units: &[u16], cuts: &[usize]) -> Settled {
+/// The stored form of `units` given in pieces cut at `cuts` (sorted); with
+/// `narrow`, each piece whose units are all at most U+00FF is given as
+/// Latin-1, as the crossing copies such a slice.
+fn in_pieces(units: &[u16], cuts: &[usize], narrow: bool) -> Settled {
     let mut enc = Encoder::default();
     let mut at = 0;
     for &c in cuts.iter().chain([&units.len()]) {
-        enc.push(&units[at..c]);
+        let piece = &units[at..c];
+        if narrow && piece.iter().all(|&u| u <= 0xFF) {
+            enc.push_latin1(&piece.iter().map(|&u| u as u8).collect::<Vec<u8>>());
+        } else {
+            enc.push(piece);
+        }
         at = c;
     }
     enc.finish()
@@ -26,13 +33,15 @@ fn in_pieces(units: &[u16], cuts: &[usize]) -> Settled {
 
 fn check(units: &[u16], cuts: &[usize]) {
     let want = from_utf16(units);
-    let got = in_pieces(units, cuts);
-    assert_eq!(got, want, "units {units:04x?} cut at {cuts:?}");
-    let cap = match &got {
-        Settled::Ascii(s) | Settled::Utf8(s) => s.capacity(),
-        Settled::Wtf8(b) => b.capacity(),
-    };
-    assert_eq!(cap, got.as_bytes().len(), "cut to size");
+    for narrow in [false, true] {
+        let got = in_pieces(units, cuts, narrow);
+        assert_eq!(got, want, "units {units:04x?} cut at {cuts:?}, narrow {narrow}");
+        let cap = match &got {
+            Settled::Ascii(s) | Settled::Utf8(s) => s.capacity(),
+            Settled::Wtf8(b) => b.capacity(),
+        };
+        assert_eq!(cap, got.as_bytes().len(), "cut to size");
+    }
 }
 
 /// Texts with every kind of unit: ASCII, 2- and 3-byte UTF-8, pairs, lone
@@ -97,12 +106,33 @@ fn empty_pieces_change_nothing() {
 fn a_pair_cut_across_many_pieces_is_whole_and_a_trailing_high_is_lone() {
     let u = vec![0xD83D, 0xDE00, 0xD83D];
     assert_eq!(
-        in_pieces(&u, &[1, 2]),
+        in_pieces(&u, &[1, 2], false),
         Settled::Wtf8(vec![0xF0, 0x9F, 0x98, 0x80, 0xED, 0xA0, 0xBD])
     );
     // Well-formed pieces that are each ill-formed alone.
-    let pair = in_pieces(&[0xD83D, 0xDE00], &[1]);
+    let pair = in_pieces(&[0xD83D, 0xDE00], &[1], false);
     assert_eq!(pair, Settled::Utf8("😀".to_string()));
+}
+
+#[test]
+fn latin1_pieces_are_converted_and_end_a_carried_surrogate() {
+    // Latin-1 above ASCII takes two bytes; ASCII pieces stay ASCII.
+    let mut enc = Encoder::default();
+    enc.push_latin1(b"caf\xe9 ");
+    enc.push_latin1(b"plain");
+    assert_eq!(enc.finish(), Settled::Utf8("café plain".to_string()));
+    let mut enc = Encoder::default();
+    enc.push_latin1(b"only ascii");
+    enc.push_latin1(b"");
+    assert_eq!(enc.finish(), Settled::Ascii("only ascii".to_string()));
+    // A high surrogate that ended the last piece is lone before Latin-1.
+    let mut enc = Encoder::default();
+    enc.push(&[b'a' as u16, 0xD83D]);
+    enc.push_latin1(b"\xff");
+    assert_eq!(
+        enc.finish(),
+        Settled::Wtf8(vec![b'a', 0xED, 0xA0, 0xBD, 0xC3, 0xBF])
+    );
 }
 
 /// One test for all that uses the process-wide slice list, so that no
@@ -122,12 +152,27 @@ fn the_thread_transcodes_the_slices_and_gives_their_buffers_back() {
         .collect();
     let stream = Stream::start().unwrap();
     assert_eq!(chunks.in_flight(), 1);
+    // Latin-1 slices first (copied narrow into the slice buffers' memory), then UTF-16.
+    let latin: Vec<u16> = "Crème brûlée café, "
+        .encode_utf16()
+        .cycle()
+        .take(300_001)
+        .collect();
+    for part in latin.chunks(recycle::MIN_UNITS + 7) {
+        let mut b = Stream::buffer(part.len() / 2 + 1);
+        let room = latin1_room(&mut b);
+        for (dst, &u) in room.iter_mut().zip(part) {
+            dst.write(u as u8);
+        }
+        assert!(stream.push_latin1(b, part.len()));
+    }
     for part in text.chunks(recycle::MIN_UNITS * 2 + 1) {
         let mut b = Stream::buffer(part.len() + 1);
         b.extend_from_slice(part);
         assert!(stream.push(b));
     }
-    assert_eq!(stream.finish().settle(), from_utf16(&text));
+    let whole: Vec<u16> = latin.iter().chain(&text).copied().collect();
+    assert_eq!(stream.finish().settle(), from_utf16(&whole));
     // The slice buffers are kept for the next crossing, within the bound.
     assert_eq!(chunks.in_flight(), 0);
     // The list's bound in bytes: KEEP_CHUNKS slice buffers of this test's size.
