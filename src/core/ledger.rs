@@ -293,11 +293,14 @@ impl Ledger {
         check_content_len(content.as_bytes().len())?;
         // JSON analysis of WTF-8 runs on its display form (same byte length).
         let view = content.lossy();
-        // The id hash runs while the JSON pass's second thread starts up.
+        // The id hash runs while the JSON pass's second thread starts up,
+        // and that thread counts the code points once its half is walked.
         let forced = self.forced();
-        let (json, mem_id) = analyze_str_with(&view, || {
-            forced.unwrap_or_else(|| mem_id_for(&req.tool_call_id, content.as_bytes()))
-        });
+        let (json, mem_id, counted) = analyze_str_with(
+            &view,
+            || forced.unwrap_or_else(|| mem_id_for(&req.tool_call_id, content.as_bytes())),
+            &|| Text::count(&content),
+        );
         drop(view);
         let now = now_ms();
         let expires_at = self.expiry(ttl, now);
@@ -311,7 +314,13 @@ impl Ledger {
             existing.set_expiry(expires_at);
             return Ok(handle);
         }
-        let entry = build_entry(key.1.clone(), req, content, json, self.config.preview_chars);
+        let entry = build_entry(
+            key.1.clone(),
+            req,
+            Text::from_counted(content, counted),
+            json,
+            self.config.preview_chars,
+        );
         entry.set_expiry(expires_at);
         let entry = Arc::new(entry);
         self.put_through(&entry, expires_at)?;

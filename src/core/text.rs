@@ -118,6 +118,17 @@ impl Settled {
     }
 }
 
+/// What [`Text::count`] found for a settled payload.
+#[derive(Debug)]
+pub enum Counted {
+    /// All ASCII: code point offsets are byte offsets.
+    Ascii,
+    /// Its code points and the byte offset of every `MARK_EVERY`-th one.
+    Marked(usize, Vec<usize>),
+    /// Not counted ahead: [`Text::from_counted`] counts it.
+    Later,
+}
+
 #[derive(Debug)]
 enum Body {
     Utf8(String),
@@ -173,6 +184,36 @@ impl Text {
             body: Body::Wtf8(b),
             chars,
             marks,
+        }
+    }
+
+    /// What [`from_counted`](Self::from_counted) needs to build the text of
+    /// `p` without a pass over it: whether it is ASCII, or its code points
+    /// and marks (one pass, `count::mark_index`). Borrowing `p`, it can run
+    /// on another thread while the JSON index is built (`Ledger::record`).
+    pub fn count(p: &Settled) -> Counted {
+        match p {
+            Settled::Ascii(_) => Counted::Ascii,
+            Settled::Utf8(s) if s.is_ascii() => Counted::Ascii,
+            Settled::Utf8(s) => {
+                let (chars, marks) = mark_index(s.as_bytes(), MARK_EVERY);
+                Counted::Marked(chars, marks)
+            }
+            // Rare (lone surrogates): counted when built.
+            Settled::Wtf8(_) => Counted::Later,
+        }
+    }
+
+    /// The text of `p`, given what [`count`](Self::count) found for it.
+    pub fn from_counted(p: Settled, counted: Counted) -> Self {
+        match (p, counted) {
+            (Settled::Ascii(s) | Settled::Utf8(s), Counted::Ascii) => Text::from_ascii(s),
+            (Settled::Utf8(s), Counted::Marked(chars, marks)) => Text {
+                body: Body::Utf8(s),
+                chars,
+                marks,
+            },
+            (p, _) => Text::from_payload(p),
         }
     }
 
@@ -349,6 +390,26 @@ mod tests {
             assert_eq!(t.slice(a, b), want.as_bytes(), "slice {a}..{b}");
             assert_eq!(t.char_of(t.byte_of(a)), a.min(chars.len()));
         }
+    }
+
+    #[test]
+    fn a_text_counted_ahead_is_the_text_built_at_once() {
+        let long: String = "aé😀b€\n".repeat(5_000);
+        let kinds = || {
+            vec![
+                Settled::Ascii("plain".into()),
+                Settled::Utf8("ascii held as UTF-8, as a Buffer's is".into()),
+                Settled::Utf8(long.clone()),
+                Settled::Utf8(String::new()),
+                Settled::Wtf8(vec![b'a', 0xED, 0xA0, 0x80, b'b']),
+            ]
+        };
+        for (p, q) in kinds().into_iter().zip(kinds()) {
+            let counted = Text::count(&p);
+            let want = format!("{:?}", Text::from_payload(q));
+            assert_eq!(format!("{:?}", Text::from_counted(p, counted)), want);
+        }
+        assert!(matches!(Text::count(&Settled::Utf8(long)), Counted::Marked(n, _) if n == 30_000));
     }
 
     #[test]

@@ -42,27 +42,38 @@ pub fn analyze(bytes: &[u8]) -> Option<JsonDoc> {
 }
 
 /// `analyze` for text the caller already holds as UTF-8 (no re-validation),
-/// running `side` on this thread while the second walker's thread starts up
-/// (see `index::build_with_side`); the ledger hashes the payload there.
-pub fn analyze_str_with<R>(text: &str, side: impl FnOnce() -> R) -> (Option<JsonDoc>, R) {
-    analyze_utf8(text.as_bytes(), index::PARALLEL_MIN_BYTES, side)
+/// running `side` on this thread while the second walker's thread starts up,
+/// and `spare` on that thread once its half is walked (see
+/// `index::build_with_side`); the ledger hashes the payload in `side` and
+/// counts its code points in `spare`.
+pub fn analyze_str_with<R, S: Send + Sync>(
+    text: &str,
+    side: impl FnOnce() -> R,
+    spare: &(dyn Fn() -> S + Sync),
+) -> (Option<JsonDoc>, R, S) {
+    analyze_utf8(text.as_bytes(), index::PARALLEL_MIN_BYTES, side, spare)
 }
 
 fn analyze_with(bytes: &[u8], parallel_min: usize) -> Option<JsonDoc> {
     std::str::from_utf8(bytes).ok()?;
-    analyze_utf8(bytes, parallel_min, || ()).0
+    analyze_utf8(bytes, parallel_min, || (), &|| ()).0
 }
 
-fn analyze_utf8<R>(bytes: &[u8], parallel_min: usize, side: impl FnOnce() -> R) -> (Option<JsonDoc>, R) {
+fn analyze_utf8<R, S: Send + Sync>(
+    bytes: &[u8],
+    parallel_min: usize,
+    side: impl FnOnce() -> R,
+    spare: &(dyn Fn() -> S + Sync),
+) -> (Option<JsonDoc>, R, S) {
     if bytes.len() >= u32::MAX as usize - 64 {
-        return (None, side());
+        return (None, side(), spare());
     }
-    let (index, r) = index::build_with_side(bytes, parallel_min, side);
+    let (index, r, s) = index::build_with_side(bytes, parallel_min, side, spare);
     let doc = index.map(|index| {
         let (schema, shape) = schema::describe(bytes, &index);
         JsonDoc { index, schema, shape }
     });
-    (doc, r)
+    (doc, r, s)
 }
 
 /// Resolves a model-supplied path against a payload that `analyze` accepted

@@ -16,11 +16,11 @@ use crate::core::transcode;
 use super::{has_query_index, Entry, Handle, RecordRequest};
 
 /// A new entry for `req`, whose content was taken out and settled as
-/// `content` (what `req.content` still holds is ignored).
+/// `text` (what `req.content` still holds is ignored).
 pub(super) fn build_entry(
     mem_id: String,
     req: RecordRequest,
-    content: Settled,
+    text: Text,
     json: Option<JsonDoc>,
     preview_chars: usize,
 ) -> Entry {
@@ -32,7 +32,6 @@ pub(super) fn build_entry(
         content: _,
     } = req;
     let tool_args = tool_args.as_ref();
-    let text = Text::from_payload(content);
     // The stub is display text: a lone surrogate shows there as U+FFFD, so
     // every handle string is well-formed (the payload itself keeps it).
     let shown = text.lossy();
@@ -116,9 +115,14 @@ pub(super) fn rebuild_entry(stored: StoredEntry, verify: bool) -> Result<Entry, 
         return Err(StoreError::new("get", "corrupt row: payload is not UTF-8"));
     };
     let view = payload.lossy();
-    let (json, ()) = analyze_str_with(&view, || ());
+    let (json, (), counted) = analyze_str_with(&view, || (), &|| Text::count(&payload));
     drop(view);
-    Ok(assemble(handle, Text::from_payload(payload), json, expires_at))
+    Ok(assemble(
+        handle,
+        Text::from_counted(payload, counted),
+        json,
+        expires_at,
+    ))
 }
 
 pub(super) fn handle_bytes(h: &Handle) -> usize {

@@ -44,7 +44,7 @@ fn a_colliding_id_with_other_content_is_refused() {
     let e = build_entry(
         "trm_aaaaaaaaaaaa".into(),
         req("", "c", ""),
-        Settled::Utf8("one".into()),
+        Text::from_payload(Settled::Utf8("one".into())),
         None,
         200,
     );

@@ -6,6 +6,7 @@ use super::scan;
 use super::walker::{State, Stop, Walker};
 use super::*;
 use crate::core::cpu;
+use std::sync::OnceLock;
 
 /// Payloads at least this large are walked by two threads (see `build_inner`).
 pub(crate) const PARALLEL_MIN_BYTES: usize = 1 << 20;
@@ -25,14 +26,21 @@ pub(crate) const PARALLEL_MIN_BYTES: usize = 1 << 20;
 /// walker's thread has been spawned: starting a thread (waking an idle core)
 /// can take most of a millisecond, and this hides other work behind it.
 /// `side` runs exactly once, whatever the verdict.
-pub(crate) fn build_with_side<R>(
+///
+/// `spare` runs on the second walker's thread once its half is walked (the
+/// first walker, which ran `side` too, is then still walking), or, when
+/// there was no second walker or it did not get to it, on the calling
+/// thread at the end. Its one result is returned.
+pub(crate) fn build_with_side<R, S: Send + Sync>(
     b: &[u8],
     parallel_min: usize,
     side: impl FnOnce() -> R,
-) -> (Option<JsonIndex>, R) {
+    spare: &(dyn Fn() -> S + Sync),
+) -> (Option<JsonIndex>, R, S) {
     let mut side = Some(side);
     let mut out = None;
-    let index = build_inner(b, parallel_min, &mut || {
+    let spared = OnceLock::new();
+    let index = build_inner(b, parallel_min, &spared, spare, &mut || {
         if let Some(f) = side.take() {
             out = Some(f());
         }
@@ -40,10 +48,17 @@ pub(crate) fn build_with_side<R>(
     if let Some(f) = side.take() {
         out = Some(f());
     }
-    (index, out.expect("side ran"))
+    let spared = spared.into_inner().unwrap_or_else(spare);
+    (index, out.expect("side ran"), spared)
 }
 
-fn build_inner(b: &[u8], parallel_min: usize, side: &mut dyn FnMut()) -> Option<JsonIndex> {
+fn build_inner<S: Send + Sync>(
+    b: &[u8],
+    parallel_min: usize,
+    spared: &OnceLock<S>,
+    spare: &(dyn Fn() -> S + Sync),
+    side: &mut dyn FnMut(),
+) -> Option<JsonIndex> {
     let start = scan::ws(b, 0);
     let mut a = Walker::new(b, 0);
     let split = if b.len() >= parallel_min {
@@ -67,6 +82,7 @@ fn build_inner(b: &[u8], parallel_min: usize, side: &mut dyn FnMut()) -> Option<
                 } else {
                     w.run(m + 1, State::Value, nowhere)
                 };
+                let _ = spared.set(spare());
                 (w, stop)
             });
             side();
@@ -167,7 +183,9 @@ fn outermost_comma(b: &[u8], m: usize) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::split_point;
+    use super::{build_with_side, split_point};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
 
     /// Rows shaped like the product feeds: each has small objects in
     /// an array of its own, so most `},{` near the middle are inside a row.
@@ -208,5 +226,50 @@ mod tests {
         );
         let (m, _) = split_point(long.as_bytes()).unwrap();
         assert!(long[..m].ends_with('}'), "{}", &long[m - 20..m + 20]);
+    }
+
+    #[test]
+    fn spare_runs_once_on_every_path_and_beside_a_split_walk() {
+        let big = feed(20_000);
+        let broken = big.replacen("\"id\":19990", "\"id\":19990x", 1);
+        let cases: [(&str, &str, bool, bool); 5] = [
+            ("split", &big, true, true),
+            ("small", "{\"a\":[1,2,3]}", true, false),
+            ("too small to split", &big, true, false),
+            ("not JSON after the split", &broken, false, true),
+            ("not JSON at all", "plain text, no JSON", false, false),
+        ];
+        for (name, doc, json, split) in cases {
+            let min = if name == "too small to split" {
+                usize::MAX
+            } else {
+                1 << 16
+            };
+            let calls = AtomicUsize::new(0);
+            let on = Mutex::new(None);
+            let sides = AtomicUsize::new(0);
+            let (index, side, spared) = build_with_side(
+                doc.as_bytes(),
+                min,
+                || sides.fetch_add(1, Ordering::SeqCst) + 10,
+                &|| {
+                    *on.lock().unwrap() = Some(std::thread::current().id());
+                    calls.fetch_add(1, Ordering::SeqCst) + 20
+                },
+            );
+            assert_eq!(index.is_some(), json, "{name}");
+            assert_eq!(
+                (side, spared),
+                (10, 20),
+                "{name}: each ran once, its result returned"
+            );
+            assert_eq!(calls.load(Ordering::SeqCst), 1, "{name}");
+            let here = std::thread::current().id();
+            assert_eq!(
+                on.lock().unwrap().unwrap() != here,
+                split,
+                "{name}: on the second walker's thread"
+            );
+        }
     }
 }
