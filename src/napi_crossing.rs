@@ -17,7 +17,7 @@ use napi_derive::napi;
 
 use crate::core::text::Payload;
 use crate::core::transcode::{self, pieces::Pieces, stream::Stream};
-use crate::napi_text::{append_units, buffer_bytes, copy_latin1, latin1_len, units_len};
+use crate::napi_text::{append_units, buffer_bytes, copy_latin1, units_len};
 
 enum Into {
     /// The whole string's units, transcoded once complete.
@@ -140,7 +140,7 @@ impl Crossing {
         let (env, value) = (env.raw(), part.raw());
         // SAFETY: `value` is a live JS value of this call; a value of the
         // wrong kind fails the status check.
-        let n = unsafe { latin1_len(env, value)? };
+        let n = unsafe { units_len(env, value)? };
         let mut buf = Stream::buffer(n / 2 + 1);
         let len = unsafe { copy_latin1(env, value, n, &mut buf)? };
         if stream.push_latin1(buf, len) {

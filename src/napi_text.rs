@@ -123,16 +123,6 @@ pub(crate) unsafe fn append_units(
     Ok(())
 }
 
-/// The length of the JS string `value` in UTF-16 units, as the Latin-1
-/// copy counts it (O(1), no pass over it).
-pub(crate) unsafe fn latin1_len(env: sys::napi_env, value: sys::napi_value) -> Result<usize> {
-    let mut len = 0usize;
-    check_status!(unsafe {
-        sys::napi_get_value_string_latin1(env, value, std::ptr::null_mut(), 0, &mut len)
-    })?;
-    Ok(len)
-}
-
 /// Copies the `len` units of the JS string `value`, all at most U+00FF (the
 /// caller checked), as Latin-1 into `buf`'s memory, one byte a unit; returns
 /// the number written. For a string V8 holds as one-byte this is a memcpy of
