@@ -55,7 +55,7 @@ fn mid(units: &[u16]) -> usize {
 
 /// Runs `second` on a thread beside this one and `first` here; `None` if the
 /// thread could not be started or panicked, or either returned `false`.
-fn both(first: impl FnOnce() -> bool, second: impl FnOnce() -> bool + Send) -> Option<()> {
+pub(super) fn both(first: impl FnOnce() -> bool, second: impl FnOnce() -> bool + Send) -> Option<()> {
     std::thread::scope(|s| {
         let other = cpu::spawn_beside(s, second).ok()?;
         let here = first();
