@@ -76,12 +76,18 @@ impl Pieces {
 
     /// All the bytes in one buffer of exactly their length (where their pages
     /// are first written), the slice buffers given back.
+    /// A large payload's two halves are copied at once (`halves::join`).
     pub fn join(mut self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.len);
-        for (buf, n) in std::mem::take(&mut self.parts) {
+        let parts = std::mem::take(&mut self.parts);
+        let views: Vec<&[u8]> = parts
+            .iter()
             // SAFETY: the buffer's first `n` bytes were written by `push`
             // (its `len` units cover them).
-            out.extend_from_slice(unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), n) });
+            .map(|(buf, n)| unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), *n) })
+            .collect();
+        let out = super::halves::join(&views, self.len);
+        drop(views);
+        for (buf, _) in parts {
             self.list.give_back(buf);
         }
         out

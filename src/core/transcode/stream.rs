@@ -17,7 +17,7 @@
 //!
 //! Each slice is converted into a buffer of its own, exactly its size, and
 //! the pieces are joined once the last has come (by `Streamed::settle`, on
-//! the pool; a large payload's halves by two threads, see `join`). Converting straight into one buffer reserved for the worst
+//! the pool; a large payload's halves by two threads, see `halves::join`). Converting straight into one buffer reserved for the worst
 //! case (3 bytes a unit) was slower: a reservation that large is a fresh
 //! mapping every time (glibc maps anything larger than the largest block
 //! freed so far afresh), and this VM's page faults on fresh memory cost
@@ -156,55 +156,11 @@ impl Encoder {
     }
 }
 
-/// Joins at least this many bytes of pieces in two halves at once.
-const PARALLEL_JOIN_MIN: usize = 1 << 20;
-
-/// The pieces in one buffer of exactly `bytes` (their total), copied by two
-/// threads for a large payload, the second on another CPU, each into its
-/// half of the buffer (`halves::both`): as with the transcoding in halves,
-/// the first writes to the stored bytes' pages cost more than the copy, and
-/// two threads take half of them each. Measured in Rust, 5 MB catalogs,
-/// median of 31 joins, half of them kept: one thread 2.5–3.1 ms, two
-/// 1.7–1.9 ms; in Node, records of the CJK catalog one at a time, the
-/// ledger cleared after each, 9.0–9.7 ms against 9.7–10.5 (4 interleaved
-/// runs of 21).
+/// The pieces in one buffer of exactly `bytes` (their total); a large
+/// payload's two halves are copied at once (`halves::join`).
 pub(super) fn join(parts: Vec<Vec<u8>>, bytes: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(bytes);
-    if bytes >= PARALLEL_JOIN_MIN {
-        // The first piece that ends past the middle ends the first half.
-        let mut at = 0;
-        let k = parts
-            .iter()
-            .position(|p| {
-                at += p.len();
-                at >= bytes / 2
-            })
-            .map_or(parts.len(), |i| i + 1);
-        let (first, second) = parts.split_at(k);
-        let (a, b) = out.spare_capacity_mut()[..bytes].split_at_mut(at.min(bytes));
-        if super::halves::both(|| put(a, first), || put(b, second)).is_some() {
-            // SAFETY: the two halves wrote all `bytes` bytes.
-            unsafe { out.set_len(bytes) };
-            return out;
-        }
-    }
-    for part in &parts {
-        out.extend_from_slice(part);
-    }
-    out
-}
-
-/// Copies `parts` one after another into `dst`, which they fill exactly.
-fn put(dst: &mut [std::mem::MaybeUninit<u8>], parts: &[Vec<u8>]) -> bool {
-    let mut at = 0;
-    for p in parts {
-        let d = &mut dst[at..at + p.len()];
-        // SAFETY: `d` and `p` have the same length and do not overlap, and
-        // MaybeUninit<u8> has the layout of u8.
-        unsafe { std::ptr::copy_nonoverlapping(p.as_ptr(), d.as_mut_ptr().cast::<u8>(), p.len()) };
-        at += p.len();
-    }
-    at == dst.len()
+    let views: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+    super::halves::join(&views, bytes)
 }
 
 /// Appends the stored form of `units`, which do not end with a high

@@ -222,29 +222,3 @@ proptest! {
         check(&u, &cuts);
     }
 }
-
-#[test]
-fn pieces_are_joined_whole_in_one_buffer_of_their_size_by_either_path() {
-    // Sizes that put the halves' cut at a piece edge and inside a run of
-    // tiny and empty pieces, on both sides of the two-thread threshold.
-    for total in [
-        PARALLEL_JOIN_MIN - 1,
-        PARALLEL_JOIN_MIN,
-        3 * PARALLEL_JOIN_MIN + 17,
-    ] {
-        let mut parts = Vec::new();
-        let mut at = 0usize;
-        let mut k = 0usize;
-        while at < total {
-            let n = [0, 1, 7, 4096, 65_537, 300_001][k % 6].min(total - at);
-            parts.push((at..at + n).map(|i| (i * 31 % 251) as u8).collect::<Vec<u8>>());
-            at += n;
-            k += 1;
-        }
-        let want: Vec<u8> = parts.concat();
-        let got = join(parts, total);
-        assert_eq!(got.len(), total);
-        assert_eq!(got.capacity(), total);
-        assert!(got == want, "{total} bytes joined in order");
-    }
-}
