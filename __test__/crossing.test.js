@@ -176,11 +176,11 @@ describe('long strings cross in slices, one per event-loop turn', () => {
   // units gathered whole and transcoded once crossed (lib/crossing.js).
   // Either way the result is the one-piece crossing's.
   test.each([
-    ['surrogate pairs cut by slice edges', false, 'alone'],
-    ['lone surrogates on slice edges', true, 'alone'],
-    ['surrogate pairs cut by slice edges', false, 'behind another'],
-    ['lone surrogates on slice edges', true, 'behind another'],
-  ])('%s, recorded %s: the same id, text and answers as a one-piece crossing', async (_, lone, when) => {
+    ['surrogate pairs cut by slice edges', 'alone', false],
+    ['lone surrogates on slice edges', 'alone', true],
+    ['surrogate pairs cut by slice edges', 'behind another', false],
+    ['lone surrogates on slice edges', 'behind another', true],
+  ])('%s, recorded %s: the same id, text and answers as a one-piece crossing', async (_, when, lone) => {
     const s = edgy(4, lone)
     expect(s.length).toBeGreaterThan(3 * SLICE)
     const sliced = new Ledger({ maxBytes: 2 ** 30 })
