@@ -293,12 +293,15 @@ impl Ledger {
         check_content_len(content.as_bytes().len())?;
         // JSON analysis of WTF-8 runs on its display form (same byte length).
         let view = content.lossy();
-        // The id hash runs while the JSON pass's second thread starts up,
-        // and that thread counts the code points once its half is walked.
+        // The id hash and the code-point count run beside the JSON pass, on
+        // whichever of its threads is free first.
         let forced = self.forced();
         let (json, mem_id, counted) = analyze_str_with(
             &view,
-            || forced.unwrap_or_else(|| mem_id_for(&req.tool_call_id, content.as_bytes())),
+            &|| {
+                let id = forced.clone();
+                id.unwrap_or_else(|| mem_id_for(&req.tool_call_id, content.as_bytes()))
+            },
             &|| Text::count(&content),
         );
         drop(view);

@@ -42,13 +42,12 @@ pub fn analyze(bytes: &[u8]) -> Option<JsonDoc> {
 }
 
 /// `analyze` for text the caller already holds as UTF-8 (no re-validation),
-/// running `side` on this thread while the second walker's thread starts up,
-/// and `spare` on that thread once its half is walked (see
-/// `index::build_with_side`); the ledger hashes the payload in `side` and
-/// counts its code points in `spare`.
-pub fn analyze_str_with<R, S: Send + Sync>(
+/// running `side` and `spare` beside the walk, each once, on whichever of
+/// its threads is free first (see `index::build_with_side`); the ledger
+/// hashes the payload in `side` and counts its code points in `spare`.
+pub fn analyze_str_with<R: Send + Sync, S: Send + Sync>(
     text: &str,
-    side: impl FnOnce() -> R,
+    side: &(dyn Fn() -> R + Sync),
     spare: &(dyn Fn() -> S + Sync),
 ) -> (Option<JsonDoc>, R, S) {
     analyze_utf8(text.as_bytes(), index::PARALLEL_MIN_BYTES, side, spare)
@@ -56,13 +55,13 @@ pub fn analyze_str_with<R, S: Send + Sync>(
 
 fn analyze_with(bytes: &[u8], parallel_min: usize) -> Option<JsonDoc> {
     std::str::from_utf8(bytes).ok()?;
-    analyze_utf8(bytes, parallel_min, || (), &|| ()).0
+    analyze_utf8(bytes, parallel_min, &|| (), &|| ()).0
 }
 
-fn analyze_utf8<R, S: Send + Sync>(
+fn analyze_utf8<R: Send + Sync, S: Send + Sync>(
     bytes: &[u8],
     parallel_min: usize,
-    side: impl FnOnce() -> R,
+    side: &(dyn Fn() -> R + Sync),
     spare: &(dyn Fn() -> S + Sync),
 ) -> (Option<JsonDoc>, R, S) {
     if bytes.len() >= u32::MAX as usize - 64 {

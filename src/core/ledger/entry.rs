@@ -115,7 +115,7 @@ pub(super) fn rebuild_entry(stored: StoredEntry, verify: bool) -> Result<Entry, 
         return Err(StoreError::new("get", "corrupt row: payload is not UTF-8"));
     };
     let view = payload.lossy();
-    let (json, (), counted) = analyze_str_with(&view, || (), &|| Text::count(&payload));
+    let (json, (), counted) = analyze_str_with(&view, &|| (), &|| Text::count(&payload));
     drop(view);
     Ok(assemble(
         handle,
