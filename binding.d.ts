@@ -16,9 +16,11 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class __Crossing {
   /**
    * A crossing of a string of `units` UTF-16 units; with `stream`, its
-   * slices are transcoded as they cross, by a thread of its own.
+   * slices are transcoded as they cross, by a thread of its own, which
+   * also hashes them for the memory id of `toolCallId` when given (the
+   * record uses that id only for the same call id).
    */
-  constructor(units: number, stream: boolean)
+  constructor(units: number, stream: boolean, toolCallId?: string | undefined | null)
   /** A crossing of a Buffer of `len` bytes, copied slice by slice. */
   static ofBytes(len: number): __Crossing
   /**

@@ -210,7 +210,9 @@ class Ledger extends binding.Ledger {
     const c = checked.content
     let p
     try {
-      p = isLong(c) ? recordInSlices(c, (into) => super.record({ ...checked, content: into })) : super.record(checked)
+      p = isLong(c)
+        ? recordInSlices(c, (into) => super.record({ ...checked, content: into }), checked.toolCallId)
+        : super.record(checked)
     } catch (e) {
       return Promise.reject(e)
     }

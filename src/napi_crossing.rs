@@ -69,11 +69,13 @@ impl Crossing {
 #[napi]
 impl Crossing {
     /// A crossing of a string of `units` UTF-16 units; with `stream`, its
-    /// slices are transcoded as they cross, by a thread of its own.
+    /// slices are transcoded as they cross, by a thread of its own, which
+    /// also hashes them for the memory id of `toolCallId` when given (the
+    /// record uses that id only for the same call id).
     #[napi(constructor)]
-    pub fn new(units: u32, stream: bool) -> Result<Self> {
+    pub fn new(units: u32, stream: bool, tool_call_id: Option<String>) -> Result<Self> {
         let into = if stream {
-            Into::Stream(Stream::start().map_err(|e| {
+            Into::Stream(Stream::start(tool_call_id).map_err(|e| {
                 Error::new(
                     Status::GenericFailure,
                     format!("content: could not start the transcoding thread ({e})"),

@@ -289,17 +289,20 @@ impl Ledger {
     /// for an async record this runs on the libuv pool, like the rest.
     pub fn record_with(&self, mut req: RecordRequest, ttl: Ttl) -> Result<Handle, LedgerError> {
         check_namespace(&req.namespace)?;
-        let content = std::mem::take(&mut req.content).settle();
+        let (content, hashed) = std::mem::take(&mut req.content).settle_hashed();
+        // An id hashed while the string crossed counts for this call id only.
+        let hashed = hashed.and_then(|h| h.for_call(&req.tool_call_id));
         check_content_len(content.as_bytes().len())?;
         // JSON analysis of WTF-8 runs on its display form (same byte length).
         let view = content.lossy();
-        // The id hash and the code-point count run beside the JSON pass, on
-        // whichever of its threads is free first.
+        // The id hash (unless it was hashed as the string crossed) and the
+        // code-point count run beside the JSON pass, on whichever of its
+        // threads is free first.
         let forced = self.forced();
         let (json, mem_id, counted) = analyze_str_with(
             &view,
             &|| {
-                let id = forced.clone();
+                let id = forced.clone().or_else(|| hashed.clone());
                 id.unwrap_or_else(|| mem_id_for(&req.tool_call_id, content.as_bytes()))
             },
             &|| Text::count(&content),

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use crate::core::ids::HashedAhead;
 use crate::core::{transcode, wtf8};
 
 mod count;
@@ -43,7 +44,13 @@ impl Payload {
     /// The UTF-16 buffer is released here, as soon as the UTF-8 exists: kept
     /// for the next crossing if `transcode::recycle` has room, else freed.
     pub fn settle(self) -> Settled {
-        match self {
+        self.settle_hashed().0
+    }
+
+    /// [`settle`](Self::settle), with the memory id hashed while the payload
+    /// crossed, if it was (`transcode::stream`).
+    pub fn settle_hashed(self) -> (Settled, Option<HashedAhead>) {
+        let settled = match self {
             Payload::Ascii(s) => Settled::Ascii(s),
             Payload::Utf8(s) => Settled::Utf8(s),
             Payload::Wtf8(b) => Settled::Wtf8(b),
@@ -53,9 +60,10 @@ impl Payload {
                 settled
             }
             Payload::Bytes(bytes) => transcode::from_utf8_lossy(bytes),
-            Payload::Streamed(s) => s.settle(),
+            Payload::Streamed(s) => return s.settle(),
             Payload::Pieces(p) => transcode::from_utf8_lossy(p.join()),
-        }
+        };
+        (settled, None)
     }
 }
 

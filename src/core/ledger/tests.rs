@@ -322,3 +322,31 @@ fn removed_entries_are_freed_small_at_once_large_soon_none_kept() {
     assert!(freed(&wc) && freed(&wd), "cleared entries are freed");
     assert_eq!(l.stats().bytes, 0);
 }
+
+#[test]
+fn an_id_hashed_as_the_string_crossed_counts_for_its_own_call_id_only() {
+    use crate::core::transcode::stream::Stream;
+    let l = Ledger::new(LedgerConfig {
+        max_bytes: 64 << 20,
+        preview_chars: 10,
+    });
+    let text = "[1,2,3] and some text, é 😀 ".repeat(2_000);
+    let units: Vec<u16> = text.encode_utf16().collect();
+    let streamed = |call: &str| {
+        let stream = Stream::start(Some(call.to_string())).unwrap();
+        for part in units.chunks(4_099) {
+            let mut b = Stream::buffer(part.len());
+            b.extend_from_slice(part);
+            assert!(stream.push(b));
+        }
+        Payload::Streamed(stream.finish())
+    };
+    let same = l.record(req_as("call_a", streamed("call_a"))).unwrap();
+    assert_eq!(same.mem_id, mem_id_for("call_a", text.as_bytes()));
+    let other = l.record(req_as("call_b", streamed("call_a"))).unwrap();
+    assert_eq!(
+        other.mem_id,
+        mem_id_for("call_b", text.as_bytes()),
+        "hashed for another call id: not used"
+    );
+}

@@ -7,6 +7,7 @@
 use proptest::prelude::*;
 
 use super::*;
+use crate::core::ids::mem_id_for;
 use crate::core::transcode::from_utf16;
 
 fn units(s: &str) -> Vec<u16> {
@@ -150,7 +151,7 @@ fn the_thread_transcodes_the_slices_and_gives_their_buffers_back() {
         .cycle()
         .take(1_000_003)
         .collect();
-    let stream = Stream::start().unwrap();
+    let stream = Stream::start(None).unwrap();
     assert_eq!(chunks.in_flight(), 1);
     // Latin-1 slices first (copied narrow into the slice buffers' memory), then UTF-16.
     let latin: Vec<u16> = "Crème brûlée café, "
@@ -172,7 +173,7 @@ fn the_thread_transcodes_the_slices_and_gives_their_buffers_back() {
         assert!(stream.push(b));
     }
     let whole: Vec<u16> = latin.iter().chain(&text).copied().collect();
-    assert_eq!(stream.finish().settle(), from_utf16(&whole));
+    assert_eq!(stream.finish().settle().0, from_utf16(&whole));
     // The slice buffers are kept for the next crossing, within the bound.
     assert_eq!(chunks.in_flight(), 0);
     // The list's bound in bytes: KEEP_CHUNKS slice buffers of this test's size.
@@ -194,12 +195,50 @@ fn the_thread_transcodes_the_slices_and_gives_their_buffers_back() {
     assert!(chunks.kept_bytes() <= bound);
 
     // Abandoned after a slice: its thread is stopped and joined.
-    let stream = Stream::start().unwrap();
+    let stream = Stream::start(None).unwrap();
     let mut b = Stream::buffer(recycle::MIN_UNITS);
     b.extend_from_slice(&text[..recycle::MIN_UNITS]);
     assert!(stream.push(b));
     drop(stream);
     assert_eq!(chunks.in_flight(), 0);
+}
+
+#[test]
+fn a_hashing_stream_gives_the_id_of_what_it_stored() {
+    // Latin-1 slices, then UTF-16 ones cut inside pairs (999 units, the
+    // pattern 7), ending with a high surrogate that is lone.
+    let latin: Vec<u16> = "Crème brûlée, ".encode_utf16().cycle().take(5_001).collect();
+    let mut text: Vec<u16> = units("不锈钢 😀 ").into_iter().cycle().take(9_000).collect();
+    text.push(0xD83D);
+    let whole: Vec<u16> = latin.iter().chain(&text).copied().collect();
+    for call in ["call_1", ""] {
+        let stream = Stream::start(Some(call.to_string())).unwrap();
+        for part in latin.chunks(1_000) {
+            let mut b = Stream::buffer(part.len() / 2 + 1);
+            for (dst, &u) in latin1_room(&mut b).iter_mut().zip(part) {
+                dst.write(u as u8);
+            }
+            assert!(stream.push_latin1(b, part.len()));
+        }
+        for part in text.chunks(999) {
+            let mut b = Stream::buffer(part.len());
+            b.extend_from_slice(part);
+            assert!(stream.push(b));
+        }
+        let (settled, hashed) = stream.finish().settle();
+        assert_eq!(settled, from_utf16(&whole));
+        assert!(matches!(settled, Settled::Wtf8(_)), "the lone surrogate is kept");
+        let expected = HashedAhead {
+            tool_call_id: call.to_string(),
+            mem_id: mem_id_for(call, settled.as_bytes()),
+        };
+        assert_eq!(hashed, Some(expected), "call id {call:?}");
+    }
+    let stream = Stream::start(None).unwrap();
+    let mut b = Stream::buffer(3);
+    b.extend_from_slice(&units("abc"));
+    assert!(stream.push(b));
+    assert_eq!(stream.finish().settle(), (Settled::Ascii("abc".into()), None));
 }
 
 proptest! {
