@@ -10,11 +10,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Map, Value};
 
-use crate::core::ids::mem_id_for;
-use crate::core::json::{analyze_str_with, JsonDoc};
+use crate::core::json::JsonDoc;
 use crate::core::quick::QUICK_BYTES;
 use crate::core::search::Blocks;
-use crate::core::store::{expired, now_ms, NewEntry, PutOutcome, Store, StoreError};
+use crate::core::store::{expired, now_ms, Store, StoreError};
 use crate::core::text::{Payload, Text};
 
 /// Default bound on payload bytes held: 256 MiB.
@@ -192,8 +191,10 @@ type Key = (String, String);
 mod entry;
 mod lru;
 mod read;
-use entry::{build_entry, rebuild_entry};
+mod record;
+use entry::rebuild_entry;
 use lru::{Locked, Lru};
+pub use record::{check_content_len, check_namespace};
 
 /// The ledger. Cheap to share behind an `Arc`.
 pub struct Ledger {
@@ -273,93 +274,6 @@ impl Ledger {
     fn store_failed(&self, e: StoreError) -> StoreError {
         self.lock().stats.store_errors += 1;
         e
-    }
-
-    /// Records a result; the same (call id, content) again returns the identical handle.
-    /// Refuses a namespace over `MAX_NAMESPACE_CHARS` code points and content over
-    /// `MAX_CONTENT_BYTES` bytes.
-    pub fn record(&self, req: RecordRequest) -> Result<Handle, LedgerError> {
-        self.record_with(req, Ttl::Default)
-    }
-
-    /// [`record`](Self::record) with the entry's time to live. With a store,
-    /// returns only once the store has the entry, and refuses an id the store
-    /// holds for a different result (recorded by any process sharing it).
-    /// The content is settled first (transcoded, see [`Payload::settle`]):
-    /// for an async record this runs on the libuv pool, like the rest.
-    pub fn record_with(&self, mut req: RecordRequest, ttl: Ttl) -> Result<Handle, LedgerError> {
-        check_namespace(&req.namespace)?;
-        let (content, hashed) = std::mem::take(&mut req.content).settle_hashed();
-        // An id hashed while the string crossed counts for this call id only.
-        let hashed = hashed.and_then(|h| h.for_call(&req.tool_call_id));
-        check_content_len(content.as_bytes().len())?;
-        // JSON analysis of WTF-8 runs on its display form (same byte length).
-        let view = content.lossy();
-        // The id hash (unless it was hashed as the string crossed) and the
-        // code-point count run beside the JSON pass, on whichever of its
-        // threads is free first.
-        let forced = self.forced();
-        let (json, mem_id, counted) = analyze_str_with(
-            &view,
-            &|| {
-                let id = forced.clone().or_else(|| hashed.clone());
-                id.unwrap_or_else(|| mem_id_for(&req.tool_call_id, content.as_bytes()))
-            },
-            &|| Text::count(&content),
-        );
-        drop(view);
-        let now = now_ms();
-        let expires_at = self.expiry(ttl, now);
-        let key: Key = (req.namespace.clone(), mem_id);
-        let existing = self.lock().touch(&key, now);
-        if let Some(existing) = existing {
-            let handle = same_result(&existing, &key, &req.tool_call_id, content.as_bytes())?;
-            // Write-through holds for a repeated record too (another process
-            // may have deleted the row), and the new expiry applies.
-            self.put_through(&existing, expires_at)?;
-            existing.set_expiry(expires_at);
-            return Ok(handle);
-        }
-        let entry = build_entry(
-            key.1.clone(),
-            req,
-            Text::from_counted(content, counted),
-            json,
-            self.config.preview_chars,
-        );
-        entry.set_expiry(expires_at);
-        let entry = Arc::new(entry);
-        self.put_through(&entry, expires_at)?;
-        let handle = entry.handle.clone();
-        let admitted = self.lock().admit(&key, entry.clone(), self.config.max_bytes, now);
-        // Another thread may have recorded it while we analysed.
-        if let Err(existing) = admitted {
-            let (call_id, text) = (&entry.handle.tool_call_id, entry.text.as_bytes());
-            let h = same_result(&existing, &key, call_id, text)?;
-            existing.set_expiry(expires_at);
-            return Ok(h);
-        }
-        self.maybe_sweep(now);
-        Ok(handle)
-    }
-
-    /// Writes `entry` to the store, if there is one.
-    fn put_through(&self, entry: &Entry, expires_at: Option<u64>) -> Result<(), LedgerError> {
-        let Some(store) = &self.backing else { return Ok(()) };
-        let put = store.put(NewEntry {
-            handle: &entry.handle,
-            content: entry.text.as_bytes(),
-            wtf8: !entry.text.is_utf8(),
-            expires_at,
-        });
-        match put {
-            Ok(PutOutcome::Inserted | PutOutcome::Existing) => Ok(()),
-            Ok(PutOutcome::Collision) => Err(LedgerError::Collision {
-                mem_id: entry.handle.mem_id.clone(),
-                namespace: entry.handle.namespace.clone(),
-            }),
-            Err(e) => Err(LedgerError::Store(self.store_failed(e))),
-        }
     }
 
     /// Sweeps expired entries from memory and the store, at most every `SWEEP_EVERY_MS`.
@@ -500,38 +414,6 @@ impl Ledger {
     /// (a store's connection) where it is dropped.
     pub fn forget_in_memory(&self) {
         self.lock().remove_where(|_, _| true);
-    }
-}
-
-/// Refuses a namespace longer than `MAX_NAMESPACE_CHARS` code points.
-pub fn check_namespace(namespace: &str) -> Result<(), LedgerError> {
-    // Byte length bounds the code points from above: most namespaces skip the count.
-    if namespace.len() <= MAX_NAMESPACE_CHARS || namespace.chars().nth(MAX_NAMESPACE_CHARS).is_none() {
-        return Ok(());
-    }
-    Err(LedgerError::NamespaceTooLong {
-        chars: namespace.chars().count(),
-    })
-}
-
-/// Refuses a payload of more than `MAX_CONTENT_BYTES` bytes (a length check, so
-/// the limit is testable without allocating it).
-pub fn check_content_len(bytes: usize) -> Result<(), LedgerError> {
-    if bytes <= MAX_CONTENT_BYTES {
-        Ok(())
-    } else {
-        Err(LedgerError::ContentTooLarge { bytes })
-    }
-}
-
-fn same_result(existing: &Entry, key: &Key, call_id: &str, content: &[u8]) -> Result<Handle, LedgerError> {
-    if existing.handle.tool_call_id == call_id && existing.text.as_bytes() == content {
-        Ok(existing.handle.clone())
-    } else {
-        Err(LedgerError::Collision {
-            mem_id: key.1.clone(),
-            namespace: key.0.clone(),
-        })
     }
 }
 

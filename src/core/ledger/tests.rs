@@ -1,4 +1,7 @@
+use super::entry::build_entry;
+use super::record::same_result;
 use super::*;
+use crate::core::ids::mem_id_for;
 use crate::core::recall::FetchSpec;
 use crate::core::text::Settled;
 
