@@ -120,7 +120,7 @@ function copySlice() {
     if (typeof job.s === 'string') {
       if (!job.into) {
         job.narrow = crossing.inFlight === 1
-        job.into = new binding.__Crossing(job.s.length, job.narrow, job.narrow ? job.callId : undefined)
+        job.into = new binding.__Crossing(job.s.length, job.narrow, job.callId)
       }
       const part = job.s.slice(job.at, job.at + SLICE_UNITS)
       if (job.narrow && BEYOND_LATIN1.test(part)) job.narrow = false

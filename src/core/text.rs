@@ -43,13 +43,9 @@ impl Payload {
     /// holds lone surrogates; bytes validated (SIMD), invalid ones replaced.
     /// The UTF-16 buffer is released here, as soon as the UTF-8 exists: kept
     /// for the next crossing if `transcode::recycle` has room, else freed.
-    pub fn settle(self) -> Settled {
-        self.settle_hashed().0
-    }
-
-    /// [`settle`](Self::settle), with the memory id hashed while the payload
-    /// crossed, if it was (`transcode::stream`).
-    pub fn settle_hashed(self) -> (Settled, Option<HashedAhead>) {
+    /// With the memory id, when it was hashed as the payload crossed
+    /// (`transcode::stream`).
+    pub fn settle(self) -> (Settled, Option<HashedAhead>) {
         let settled = match self {
             Payload::Ascii(s) => Settled::Ascii(s),
             Payload::Utf8(s) => Settled::Utf8(s),

@@ -28,7 +28,7 @@ impl Ledger {
     /// for an async record this runs on the libuv pool, like the rest.
     pub fn record_with(&self, mut req: RecordRequest, ttl: Ttl) -> Result<Handle, LedgerError> {
         check_namespace(&req.namespace)?;
-        let (content, hashed) = std::mem::take(&mut req.content).settle_hashed();
+        let (content, hashed) = std::mem::take(&mut req.content).settle();
         // An id hashed while the string crossed counts for this call id only.
         let hashed = hashed.and_then(|h| h.for_call(&req.tool_call_id));
         check_content_len(content.as_bytes().len())?;
