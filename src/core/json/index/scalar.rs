@@ -63,15 +63,7 @@ impl Walker<'_> {
                             }
                         }
                         b'1'..=b'9' => {
-                            // Fast path for the common plain integer: digits then a delimiter.
-                            let mut q = p + 1;
-                            while q < n && b[q].is_ascii_digit() {
-                                q += 1;
-                            }
-                            p = match b.get(q) {
-                                Some(b',' | b']' | b'}') => q,
-                                _ => scan::valid_scalar_end(b, p)?,
-                            };
+                            p = number_end(b, p)?;
                             state = State::After;
                         }
                         b'-' | b'0' | b't' | b'f' | b'n' => {
@@ -82,18 +74,44 @@ impl Walker<'_> {
                     }
                 }
                 State::Key => {
-                    if b.get(p) != Some(&b'"') {
-                        return None;
-                    }
+                    // The members of one object, for as long as their values
+                    // are not containers (most members): each goes from its
+                    // key to the next without a trip through the states. A
+                    // container value, the object's end or the checkpoint
+                    // comma leaves to the states. One-thread walk of the 5 MB
+                    // catalogs, in Rust, interleaved with the walk before
+                    // (61 rounds each, four runs): medians 1-4 % lower,
+                    // 5.99 against 6.07 ms in the VM's quiet phase.
                     let f = self.stack.last_mut()?;
-                    f.child_start(p as u32, &mut self.pending);
-                    self.pending_keys.push(p as u32);
-                    p = scan::ws(b, scan::valid_string_end(b, p)?);
-                    if b.get(p) != Some(&b':') {
-                        return None;
+                    loop {
+                        if b.get(p) != Some(&b'"') {
+                            return None;
+                        }
+                        f.child_start(p as u32, &mut self.pending);
+                        self.pending_keys.push(p as u32);
+                        p = scan::ws(b, scan::valid_string_end(b, p)?);
+                        if b.get(p) != Some(&b':') {
+                            return None;
+                        }
+                        p = scan::ws(b, p + 1);
+                        p = match b.get(p) {
+                            Some(b'"') => scan::valid_string_end(b, p)?,
+                            Some(b'1'..=b'9') => number_end(b, p)?,
+                            Some(b'-' | b'0' | b't' | b'f' | b'n') => scan::valid_scalar_end(b, p)?,
+                            _ => {
+                                state = State::Value;
+                                break;
+                            }
+                        };
+                        p = scan::ws(b, p);
+                        match b.get(p) {
+                            Some(b',') if p != checkpoint.0 || !checkpoint.1 => p = scan::ws(b, p + 1),
+                            _ => {
+                                state = State::After;
+                                break;
+                            }
+                        }
                     }
-                    p += 1;
-                    state = State::Value;
                 }
                 State::After => {
                     p = scan::ws(b, p);
@@ -126,5 +144,19 @@ impl Walker<'_> {
                 }
             }
         }
+    }
+}
+
+/// The end of the number at `p` (a digit 1-9): a plain integer (digits, then
+/// `,`, `]` or `}`) by a fast path, any other by the full grammar.
+#[inline(always)]
+fn number_end(b: &[u8], p: usize) -> Option<usize> {
+    let mut q = p + 1;
+    while q < b.len() && b[q].is_ascii_digit() {
+        q += 1;
+    }
+    match b.get(q) {
+        Some(b',' | b']' | b'}') => Some(q),
+        _ => scan::valid_scalar_end(b, p),
     }
 }
