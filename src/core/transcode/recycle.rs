@@ -131,27 +131,47 @@ impl Recycler {
 
     /// Gives a buffer back once its units are no longer needed: kept if it
     /// is large enough to be worth keeping and the bounds allow (the largest
-    /// buffers are the ones kept), freed otherwise.
-    pub fn give_back(&self, mut buf: Vec<u16>) {
+    /// buffers are the ones kept), freed otherwise, here, once the list's
+    /// lock is released (see [`keep`](Self::keep)).
+    pub fn give_back(&self, buf: Vec<u16>) {
         if buf.capacity() < MIN_UNITS {
             return;
         }
+        drop(self.keep(buf));
+    }
+
+    /// [`give_back`](Self::give_back) up to the freeing: puts `buf` in the
+    /// list, under its lock, and returns the buffers the list lets go of
+    /// (`buf` among them, if it is not kept), for the caller to free.
+    ///
+    /// Never freed under the lock: freeing a large buffer unmaps its pages
+    /// (a whole string's units are 10 MB for a 5 MB catalog), and the JS
+    /// thread takes the same lock to start a crossing and, on the slice
+    /// list, for every slice, so a pool thread freeing under it, or
+    /// preempted while it did on a busy machine, held the JS thread as long.
+    /// Handing them to the low-priority reaping thread (`core::reap`)
+    /// instead was no faster: a loop of `recordSync` calls, which settle on
+    /// the JS thread, then found no freed memory to reuse.
+    fn keep(&self, mut buf: Vec<u16>) -> Vec<Vec<u16>> {
         let out = self.leave();
+        let mut gone = Vec::with_capacity(self.keep + 1);
         let mut free = self.list();
         if out == 0 && !self.kept_when_idle {
-            free.clear(); // the last crossing in flight: nothing will reuse these soon
-            return;
+            // The last crossing in flight: nothing will reuse these soon.
+            gone.append(&mut free);
+            gone.push(buf);
+        } else if bytes(&buf) > MAX_KEPT_BYTES {
+            gone.push(buf);
+        } else {
+            buf.clear();
+            free.push(buf);
+            free.sort_unstable_by_key(|b| std::cmp::Reverse(b.capacity()));
+            while free.len() > self.keep || free.iter().map(bytes).sum::<usize>() > MAX_KEPT_BYTES {
+                // The smallest goes first.
+                gone.extend(free.pop());
+            }
         }
-        if bytes(&buf) > MAX_KEPT_BYTES {
-            return;
-        }
-        buf.clear();
-        free.push(buf);
-        free.sort_unstable_by_key(|b| std::cmp::Reverse(b.capacity()));
-        while free.len() > self.keep || free.iter().map(bytes).sum::<usize>() > MAX_KEPT_BYTES {
-            // The smallest goes first.
-            free.pop();
-        }
+        gone
     }
 
     /// Counts one more user in flight that takes and gives back buffers
@@ -166,7 +186,9 @@ impl Recycler {
     /// freed (unless it is kept when idle).
     pub fn release(&self) {
         if self.leave() == 0 && !self.kept_when_idle {
-            self.list().clear();
+            // Freed once the lock is released (see `keep`).
+            let gone = std::mem::take(&mut *self.list());
+            drop(gone);
         }
     }
 
@@ -248,6 +270,28 @@ mod tests {
         let b = r.take(MIN_UNITS);
         r.give_back(b);
         assert_eq!(r.kept_bytes(), 0, "a lone crossing keeps nothing");
+    }
+
+    #[test]
+    fn what_the_list_lets_go_of_is_handed_back_to_be_freed_outside_its_lock() {
+        let r = Recycler::new();
+        let caps = |v: &[Vec<u16>]| v.iter().map(Vec::capacity).collect::<Vec<_>>();
+        for _ in 0..5 {
+            r.hold(); // five crossings in flight, each giving one buffer back
+        }
+        assert!(r.keep(Vec::with_capacity(MIN_UNITS)).is_empty());
+        assert!(r.keep(Vec::with_capacity(MIN_UNITS * 2)).is_empty());
+        // Past KEEP: the smallest is let go, not freed under the lock.
+        assert_eq!(caps(&r.keep(Vec::with_capacity(MIN_UNITS * 3))), [MIN_UNITS]);
+        assert_eq!(r.kept_bytes(), 2 * (MIN_UNITS * 5));
+        // Too large to keep: handed back whole.
+        let huge = MAX_KEPT_BYTES / 2 + 1;
+        assert_eq!(caps(&r.keep(Vec::with_capacity(huge))), [huge]);
+        // The last in flight: the list and the buffer, all handed back.
+        assert_eq!(r.in_flight(), 1);
+        let got = caps(&r.keep(Vec::with_capacity(MIN_UNITS * 4)));
+        assert_eq!(got, [MIN_UNITS * 3, MIN_UNITS * 2, MIN_UNITS * 4]);
+        assert_eq!(r.kept_bytes(), 0);
     }
 
     #[test]
