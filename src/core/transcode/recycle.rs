@@ -132,12 +132,12 @@ impl Recycler {
     /// Gives a buffer back once its units are no longer needed: kept if it
     /// is large enough to be worth keeping and the bounds allow (the largest
     /// buffers are the ones kept), freed otherwise, here, once the list's
-    /// lock is released (see [`keep`](Self::keep)).
+    /// lock is released (see [`put_back`](Self::put_back)).
     pub fn give_back(&self, buf: Vec<u16>) {
         if buf.capacity() < MIN_UNITS {
             return;
         }
-        drop(self.keep(buf));
+        drop(self.put_back(buf));
     }
 
     /// [`give_back`](Self::give_back) up to the freeing: puts `buf` in the
@@ -152,7 +152,7 @@ impl Recycler {
     /// Handing them to the low-priority reaping thread (`core::reap`)
     /// instead was no faster: a loop of `recordSync` calls, which settle on
     /// the JS thread, then found no freed memory to reuse.
-    fn keep(&self, mut buf: Vec<u16>) -> Vec<Vec<u16>> {
+    fn put_back(&self, mut buf: Vec<u16>) -> Vec<Vec<u16>> {
         let out = self.leave();
         let mut gone = Vec::with_capacity(self.keep + 1);
         let mut free = self.list();
@@ -186,7 +186,7 @@ impl Recycler {
     /// freed (unless it is kept when idle).
     pub fn release(&self) {
         if self.leave() == 0 && !self.kept_when_idle {
-            // Freed once the lock is released (see `keep`).
+            // Freed once the lock is released (see `put_back`).
             let gone = std::mem::take(&mut *self.list());
             drop(gone);
         }
@@ -279,17 +279,17 @@ mod tests {
         for _ in 0..5 {
             r.hold(); // five crossings in flight, each giving one buffer back
         }
-        assert!(r.keep(Vec::with_capacity(MIN_UNITS)).is_empty());
-        assert!(r.keep(Vec::with_capacity(MIN_UNITS * 2)).is_empty());
+        assert!(r.put_back(Vec::with_capacity(MIN_UNITS)).is_empty());
+        assert!(r.put_back(Vec::with_capacity(MIN_UNITS * 2)).is_empty());
         // Past KEEP: the smallest is let go, not freed under the lock.
-        assert_eq!(caps(&r.keep(Vec::with_capacity(MIN_UNITS * 3))), [MIN_UNITS]);
+        assert_eq!(caps(&r.put_back(Vec::with_capacity(MIN_UNITS * 3))), [MIN_UNITS]);
         assert_eq!(r.kept_bytes(), 2 * (MIN_UNITS * 5));
         // Too large to keep: handed back whole.
         let huge = MAX_KEPT_BYTES / 2 + 1;
-        assert_eq!(caps(&r.keep(Vec::with_capacity(huge))), [huge]);
+        assert_eq!(caps(&r.put_back(Vec::with_capacity(huge))), [huge]);
         // The last in flight: the list and the buffer, all handed back.
         assert_eq!(r.in_flight(), 1);
-        let got = caps(&r.keep(Vec::with_capacity(MIN_UNITS * 4)));
+        let got = caps(&r.put_back(Vec::with_capacity(MIN_UNITS * 4)));
         assert_eq!(got, [MIN_UNITS * 3, MIN_UNITS * 2, MIN_UNITS * 4]);
         assert_eq!(r.kept_bytes(), 0);
     }
