@@ -45,10 +45,14 @@ pub(crate) fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-/// First non-whitespace position at or after `i`.
-#[inline]
+/// First non-whitespace position at or after `i`. Every byte above the space
+/// is not whitespace, which settles compact JSON with one compare.
+#[inline(always)]
 pub(crate) fn ws(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && is_ws(b[i]) {
+    while let Some(&c) = b.get(i) {
+        if c > b' ' || !is_ws(c) {
+            break;
+        }
         i += 1;
     }
     i
@@ -292,6 +296,24 @@ fn special_mask(x: u64) -> u64 {
     (zero_q | zero_s | ctrl) & HIGHS
 }
 
+/// One bit per byte of `w` that is `"`, `\\` or a control character (< 0x20),
+/// with SSE2 (every x86_64 CPU has it).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn special_mask16(w: &[u8; 16]) -> u32 {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is part of the x86_64 baseline; the load is unaligned and
+    // reads exactly the 16 bytes of `w`.
+    unsafe {
+        let x = _mm_loadu_si128(w.as_ptr().cast());
+        let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+        let slash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+        let low = _mm_set1_epi8(0x1f);
+        let ctrl = _mm_cmpeq_epi8(_mm_min_epu8(x, low), x);
+        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, slash), ctrl)) as u32
+    }
+}
+
 /// Validating version of [`string_end`]: `None` on a raw control character,
 /// a bad escape or a missing closing quote. `\uXXXX` may be any code unit
 /// (lone surrogates included), as `JSON.parse` accepts.
@@ -302,18 +324,38 @@ fn special_mask(x: u64) -> u64 {
 /// ms against 6.53-6.91 (fastest of 41; three interleaved runs, the third
 /// inlined one in a slow phase of the VM, up to 6.82). Inlining
 /// `valid_scalar_end` as well made it slower again.
+///
+/// Sixteen bytes at a time with SSE2 where there are sixteen left, eight
+/// (SWAR) otherwise: even a key of five bytes costs fewer instructions in one
+/// SSE2 step than in one SWAR step. With the one-compare `ws`, the one-thread
+/// walk of each 5 MB catalog ran 9.1-9.6 % fewer instructions (callgrind,
+/// which counts the same whatever the machine is doing) and its median time
+/// fell 3-5 % (Rust, 61 rounds interleaved with the walk before in
+/// alternating order, twice per catalog; the faster at 55-61 of 61 ranks).
 #[inline(always)]
 pub(crate) fn valid_string_end(b: &[u8], i: usize) -> Option<usize> {
     let mut p = i + 1;
     loop {
-        // Eight bytes at a time up to the first byte that needs a look.
-        while let Some(w) = b.get(p..p + 8) {
-            let m = special_mask(u64::from_le_bytes(w.try_into().ok()?));
-            if m != 0 {
-                p += (m.trailing_zeros() / 8) as usize;
-                break;
+        // Sixteen bytes at a time up to the first byte that needs a look,
+        // eight near the end of the text.
+        'scan: {
+            #[cfg(target_arch = "x86_64")]
+            while let Some(w) = b.get(p..p + 16) {
+                let m = special_mask16(w.try_into().ok()?);
+                if m != 0 {
+                    p += m.trailing_zeros() as usize;
+                    break 'scan;
+                }
+                p += 16;
             }
-            p += 8;
+            while let Some(w) = b.get(p..p + 8) {
+                let m = special_mask(u64::from_le_bytes(w.try_into().ok()?));
+                if m != 0 {
+                    p += (m.trailing_zeros() / 8) as usize;
+                    break 'scan;
+                }
+                p += 8;
+            }
         }
         match *b.get(p)? {
             b'"' => return Some(p + 1),

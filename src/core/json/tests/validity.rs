@@ -127,9 +127,10 @@ fn simd_ok(v: &[u8]) -> bool {
 
 #[test]
 fn string_validation_at_every_alignment() {
-    // A special byte at each offset of strings up to 40 bytes long, so the
-    // eight-byte scan meets it in every lane.
-    let specials: [&[u8]; 9] = [
+    // A special byte at each offset of strings up to 48 bytes long, so the
+    // sixteen- and eight-byte scans meet it in every lane, and the bytes at
+    // the edge of the control range (0x1f is one, a space is not).
+    let specials: [&[u8]; 12] = [
         b"\"",
         b"\\n",
         b"\\\"",
@@ -139,8 +140,11 @@ fn string_validation_at_every_alignment() {
         b"\\q",
         b"\\u12g4",
         "é".as_bytes(),
+        b"\x1f",
+        b" ",
+        b"\x7f\xc3\xbf",
     ];
-    for len in 0..40 {
+    for len in 0..48 {
         for at in 0..=len {
             for sp in specials {
                 let mut v = b"[\"".to_vec();
