@@ -296,7 +296,7 @@ fn special_mask(x: u64) -> u64 {
     (zero_q | zero_s | ctrl) & HIGHS
 }
 
-/// One bit per byte of `w` that is `"`, `\\` or a control character (< 0x20),
+/// One bit per byte of `w` that is `"`, `\` or a control character (< 0x20),
 /// with SSE2 (every x86_64 CPU has it).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]

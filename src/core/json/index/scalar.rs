@@ -197,30 +197,18 @@ mod tests {
         YIELDS.with(|y| y.get()) - before
     }
 
+    /// `n` items between two brackets, comma-separated.
+    fn joined(open: char, n: usize, item: impl Fn(usize) -> String, close: char) -> String {
+        let items: Vec<String> = (0..n).map(item).collect();
+        format!("{open}{}{close}", items.join(","))
+    }
+
     #[test]
     fn flat_arrays_and_objects_yield_as_often_as_rows() {
         let n = 40_000;
-        let strings = format!(
-            "[{}]",
-            (0..n)
-                .map(|i| format!("\"item number {i:06}\""))
-                .collect::<Vec<_>>()
-                .join(",")
-        );
-        let numbers = format!(
-            "{{{}}}",
-            (0..n)
-                .map(|i| format!("\"k{i:06}\":{}", i * 7919))
-                .collect::<Vec<_>>()
-                .join(",")
-        );
-        let rows = format!(
-            "[{}]",
-            (0..n)
-                .map(|i| format!("{{\"id\":{i},\"t\":\"row {i:06}\"}}"))
-                .collect::<Vec<_>>()
-                .join(",")
-        );
+        let strings = joined('[', n, |i| format!("\"item number {i:06}\""), ']');
+        let numbers = joined('{', n, |i| format!("\"k{i:06}\":{}", i * 7919), '}');
+        let rows = joined('[', n, |i| format!("{{\"id\":{i},\"t\":\"row {i:06}\"}}"), ']');
         for (name, doc) in [
             ("array of strings", &strings),
             ("dict of numbers", &numbers),
