@@ -170,13 +170,28 @@ thread_local! {
     pub(super) static YIELDS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// The end of the number at `p` (a digit 1-9): a plain integer (digits, then
-/// `,`, `]` or `}`) by a fast path, any other by the full grammar.
+/// The end of the number at `p` (a digit 1-9): a plain integer or decimal
+/// (digits, optionally a `.` and digits, then `,`, `]` or `}`) by a fast
+/// path, any other (an exponent, whitespace after it, a malformed number) by
+/// the full grammar. Prices and ratings (`"price":42.01`) are most of the
+/// numbers of a catalog; the full grammar is a call of about 76 instructions
+/// (callgrind, one-thread walk of the 5 MB Latin-1 catalog: 74.36 M
+/// instructions with only integers on the fast path, 70.62 M with decimals).
 #[inline(always)]
 fn number_end(b: &[u8], p: usize) -> Option<usize> {
-    let mut q = p + 1;
-    while q < b.len() && b[q].is_ascii_digit() {
-        q += 1;
+    let digits_from = |mut q: usize| {
+        while q < b.len() && b[q].is_ascii_digit() {
+            q += 1;
+        }
+        q
+    };
+    let mut q = digits_from(p + 1);
+    if b.get(q) == Some(&b'.') {
+        let fraction = digits_from(q + 1);
+        if fraction == q + 1 {
+            return None;
+        }
+        q = fraction;
     }
     match b.get(q) {
         Some(b',' | b']' | b'}') => Some(q),
