@@ -42,4 +42,33 @@ function catalog(kind) {
   return JSON.stringify({ meta: { source: 'feed', count: rows.length, page: 1 }, rows })
 }
 
-module.exports = { catalog, KINDS: Object.keys(TITLES), TARGET_BYTES }
+/** Items joined by commas between two brackets, until at least TARGET_BYTES UTF-8 bytes. */
+function joined(open, item, close) {
+  const items = []
+  let size = 0
+  for (let i = 0; size < TARGET_BYTES; i++) {
+    const s = item(i)
+    items.push(s)
+    size += Buffer.byteLength(s) + 1
+  }
+  return open + items.join(',') + close
+}
+
+/**
+ * The flat documents of issue 11's stall row, with no nested containers to
+ * close: `'strings'`, an array of Latin-1 strings; `'numbers'`, an object
+ * whose members are decimals.
+ */
+const FLAT = {
+  strings: () => joined('[', (i) => `"produit numéro ${i} — qualité"`, ']'),
+  numbers: () => joined('{', (i) => `"clé_${i}":${i * 7919}.5`, '}'),
+}
+
+/** A flat document (see FLAT) as a JSON string of at least TARGET_BYTES UTF-8 bytes. */
+function flat(kind) {
+  const make = FLAT[kind]
+  if (!make) throw new TypeError(`flat: unknown kind ${kind}`)
+  return make()
+}
+
+module.exports = { catalog, flat, KINDS: Object.keys(TITLES), FLAT_KINDS: Object.keys(FLAT), TARGET_BYTES }

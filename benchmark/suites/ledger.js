@@ -14,7 +14,7 @@
 const { spawnSync } = require('node:child_process')
 const { performance } = require('node:perf_hooks')
 const { Ledger } = require('../..')
-const { catalog, KINDS, TARGET_BYTES } = require('../catalogs.js')
+const { catalog, flat, KINDS, FLAT_KINDS, TARGET_BYTES } = require('../catalogs.js')
 const stall = require('../stall.js')
 const { median, fmtMs, table, timed } = require('../util.js')
 
@@ -229,6 +229,11 @@ async function main() {
     '≤ 3 ms',
   ])
   thread.push([`the same, 5 more bursts (${spread(more.map((b) => b.maxMs))}; raw max ${spread(more.map((b) => b.rawMaxMs))})`, fmtMs(median(more.map((b) => b.maxMs))), ''])
+  // Documents with no container to close until their end still yield the
+  // walk's CPU (at its commas); five bursts after one to warm up.
+  const flats = FLAT_KINDS.map(flat)
+  const flatBursts = (await stall.bursts(flats, 6)).slice(1).map((b) => b.maxMs)
+  thread.push([`the same, flat 5 MB documents (an array of Latin-1 strings, a dict of decimals; 5 bursts: ${spread(flatBursts)})`, fmtMs(median(flatBursts)), ''])
   const pinged = await stall.pingedBursts(nonAscii, 6)
   const pings = pinged.map((b) => b.maxMs)
   thread.push([
