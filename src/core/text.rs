@@ -133,6 +133,17 @@ pub enum Counted {
     Later,
 }
 
+/// Whether `s` is ASCII, or else its code points and marks: the one
+/// decision [`Text::new`] and [`Text::count`] share.
+fn utf8_count(s: &str) -> Counted {
+    if s.is_ascii() {
+        Counted::Ascii
+    } else {
+        let (chars, marks) = mark_index(s.as_bytes(), MARK_EVERY);
+        Counted::Marked(chars, marks)
+    }
+}
+
 #[derive(Debug)]
 enum Body {
     Utf8(String),
@@ -166,14 +177,13 @@ impl Text {
     /// A text from well-formed UTF-8: ASCII needs no index; other text is
     /// counted and marked in one blockwise pass (see `count::mark_index`).
     pub fn new(s: String) -> Self {
-        if s.is_ascii() {
-            return Text::from_ascii(s);
-        }
-        let (chars, marks) = mark_index(s.as_bytes(), MARK_EVERY);
-        Text {
-            body: Body::Utf8(s),
-            chars,
-            marks,
+        match utf8_count(&s) {
+            Counted::Marked(chars, marks) => Text {
+                body: Body::Utf8(s),
+                chars,
+                marks,
+            },
+            _ => Text::from_ascii(s),
         }
     }
 
@@ -198,11 +208,7 @@ impl Text {
     pub fn count(p: &Settled) -> Counted {
         match p {
             Settled::Ascii(_) => Counted::Ascii,
-            Settled::Utf8(s) if s.is_ascii() => Counted::Ascii,
-            Settled::Utf8(s) => {
-                let (chars, marks) = mark_index(s.as_bytes(), MARK_EVERY);
-                Counted::Marked(chars, marks)
-            }
+            Settled::Utf8(s) => utf8_count(s),
             // Rare (lone surrogates): counted when built.
             Settled::Wtf8(_) => Counted::Later,
         }
