@@ -133,15 +133,10 @@ pub enum Counted {
     Later,
 }
 
-/// Whether `s` is ASCII, or else its code points and marks: the one
-/// decision [`Text::new`] and [`Text::count`] share.
-fn utf8_count(s: &str) -> Counted {
-    if s.is_ascii() {
-        Counted::Ascii
-    } else {
-        let (chars, marks) = mark_index(s.as_bytes(), MARK_EVERY);
-        Counted::Marked(chars, marks)
-    }
+/// The code points of `s` and their marks, or `None` when it is ASCII: the
+/// one decision [`Text::new`] and [`Text::count`] share.
+fn utf8_marks(s: &str) -> Option<(usize, Vec<usize>)> {
+    (!s.is_ascii()).then(|| mark_index(s.as_bytes(), MARK_EVERY))
 }
 
 #[derive(Debug)]
@@ -177,13 +172,13 @@ impl Text {
     /// A text from well-formed UTF-8: ASCII needs no index; other text is
     /// counted and marked in one blockwise pass (see `count::mark_index`).
     pub fn new(s: String) -> Self {
-        match utf8_count(&s) {
-            Counted::Marked(chars, marks) => Text {
+        match utf8_marks(&s) {
+            Some((chars, marks)) => Text {
                 body: Body::Utf8(s),
                 chars,
                 marks,
             },
-            _ => Text::from_ascii(s),
+            None => Text::from_ascii(s),
         }
     }
 
@@ -208,7 +203,10 @@ impl Text {
     pub fn count(p: &Settled) -> Counted {
         match p {
             Settled::Ascii(_) => Counted::Ascii,
-            Settled::Utf8(s) => utf8_count(s),
+            Settled::Utf8(s) => match utf8_marks(s) {
+                Some((chars, marks)) => Counted::Marked(chars, marks),
+                None => Counted::Ascii,
+            },
             // Rare (lone surrogates): counted when built.
             Settled::Wtf8(_) => Counted::Later,
         }
