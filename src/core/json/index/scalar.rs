@@ -92,10 +92,7 @@ impl Walker<'_> {
                         }
                         f.child_start(p as u32, &mut self.pending);
                         self.pending_keys.push(p as u32);
-                        p = scan::ws(b, scan::valid_string_end(b, p)?);
-                        if b.get(p) != Some(&b':') {
-                            return None;
-                        }
+                        p = at(b, scan::valid_string_end(b, p)?, b':')?;
                         p = scan::ws(b, p + 1);
                         p = match b.get(p) {
                             Some(b'"') => scan::valid_string_end(b, p)?,
@@ -106,11 +103,13 @@ impl Walker<'_> {
                                 break;
                             }
                         };
-                        p = scan::ws(b, p);
-                        match b.get(p) {
-                            Some(b',') if p != checkpoint.0 || !checkpoint.1 => {
-                                pace(p, &mut next_yield);
-                                p = scan::ws(b, p + 1);
+                        match at(b, p, b',') {
+                            Some(q) if q != checkpoint.0 || !checkpoint.1 => {
+                                pace(q, &mut next_yield);
+                                p = q + 1;
+                                if b.get(p) != Some(&b'"') {
+                                    p = scan::ws(b, p);
+                                }
                             }
                             _ => {
                                 state = State::After;
@@ -120,21 +119,31 @@ impl Walker<'_> {
                     }
                 }
                 State::After => {
-                    p = scan::ws(b, p);
                     let Some(f) = self.stack.last() else {
                         // The root value is complete: only whitespace may follow.
-                        return (p == n).then_some(Stop::Done);
+                        return (scan::ws(b, p) == n).then_some(Stop::Done);
                     };
                     let is_obj = f.is_obj;
+                    // Whitespace is an arm of the match rather than a skip
+                    // before it: compact JSON pays no compare for it.
                     match b.get(p) {
                         Some(b',') => {
                             if p == checkpoint.0 && is_obj == checkpoint.1 {
                                 return Some(Stop::Checkpoint);
                             }
                             pace(p, &mut next_yield);
-                            p = scan::ws(b, p + 1);
-                            state = if is_obj { State::Key } else { State::Value };
+                            p += 1;
+                            // A value skips its own leading whitespace; a key does not.
+                            state = if is_obj {
+                                if b.get(p) != Some(&b'"') {
+                                    p = scan::ws(b, p);
+                                }
+                                State::Key
+                            } else {
+                                State::Value
+                            };
                         }
+                        Some(b' ' | b'\t' | b'\n' | b'\r') => p = scan::ws(b, p),
                         Some(b'}' | b']') if (b[p] == b'}') == is_obj => {
                             if self.stack.len() == self.floor {
                                 return Some(Stop::OuterClose(p));
@@ -149,6 +158,18 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// The position of `c` at `p` or after whitespace, if it is there. Compact
+/// JSON has the byte where the grammar expects it, and one compare settles
+/// that where `ws` and then the compare would take two.
+#[inline(always)]
+fn at(b: &[u8], p: usize, c: u8) -> Option<usize> {
+    if b.get(p) == Some(&c) {
+        return Some(p);
+    }
+    let q = scan::ws(b, p);
+    (b.get(q) == Some(&c)).then_some(q)
 }
 
 /// Yields the CPU when the walk is `YIELD_EVERY_BYTES` past its last yield;
