@@ -1,7 +1,8 @@
 //! The grammar of the validating walk: RFC 8259, exactly what `JSON.parse`
 //! accepts (numbers of any magnitude, any `\uXXXX` escape, any depth), one
-//! byte at a time, or eight at a time inside strings (`scan.rs`). It calls
-//! the walker's `open`/`child_start`/`close` as it meets containers.
+//! byte at a time, or sixteen or eight at a time inside strings
+//! (`scan.rs`). It calls the walker's `open`/`child_start`/`close` as it
+//! meets containers.
 //!
 //! Byte by byte is faster here than simd-json's SIMD structural scan plus a
 //! walk over its offsets (numbers in the README): on dense JSON the walk's
