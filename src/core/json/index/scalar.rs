@@ -107,10 +107,7 @@ impl Walker<'_> {
                         match at(b, p, b',') {
                             Some(q) if q != checkpoint.0 || !checkpoint.1 => {
                                 pace(q, &mut next_yield);
-                                p = q + 1;
-                                if b.get(p) != Some(&b'"') {
-                                    p = scan::ws(b, p);
-                                }
+                                p = key_start(b, q + 1);
                             }
                             _ => {
                                 state = State::After;
@@ -133,15 +130,11 @@ impl Walker<'_> {
                                 return Some(Stop::Checkpoint);
                             }
                             pace(p, &mut next_yield);
-                            p += 1;
-                            // A value skips its own leading whitespace; a key does not.
-                            state = if is_obj {
-                                if b.get(p) != Some(&b'"') {
-                                    p = scan::ws(b, p);
-                                }
-                                State::Key
+                            // A value skips its own leading whitespace; a key's is skipped here.
+                            (p, state) = if is_obj {
+                                (key_start(b, p + 1), State::Key)
                             } else {
-                                State::Value
+                                (p + 1, State::Value)
                             };
                         }
                         Some(b' ' | b'\t' | b'\n' | b'\r') => p = scan::ws(b, p),
@@ -171,6 +164,17 @@ fn at(b: &[u8], p: usize, c: u8) -> Option<usize> {
     }
     let q = scan::ws(b, p);
     (b.get(q) == Some(&c)).then_some(q)
+}
+
+/// Where a key after a comma starts: `p` when its quote is there (compact
+/// JSON), else past the whitespace (the key's loop checks the quote).
+#[inline(always)]
+fn key_start(b: &[u8], p: usize) -> usize {
+    if b.get(p) == Some(&b'"') {
+        p
+    } else {
+        scan::ws(b, p)
+    }
 }
 
 /// Yields the CPU when the walk is `YIELD_EVERY_BYTES` past its last yield;
