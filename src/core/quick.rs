@@ -5,7 +5,7 @@
 //! with the payload still goes to the pool, so the JS thread never scans or
 //! copies megabytes.
 
-use crate::core::json::path::{parse, Seg};
+use crate::core::json::path::parse;
 use crate::core::ledger::Entry;
 use crate::core::recall::{fetch_entry, json_answer, Answer, FetchSpec};
 use crate::core::search;
@@ -50,7 +50,7 @@ pub fn quick_answer<'a>(e: &'a Entry, spec: &FetchSpec, max_output: usize) -> Op
         let bounded = match (&e.json, parse(path)) {
             // Answered by a message: "not JSON", or the path's syntax error.
             (None, _) | (_, Err(_)) => true,
-            (Some(doc), Ok(segs)) => !segs.iter().any(Seg::branches) && doc.index.key_lookups_bounded(bytes),
+            (Some(doc), Ok(q)) => q.is_singular() && doc.index.key_lookups_bounded(bytes),
         };
         return if bounded {
             json_answer(e, path, QUICK_BYTES).map(Answer::Other)

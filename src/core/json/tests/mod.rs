@@ -4,6 +4,7 @@
 use super::*;
 
 mod big;
+mod cts;
 mod paths;
 mod schema;
 mod split;
