@@ -5,6 +5,7 @@ use super::*;
 
 mod big;
 mod cts;
+mod oracle;
 mod paths;
 mod schema;
 mod split;
