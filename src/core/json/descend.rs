@@ -32,6 +32,8 @@ impl Kid {
 /// are `kids[from[i]..from[i] + len[i]]`.
 #[derive(Default)]
 pub(crate) struct Subtree {
+    /// Bytes scanned.
+    pub bytes: usize,
     pub pos: Vec<u32>,
     from: Vec<u32>,
     len: Vec<u32>,
@@ -39,6 +41,17 @@ pub(crate) struct Subtree {
 }
 
 impl Subtree {
+    /// What building it cost, in the evaluator's work units (node visits).
+    pub(crate) fn cost(&self) -> u64 {
+        (self.pos.len() + self.kids.len() + self.bytes / 64) as u64
+    }
+
+    /// The children of the container at byte `pos`, if it is in the subtree.
+    pub(crate) fn kids_at(&self, pos: usize) -> Option<&[Kid]> {
+        let i = self.pos.binary_search(&(pos as u32)).ok()?;
+        Some(self.kids(i))
+    }
+
     pub(crate) fn kids(&self, i: usize) -> &[Kid] {
         let f = self.from[i] as usize;
         &self.kids[f..f + self.len[i] as usize]
@@ -73,6 +86,7 @@ pub(crate) fn subtree(b: &[u8], n: usize) -> Subtree {
                     p += 1;
                     close(&mut t, &mut stack, &mut pending);
                     if stack.is_empty() {
+                        t.bytes = p - n;
                         return t;
                     }
                 } else if c == b'{' {
@@ -107,6 +121,7 @@ pub(crate) fn subtree(b: &[u8], n: usize) -> Subtree {
                     p += 1;
                     close(&mut t, &mut stack, &mut pending);
                     if stack.is_empty() {
+                        t.bytes = p - n;
                         return t;
                     }
                 }

@@ -93,7 +93,7 @@ impl<'a> Eval<'a> {
             return;
         }
         let t = descend::subtree(self.b, n);
-        if !self.spend(t.pos.len() as u64) {
+        if !self.spend(t.cost()) {
             return;
         }
         for (i, &pos) in t.pos.iter().enumerate() {
@@ -359,39 +359,47 @@ impl<'a> Eval<'a> {
         }
     }
 
-    /// Structural equality of two payload values (objects unordered),
-    /// with an explicit stack.
+    /// Structural equality of two payload containers (objects unordered):
+    /// the same text is the same value; otherwise both subtrees are listed
+    /// in one linear scan each and compared with an explicit stack.
     fn deep_eq(&mut self, x: usize, y: usize) -> bool {
-        let (b, index) = (self.b, self.index);
+        let b = self.b;
+        let (ex, ey) = (self.index.value_end(b, x), self.index.value_end(b, y));
+        if !self.spend(((ex - x) + (ey - y)) as u64 / 64) {
+            return false;
+        }
+        if b.get(x..ex) == b.get(y..ey) {
+            return true;
+        }
+        let (tx, ty) = (descend::subtree(b, x), descend::subtree(b, y));
+        if !self.spend(tx.cost() + ty.cost()) {
+            return false;
+        }
         let mut stack = vec![(x, y)];
         while let Some((x, y)) = stack.pop() {
-            if x == y {
-                continue;
-            }
-            if !self.spend(1) {
-                return false;
-            }
             match (b.get(x).copied(), b.get(y).copied()) {
-                (Some(b'['), Some(b'[')) => {
-                    let mut cx = index.children_from(b, x, 0);
-                    let mut cy = index.children_from(b, y, 0);
-                    loop {
-                        match (cx.next_child(), cy.next_child()) {
-                            (Some(p), Some(q)) => stack.push((p.value, q.value)),
-                            (None, None) => break,
-                            _ => return false,
-                        }
-                    }
-                }
-                (Some(b'{'), Some(b'{')) => {
-                    if index.child_count(b, x) != index.child_count(b, y) {
+                (Some(cx @ (b'[' | b'{')), Some(cy)) if cx == cy => {
+                    let (Some(kx), Some(ky)) = (tx.kids_at(x), ty.kids_at(y)) else {
+                        return false;
+                    };
+                    if kx.len() != ky.len() {
                         return false;
                     }
-                    let mut cx = index.children_from(b, x, 0);
-                    while let Some(m) = cx.next_child() {
-                        let key = scan::decode(m.key_raw(b));
-                        match index.lookup_key(b, y, &key) {
-                            Some(v) => stack.push((m.value, v)),
+                    if cx == b'[' {
+                        stack.extend(
+                            kx.iter()
+                                .zip(ky)
+                                .map(|(p, q)| (p.value as usize, q.value as usize)),
+                        );
+                        continue;
+                    }
+                    let keys: HashMap<Cow<'_, str>, usize> = ky
+                        .iter()
+                        .map(|m| (scan::decode(m.key_raw(b)), m.value as usize))
+                        .collect();
+                    for m in kx {
+                        match keys.get(&scan::decode(m.key_raw(b))) {
+                            Some(&v) => stack.push((m.value as usize, v)),
                             None => return false,
                         }
                     }

@@ -72,6 +72,8 @@ impl Invalid {
     }
 }
 
+/// Deepest nesting of filters, parentheses and function calls.
+const MAX_DEPTH: usize = 64;
 /// Largest index or slice bound RFC 9535 allows (I-JSON's exact integers).
 const MAX_INT: i64 = (1 << 53) - 1;
 
@@ -130,6 +132,7 @@ pub(crate) fn parse(path: &str) -> Result<Query, Invalid> {
         b,
         i: from,
         end,
+        depth: 0,
     };
     let mut segs = Vec::new();
     match p.peek() {
@@ -157,6 +160,9 @@ pub(crate) struct Parser<'s> {
     b: &'s [u8],
     i: usize,
     end: usize,
+    /// Filters and parentheses open around the position: the parser recurses
+    /// on them, so their nesting is bounded.
+    depth: usize,
 }
 
 impl<'s> Parser<'s> {

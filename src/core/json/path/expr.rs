@@ -2,7 +2,7 @@
 //! rules checked as they are parsed: compared queries are singular, a
 //! literal is never a test, and each function gets arguments of its types.
 
-use super::{singular, Invalid, Parser, Segment};
+use super::{singular, Invalid, Parser, Segment, MAX_DEPTH};
 
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Expr {
@@ -119,6 +119,19 @@ enum Operand {
 impl Parser<'_> {
     /// logical-or-expr.
     pub(super) fn logical(&mut self) -> Result<Expr, Invalid> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.err(
+                self.i,
+                format!("nested too deeply (at most {MAX_DEPTH} filters, parentheses and calls)"),
+            ));
+        }
+        self.depth += 1;
+        let e = self.or();
+        self.depth -= 1;
+        e
+    }
+
+    fn or(&mut self) -> Result<Expr, Invalid> {
         let mut all = vec![self.and()?];
         loop {
             let save = self.i;

@@ -7,6 +7,7 @@ mod big;
 mod cts;
 mod oracle;
 mod paths;
+mod rfc;
 mod schema;
 mod split;
 mod validity;

@@ -24,7 +24,7 @@ fn document() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::Bool),
         (-3i64..4).prop_map(Value::from),
         prop_oneof![Just(1.5), Just(-0.5), Just(2.0)].prop_map(Value::from),
-        prop_oneof![Just("a"), Just("b"), Just("ab"), Just("xb"), Just("é")].prop_map(|s| Value::from(s)),
+        prop_oneof![Just("a"), Just("b"), Just("ab"), Just("xb"), Just("é")].prop_map(Value::from),
     ];
     leaf.prop_recursive(4, 40, 5, |inner| {
         prop_oneof![
