@@ -115,6 +115,9 @@ mod tests {
             path("meta"),
             path("rows[5].nope"),
             path("rows[[bad"),
+            path("$.rows[?@.id=="),
+            path("#/rows/11999/title"),
+            path("$['rows'][0]['tags'][-1]"),
             FetchSpec::new(None, None, Some(1000.0), Some(500.0), None),
             FetchSpec::new(None, None, Some(9e9), None, None),
             FetchSpec::default(),
@@ -146,6 +149,10 @@ mod tests {
             query("widget 11999"),
             path("rows[*].id"),
             path("rows[::2]"),
+            // Filters and descendant segments scan the nodes they apply to.
+            path("$.rows[?@.id==5].title"),
+            path("$..title"),
+            path("$.meta..n"),
             path("rows"), // the node is the whole array: a copy of megabytes
             full.clone(),
             FetchSpec::new(None, None, Some(0.0), Some(1e6), None),

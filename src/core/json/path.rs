@@ -291,6 +291,7 @@ impl<'s> Parser<'s> {
                     });
                 }
                 None => return Err(self.err(open, "unclosed '['")),
+                Some(b'=') => return Err(self.err(self.i, "'=' is not an operator: compare with '=='")),
                 _ => return Err(self.unexpected("',' or ']'")),
             }
         }

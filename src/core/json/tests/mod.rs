@@ -9,6 +9,7 @@ mod oracle;
 mod paths;
 mod rfc;
 mod schema;
+mod simd_filter;
 mod split;
 mod validity;
 

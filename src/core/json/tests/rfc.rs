@@ -147,6 +147,10 @@ fn invalid_queries_say_where_and_what() {
     let cases = [
         ("$[?@.a==01]", "a number has no leading zeros at character 9"),
         (
+            "$.items[?@.stock=0]",
+            "'=' is not an operator: compare with '==' at character 17",
+        ),
+        (
             "$[?@.a]]",
             "unexpected ']', expected '.', '..' or '[' at character 8",
         ),
