@@ -41,25 +41,31 @@ function descendants(value, key, out = []) {
   return out
 }
 
-// Median times of `ours` (async, awaited) and `js` (sync), in turns; and the
-// median JS-thread time of `ours` (from the call until it returns its Promise).
-// The garbage of each turn is collected untimed, so neither side pays for
-// the other's.
+// One awaited call of `ours`: its total time and its JS-thread time (from
+// the call until it returns its Promise), in ms.
+async function call(ours) {
+  const t0 = performance.now()
+  const p = ours()
+  const t1 = performance.now()
+  await p
+  return [performance.now() - t0, t1 - t0]
+}
+
+// Median times of `ours` (async) and `js` (sync), in turns, and the median
+// JS-thread time of `ours`. The garbage of each turn is collected untimed,
+// so neither side pays for the other's.
 async function race(ours, js, n = N) {
   const a = []
   const b = []
   const thread = []
   for (let i = 0; i < n; i++) {
     global.gc?.()
-    const t0 = performance.now()
-    const p = ours()
-    const t1 = performance.now()
-    await p
-    a.push(performance.now() - t0)
-    thread.push(t1 - t0)
-    const t2 = performance.now()
+    const [total, onThread] = await call(ours)
+    a.push(total)
+    thread.push(onThread)
+    const t = performance.now()
     js()
-    b.push(performance.now() - t2)
+    b.push(performance.now() - t)
   }
   return { ours: median(a), js: median(b), thread: median(thread) }
 }
@@ -71,12 +77,9 @@ async function burst(ours, js, n) {
   const a = []
   const thread = []
   for (let i = 0; i < n; i++) {
-    const t0 = performance.now()
-    const p = ours()
-    const t1 = performance.now()
-    await p
-    a.push(performance.now() - t0)
-    thread.push(t1 - t0)
+    const [total, onThread] = await call(ours)
+    a.push(total)
+    thread.push(onThread)
   }
   const b = []
   for (let i = 0; i < N; i++) {

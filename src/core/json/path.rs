@@ -354,14 +354,7 @@ impl<'s> Parser<'s> {
     /// RFC 9535 `int`: `0` or an optional `-` and digits without a leading 0,
     /// within ±(2^53 − 1).
     fn int(&mut self) -> Result<i64, Invalid> {
-        let from = self.i;
-        if self.peek() == Some(b'-') {
-            self.i += 1;
-        }
-        let digits = self.i;
-        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-            self.i += 1;
-        }
+        let (from, digits) = self.sign_and_digits();
         let text = &self.s[from..self.i];
         if self.i == digits {
             return Err(self.unexpected("a digit"));
@@ -376,6 +369,19 @@ impl<'s> Parser<'s> {
             Ok(n) if (-MAX_INT..=MAX_INT).contains(&n) => Ok(n),
             _ => Err(self.err(from, "integer out of range (at most 2^53-1 either way)")),
         }
+    }
+
+    /// Reads an optional `-` and a run of digits: `(start, start of the digits)`.
+    fn sign_and_digits(&mut self) -> (usize, usize) {
+        let from = self.i;
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+        }
+        let digits = self.i;
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.i += 1;
+        }
+        (from, digits)
     }
 
     /// A string literal in `q` quotes, escapes decoded.

@@ -132,42 +132,36 @@ impl Parser<'_> {
     }
 
     fn or(&mut self) -> Result<Expr, Invalid> {
-        let mut all = vec![self.and()?];
-        loop {
-            let save = self.i;
-            self.blanks();
-            if !self.starts_with("||") {
-                self.i = save;
-                break;
-            }
-            self.i += 2;
-            self.blanks();
-            all.push(self.and()?);
-        }
-        Ok(if all.len() == 1 {
-            all.pop().expect("one")
-        } else {
-            Expr::Or(all)
-        })
+        self.chain("||", Self::and, Expr::Or)
     }
 
     fn and(&mut self) -> Result<Expr, Invalid> {
-        let mut all = vec![self.basic()?];
+        self.chain("&&", Self::basic, Expr::And)
+    }
+
+    /// `next *(S op S next)`, one operand as itself, more as `wrap(all)`.
+    fn chain(
+        &mut self,
+        op: &str,
+        next: fn(&mut Self) -> Result<Expr, Invalid>,
+        wrap: fn(Vec<Expr>) -> Expr,
+    ) -> Result<Expr, Invalid> {
+        let mut all = vec![next(self)?];
         loop {
             let save = self.i;
             self.blanks();
-            if !self.starts_with("&&") {
+            if !self.starts_with(op) {
                 self.i = save;
                 break;
             }
-            self.i += 2;
+            self.i += op.len();
             self.blanks();
-            all.push(self.basic()?);
+            all.push(next(self)?);
         }
         Ok(if all.len() == 1 {
             all.pop().expect("one")
         } else {
-            Expr::And(all)
+            wrap(all)
         })
     }
 
@@ -377,14 +371,7 @@ impl Parser<'_> {
 
     /// RFC 9535 `number`: (`int` / `-0`) [frac] [exp].
     fn number(&mut self) -> Result<f64, Invalid> {
-        let from = self.i;
-        if self.peek() == Some(b'-') {
-            self.i += 1;
-        }
-        let digits = self.i;
-        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-            self.i += 1;
-        }
+        let (from, digits) = self.sign_and_digits();
         if self.i == digits {
             return Err(self.unexpected("a digit"));
         }
