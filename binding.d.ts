@@ -202,7 +202,7 @@ export interface FetchOptions {
   offset?: number
   /** Length of the range in code points; missing, 0 or negative means to the end. */
   maxChars?: number
-  /** A path into a JSON payload: `rows.0.price`, `rows[-1]`, `["a.b"]`, `$.x[*].id`, `rows[0:3]`. */
+  /** A path into a JSON payload: RFC 9535 JSONPath (`$.rows[-1].price`, `$..sku`, `$.items[?@.stock==0].sku`), an RFC 6901 pointer (`#/a/b`), or a lenient form (`rows.0.price`); see docs/jsonpath.md. */
   jsonPath?: string
   /** The entry's namespace. Default `""`. */
   namespace?: string

@@ -301,7 +301,7 @@ describe('json paths', () => {
     expect(JSON.parse(get('rows.-1'))).toEqual({ id: 30, price: 3.0 })
   })
 
-  test('brackets, quotes, $ prefixes and empty segments', () => {
+  test('brackets, quotes, $ prefixes and the descendant segment', () => {
     expect(get('rows[0].price')).toBe('1.5')
     expect(JSON.parse(get('rows[-1]'))).toEqual(doc.rows[2])
     expect(get('meta["key.with.dots"]')).toBe('"dotted"')
@@ -309,7 +309,9 @@ describe('json paths', () => {
     expect(get('$.meta.count')).toBe('7')
     expect(get('$["meta"].count')).toBe('7')
     expect(JSON.parse(get('$'))).toEqual(doc)
-    expect(get('rows..1.id')).toBe('20')
+    // `..` is RFC 9535's descendant segment: element 1 at any depth, then its id.
+    expect(get('rows..1.id')).toBe('[20]')
+    expect(get('$..id')).toBe('[10,20,30]')
   })
 
   test('a single node comes back as its original text, not re-serialised', () => {

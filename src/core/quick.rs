@@ -5,7 +5,7 @@
 //! with the payload still goes to the pool, so the JS thread never scans or
 //! copies megabytes.
 
-use crate::core::json::path::{parse, Seg};
+use crate::core::json::path::parse;
 use crate::core::ledger::Entry;
 use crate::core::recall::{fetch_entry, json_answer, Answer, FetchSpec};
 use crate::core::search;
@@ -50,7 +50,7 @@ pub fn quick_answer<'a>(e: &'a Entry, spec: &FetchSpec, max_output: usize) -> Op
         let bounded = match (&e.json, parse(path)) {
             // Answered by a message: "not JSON", or the path's syntax error.
             (None, _) | (_, Err(_)) => true,
-            (Some(doc), Ok(segs)) => !segs.iter().any(Seg::branches) && doc.index.key_lookups_bounded(bytes),
+            (Some(doc), Ok(q)) => q.is_singular() && doc.index.key_lookups_bounded(bytes),
         };
         return if bounded {
             json_answer(e, path, QUICK_BYTES).map(Answer::Other)
@@ -115,6 +115,9 @@ mod tests {
             path("meta"),
             path("rows[5].nope"),
             path("rows[[bad"),
+            path("$.rows[?@.id=="),
+            path("#/rows/11999/title"),
+            path("$['rows'][0]['tags'][-1]"),
             FetchSpec::new(None, None, Some(1000.0), Some(500.0), None),
             FetchSpec::new(None, None, Some(9e9), None, None),
             FetchSpec::default(),
@@ -146,6 +149,10 @@ mod tests {
             query("widget 11999"),
             path("rows[*].id"),
             path("rows[::2]"),
+            // Filters and descendant segments scan the nodes they apply to.
+            path("$.rows[?@.id==5].title"),
+            path("$..title"),
+            path("$.meta..n"),
             path("rows"), // the node is the whole array: a copy of megabytes
             full.clone(),
             FetchSpec::new(None, None, Some(0.0), Some(1e6), None),

@@ -103,7 +103,7 @@ pub struct FetchOptions {
     pub offset: Option<f64>,
     /// Length of the range in code points; missing, 0 or negative means to the end.
     pub max_chars: Option<f64>,
-    /// A path into a JSON payload: `rows.0.price`, `rows[-1]`, `["a.b"]`, `$.x[*].id`, `rows[0:3]`.
+    /// A path into a JSON payload: RFC 9535 JSONPath (`$.rows[-1].price`, `$..sku`, `$.items[?@.stock==0].sku`), an RFC 6901 pointer (`#/a/b`), or a lenient form (`rows.0.price`); see docs/jsonpath.md.
     pub json_path: Option<String>,
     /// The entry's namespace. Default `""`.
     pub namespace: Option<String>,

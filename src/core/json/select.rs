@@ -1,22 +1,36 @@
-//! Resolving a parsed path against the payload with the structural index.
+//! Resolving a parsed path against the payload with the structural index:
+//! a singular query walks one node at a time and, when a step misses, says
+//! where it stopped; any other query is a nodelist (`eval.rs`), answered as
+//! a JSON array of the nodes' original texts.
 
+use super::eval::Eval;
 use super::index::JsonIndex;
-use super::path::{self, Seg};
+use super::path::{self, Selector};
 use super::scan::{self, Kind};
 use super::Selection;
 
-/// Slices with a larger step seek each element instead of walking them all.
-const SEEK_STEP: u64 = 8;
 /// Longest path echoed back in a message, in code points.
 const ECHO_CHARS: usize = 200;
 /// Keys listed when an object prefix is described.
 const LIST_KEYS: usize = 20;
 /// Longest key shown in a message or schema, in code points.
 const KEY_CHARS: usize = 60;
+/// Work a nodelist query may do: node visits per payload byte, plus a floor.
+const STEPS_PER_BYTE: u64 = 16;
+const MIN_STEPS: u64 = 1 << 20;
+/// An array answer may hold this many bytes per payload byte, plus a floor
+/// (`$..*` repeats each node once per ancestor).
+const OUT_PER_BYTE: usize = 8;
+const MIN_OUT: usize = 1 << 20;
 
 pub(crate) fn select<'a>(payload: &'a [u8], index: &JsonIndex, path: &str) -> Result<Selection<'a>, String> {
-    let segs =
-        path::parse(path).map_err(|why| format!("[recall: invalid json_path '{}': {why}]", echo(path)))?;
+    let query = path::parse(path).map_err(|e| {
+        format!(
+            "[recall: invalid json_path '{}': {}]",
+            echo(path),
+            e.describe(path)
+        )
+    })?;
     let b = payload;
     let root = index.root();
     if root >= b.len() {
@@ -25,48 +39,45 @@ pub(crate) fn select<'a>(payload: &'a [u8], index: &JsonIndex, path: &str) -> Re
             echo(path)
         ));
     }
+    if !query.is_singular() {
+        return many(b, index, path, &query.segs);
+    }
     let mut node = root;
     let mut shown = String::new();
-    let mut k = 0;
-    // Single-node phase: every step must resolve, or the model is told where it stopped.
-    while k < segs.len() && !segs[k].branches() {
-        match step(index, b, node, &segs[k]) {
+    // Every step must resolve, or the model is told where it stopped.
+    for seg in &query.segs {
+        match step(index, b, node, &seg.sels[0]) {
             Some((v, label)) => {
                 node = v;
                 push_label(&mut shown, label);
             }
             None => return Err(not_found(path, &shown, index, b, node)),
         }
-        k += 1;
     }
-    if k == segs.len() {
-        let end = index.value_end(b, node);
-        return payload
-            .get(node..end)
-            .map(Selection::Node)
-            .ok_or_else(|| format!("[recall: json_path '{}' not found]", echo(path)));
+    let end = index.value_end(b, node);
+    payload
+        .get(node..end)
+        .map(Selection::Node)
+        .ok_or_else(|| format!("[recall: json_path '{}' not found]", echo(path)))
+}
+
+/// A nodelist query's answer: `[node,node,…]`, each node its original text.
+fn many<'a>(
+    b: &'a [u8],
+    index: &JsonIndex,
+    path: &str,
+    segs: &[path::Segment],
+) -> Result<Selection<'a>, String> {
+    let limit = (b.len() as u64).saturating_mul(STEPS_PER_BYTE) + MIN_STEPS;
+    let mut ev = Eval::new(b, index, limit);
+    let set = ev.run(segs, index.root());
+    if ev.over {
+        return Err(format!(
+            "[recall: json_path '{}' stopped: it visits more than {limit} nodes on this payload; narrow it (a name or index before '..', fewer nested filters)]",
+            echo(path)
+        ));
     }
-    // The first branching step applies to a single node: a scalar (or a slice
-    // of an object) there is an error worth reporting, later ones are skipped.
-    let first_kind = Kind::of(b.get(node).copied().unwrap_or(b'n'));
-    let applicable = match &segs[k] {
-        Seg::Wild => matches!(first_kind, Kind::Object | Kind::Array),
-        _ => first_kind == Kind::Array,
-    };
-    if !applicable {
-        return Err(not_found(path, &shown, index, b, node));
-    }
-    let mut set = vec![node];
-    for seg in &segs[k..] {
-        let mut next = Vec::new();
-        for &n in &set {
-            expand(index, b, n, seg, &mut next);
-        }
-        set = next;
-        if set.is_empty() {
-            break;
-        }
-    }
+    let cap = b.len().saturating_mul(OUT_PER_BYTE) + MIN_OUT;
     let mut out = Vec::with_capacity(2 + set.len() * 8);
     out.push(b'[');
     for (i, &n) in set.iter().enumerate() {
@@ -74,7 +85,15 @@ pub(crate) fn select<'a>(payload: &'a [u8], index: &JsonIndex, path: &str) -> Re
             out.push(b',');
         }
         let end = index.value_end(b, n);
-        out.extend_from_slice(payload.get(n..end).unwrap_or(b"null"));
+        out.extend_from_slice(b.get(n..end).unwrap_or(b"null"));
+        if out.len() > cap {
+            return Err(format!(
+                "[recall: json_path '{}' selects {} nodes, more than {} MB of text; narrow it]",
+                echo(path),
+                set.len(),
+                cap >> 20
+            ));
+        }
     }
     out.push(b']');
     Ok(Selection::Many(out))
@@ -123,11 +142,13 @@ pub(crate) fn push_key_label(shown: &mut String, k: &str) {
     }
 }
 
-/// Resolves one non-branching step from the node at `n`.
-fn step<'s>(index: &JsonIndex, b: &[u8], n: usize, seg: &'s Seg) -> Option<(usize, Label<'s>)> {
-    match (b.get(n)?, seg) {
-        (b'{', Seg::Key(k) | Seg::KeyOrIndex(k, _)) => index.lookup_key(b, n, k).map(|v| (v, Label::Key(k))),
-        (b'[', Seg::KeyOrIndex(_, i)) => {
+/// Resolves one singular step from the node at `n`.
+fn step<'s>(index: &JsonIndex, b: &[u8], n: usize, sel: &'s Selector) -> Option<(usize, Label<'s>)> {
+    match (b.get(n)?, sel) {
+        (b'{', Selector::Name(k) | Selector::KeyOrIndex(k, _)) => {
+            index.lookup_key(b, n, k).map(|v| (v, Label::Key(k)))
+        }
+        (b'[', Selector::Index(i) | Selector::KeyOrIndex(_, i)) => {
             let i = if *i < 0 {
                 let len = index.child_count(b, n) as i64;
                 usize::try_from(len + *i).ok()?
@@ -139,87 +160,6 @@ fn step<'s>(index: &JsonIndex, b: &[u8], n: usize, seg: &'s Seg) -> Option<(usiz
         }
         _ => None,
     }
-}
-
-/// Appends to `out` what `seg` selects from the node at `n` (nothing when it does not apply).
-fn expand(index: &JsonIndex, b: &[u8], n: usize, seg: &Seg, out: &mut Vec<usize>) {
-    match seg {
-        Seg::Wild => {
-            if matches!(b.get(n), Some(b'{' | b'[')) {
-                let mut cur = index.children_from(b, n, 0);
-                while let Some(c) = cur.next_child() {
-                    out.push(c.value);
-                }
-            }
-        }
-        Seg::Slice(start, stop, step) => {
-            if b.get(n) != Some(&b'[') {
-                return;
-            }
-            let len = index.child_count(b, n) as i64;
-            let (lo, hi, step) = (*start, *stop, *step);
-            // Python's bounds: the range of indices [from, to) walked by `step`.
-            let (from, to) = if step > 0 {
-                (
-                    clamp_bound(lo.unwrap_or(0), len, 0, len),
-                    clamp_bound(hi.unwrap_or(len), len, 0, len),
-                )
-            } else {
-                (
-                    lo.map_or(len - 1, |v| clamp_bound(v, len, -1, len - 1)),
-                    hi.map_or(-1, |v| clamp_bound(v, len, -1, len - 1)),
-                )
-            };
-            let count = if step > 0 {
-                ((to - from).max(0) as u64).div_ceil(step as u64) as i64
-            } else {
-                let stride = step.checked_neg().unwrap_or(i64::MAX);
-                ((from - to).max(0) as u64).div_ceil(stride as u64) as i64
-            };
-            if count == 0 {
-                return;
-            }
-            let picks = (0..count).map(|k| from + k * step);
-            if step.unsigned_abs() > SEEK_STEP {
-                // Sparse picks: seek each through the index instead of walking every element.
-                for i in picks {
-                    if let Some(c) = index.children_from(b, n, i as usize).next_child() {
-                        out.push(c.value);
-                    }
-                }
-                return;
-            }
-            let (first, last) = if step > 0 {
-                (from, from + (count - 1) * step)
-            } else {
-                (from + (count - 1) * step, from)
-            };
-            let mut cur = index.children_from(b, n, first as usize);
-            let mut values = Vec::with_capacity((last - first + 1) as usize);
-            for _ in first..=last {
-                match cur.next_child() {
-                    Some(c) => values.push(c.value),
-                    None => break,
-                }
-            }
-            for i in picks {
-                if let Some(&v) = values.get((i - first) as usize) {
-                    out.push(v);
-                }
-            }
-        }
-        other => {
-            if let Some((v, _)) = step(index, b, n, other) {
-                out.push(v);
-            }
-        }
-    }
-}
-
-/// Python's slice-bound normalisation: negatives count from the end, then clamp.
-fn clamp_bound(v: i64, len: i64, lo: i64, hi: i64) -> i64 {
-    let v = if v < 0 { v.saturating_add(len) } else { v };
-    v.clamp(lo, hi)
 }
 
 fn not_found(path: &str, shown: &str, index: &JsonIndex, b: &[u8], node: usize) -> String {

@@ -4,8 +4,12 @@
 use super::*;
 
 mod big;
+mod cts;
+mod oracle;
 mod paths;
+mod rfc;
 mod schema;
+mod simd_filter;
 mod split;
 mod validity;
 

@@ -1,0 +1,484 @@
+//! Nodelists: RFC 9535's segments, selectors and filters evaluated over the
+//! payload with the structural index. Nodes are byte offsets of values, so
+//! answers stay slices of the original text. Filters read the few values
+//! they compare straight off the payload (a key lookup, then one scalar);
+//! containers are compared member by member without being parsed.
+//! Work is metered: a query that would visit far more nodes than the payload
+//! holds (nested descendants, `$..*..*`) stops with `over` set.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use super::descend::{self, Kid};
+use super::index::JsonIndex;
+use super::iregexp::Patterns;
+use super::path::{CmpOp, Comparable, Expr, FilterQuery, FnCall, Func, Lit, Segment, Selector};
+use super::scan;
+
+/// Slices with a larger step seek each element instead of walking them all.
+const SEEK_STEP: u64 = 8;
+
+pub(crate) struct Eval<'a> {
+    b: &'a [u8],
+    index: &'a JsonIndex,
+    root: usize,
+    steps: u64,
+    limit: u64,
+    /// Set when the work bound was reached; the nodelist is then incomplete.
+    pub over: bool,
+    patterns: Patterns,
+    /// Nodelists of `$…` queries inside filters, computed once per query.
+    absolute: HashMap<usize, Vec<usize>>,
+}
+
+/// A value a filter compares: read from the payload or a literal.
+#[derive(Debug)]
+enum Val<'v> {
+    Nothing,
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(Cow<'v, str>),
+    /// An object or array in the payload.
+    Node(usize),
+}
+
+impl<'a> Eval<'a> {
+    /// `limit` bounds the work in node visits (and a pattern's bytes).
+    pub(crate) fn new(b: &'a [u8], index: &'a JsonIndex, limit: u64) -> Self {
+        Eval {
+            b,
+            index,
+            root: index.root(),
+            steps: 0,
+            limit,
+            over: false,
+            patterns: Patterns::default(),
+            absolute: HashMap::new(),
+        }
+    }
+
+    fn spend(&mut self, n: u64) -> bool {
+        self.steps += n;
+        if self.steps > self.limit {
+            self.over = true;
+        }
+        !self.over
+    }
+
+    /// The nodelist `segs` select from the node at `start`.
+    pub(crate) fn run(&mut self, segs: &[Segment], start: usize) -> Vec<usize> {
+        let mut set = vec![start];
+        for seg in segs {
+            let mut next = Vec::new();
+            for &n in &set {
+                self.segment(seg, n, &mut next);
+                if self.over {
+                    return Vec::new();
+                }
+            }
+            set = next;
+            if set.is_empty() {
+                break;
+            }
+        }
+        set
+    }
+
+    fn segment(&mut self, seg: &Segment, n: usize, out: &mut Vec<usize>) {
+        if !seg.descendant {
+            for sel in &seg.sels {
+                self.select(sel, n, out);
+            }
+            return;
+        }
+        let t = descend::subtree(self.b, n);
+        if !self.spend(t.cost()) {
+            return;
+        }
+        for (i, &pos) in t.pos.iter().enumerate() {
+            for sel in &seg.sels {
+                self.select_kids(sel, pos as usize, t.kids(i), out);
+            }
+            if self.over {
+                return;
+            }
+        }
+    }
+
+    /// One selector on the node at `n`, through the index.
+    fn select(&mut self, sel: &Selector, n: usize, out: &mut Vec<usize>) {
+        let (b, index) = (self.b, self.index);
+        let c = b.get(n).copied();
+        match (sel, c) {
+            (Selector::Name(k) | Selector::KeyOrIndex(k, _), Some(b'{')) => {
+                out.extend(index.lookup_key(b, n, k));
+            }
+            (Selector::Index(i) | Selector::KeyOrIndex(_, i), Some(b'[')) => {
+                out.extend(self.nth(n, *i));
+            }
+            (Selector::Wild, Some(b'{' | b'[')) => {
+                let mut cur = index.children_from(b, n, 0);
+                while let Some(c) = cur.next_child() {
+                    out.push(c.value);
+                }
+                self.spend(cur.idx as u64);
+            }
+            (Selector::Slice(start, stop, step), Some(b'[')) => {
+                let len = index.child_count(b, n) as i64;
+                self.slice(n, slice_bounds(len, *start, *stop, *step), out);
+            }
+            (Selector::Filter(e), Some(b'{' | b'[')) => {
+                let mut cur = index.children_from(b, n, 0);
+                while let Some(c) = cur.next_child() {
+                    if self.test(e, c.value) {
+                        out.push(c.value);
+                    }
+                    if self.over {
+                        return;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// One selector on a container whose children the descendant scan listed.
+    fn select_kids(&mut self, sel: &Selector, n: usize, kids: &[Kid], out: &mut Vec<usize>) {
+        let b = self.b;
+        let is_obj = b.get(n) == Some(&b'{');
+        let value = |k: &Kid| k.value as usize;
+        match sel {
+            Selector::Name(k) | Selector::KeyOrIndex(k, _) if is_obj => {
+                out.extend(kids.iter().find(|m| scan::key_eq(m.key_raw(b), k)).map(value));
+            }
+            Selector::Index(i) | Selector::KeyOrIndex(_, i) if !is_obj => {
+                let len = kids.len() as i64;
+                let i = if *i < 0 { len + *i } else { *i };
+                out.extend(usize::try_from(i).ok().and_then(|i| kids.get(i)).map(value));
+            }
+            Selector::Wild => out.extend(kids.iter().map(value)),
+            Selector::Slice(start, stop, step) if !is_obj => {
+                if let Some((from, count, step)) = slice_bounds(kids.len() as i64, *start, *stop, *step) {
+                    self.spend(count as u64);
+                    out.extend((0..count).map(|k| value(&kids[(from + k * step) as usize])));
+                }
+            }
+            Selector::Filter(e) => {
+                for k in kids {
+                    if self.test(e, value(k)) {
+                        out.push(value(k));
+                    }
+                    if self.over {
+                        return;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Element `i` of the array at `n` (negative counts from the end).
+    fn nth(&self, n: usize, i: i64) -> Option<usize> {
+        let i = if i < 0 {
+            let len = self.index.child_count(self.b, n) as i64;
+            usize::try_from(len + i).ok()?
+        } else {
+            usize::try_from(i).ok()?
+        };
+        self.index
+            .children_from(self.b, n, i)
+            .next_child()
+            .map(|c| c.value)
+    }
+
+    /// The elements a slice picks from the array at `n`, in slice order.
+    fn slice(&mut self, n: usize, bounds: Option<(i64, i64, i64)>, out: &mut Vec<usize>) {
+        let Some((from, count, step)) = bounds else { return };
+        if !self.spend(count as u64) {
+            return;
+        }
+        let (b, index) = (self.b, self.index);
+        let picks = (0..count).map(|k| from + k * step);
+        if step.unsigned_abs() > SEEK_STEP {
+            // Sparse picks: seek each through the index instead of walking every element.
+            for i in picks {
+                out.extend(
+                    index
+                        .children_from(b, n, i as usize)
+                        .next_child()
+                        .map(|c| c.value),
+                );
+            }
+            return;
+        }
+        let (first, last) = if step > 0 {
+            (from, from + (count - 1) * step)
+        } else {
+            (from + (count - 1) * step, from)
+        };
+        let mut cur = index.children_from(b, n, first as usize);
+        let mut values = Vec::with_capacity((last - first + 1) as usize);
+        for _ in first..=last {
+            match cur.next_child() {
+                Some(c) => values.push(c.value),
+                None => break,
+            }
+        }
+        out.extend(picks.filter_map(|i| values.get((i - first) as usize).copied()));
+    }
+
+    /// Whether the filter `e` holds with `@` at `cur`.
+    fn test(&mut self, e: &Expr, cur: usize) -> bool {
+        if !self.spend(1) {
+            return false;
+        }
+        match e {
+            Expr::Or(all) => all.iter().any(|x| self.test(x, cur)),
+            Expr::And(all) => all.iter().all(|x| self.test(x, cur)),
+            Expr::Not(x) => !self.test(x, cur),
+            Expr::Exists(q) => {
+                if q.is_singular() {
+                    self.singular(q, cur).is_some()
+                } else {
+                    !self.nodes(q, cur).is_empty()
+                }
+            }
+            Expr::Cmp(c) => {
+                let (l, op, r) = &**c;
+                let a = self.value(l, cur);
+                let b = self.value(r, cur);
+                match op {
+                    CmpOp::Eq => self.eq(&a, &b),
+                    CmpOp::Ne => !self.eq(&a, &b),
+                    CmpOp::Lt => lt(&a, &b),
+                    CmpOp::Le => lt(&a, &b) || self.eq(&a, &b),
+                    CmpOp::Gt => lt(&b, &a),
+                    CmpOp::Ge => lt(&b, &a) || self.eq(&a, &b),
+                }
+            }
+            Expr::Logical(f) => self.logical(f, cur),
+        }
+    }
+
+    /// The nodelist of a filter query.
+    fn nodes(&mut self, q: &FilterQuery, cur: usize) -> Vec<usize> {
+        if !q.absolute {
+            return self.run(&q.segs, cur);
+        }
+        let key = q as *const FilterQuery as usize;
+        if let Some(v) = self.absolute.get(&key) {
+            return v.clone();
+        }
+        let v = self.run(&q.segs, self.root);
+        self.absolute.insert(key, v.clone());
+        v
+    }
+
+    /// The node of a singular query, if any.
+    fn singular(&self, q: &FilterQuery, cur: usize) -> Option<usize> {
+        let mut n = if q.absolute { self.root } else { cur };
+        for seg in &q.segs {
+            n = match (&seg.sels[0], *self.b.get(n)?) {
+                (Selector::Name(k) | Selector::KeyOrIndex(k, _), b'{') => {
+                    self.index.lookup_key(self.b, n, k)?
+                }
+                (Selector::Index(i) | Selector::KeyOrIndex(_, i), b'[') => self.nth(n, *i)?,
+                _ => return None,
+            };
+        }
+        Some(n)
+    }
+
+    fn value<'q>(&mut self, c: &'q Comparable, cur: usize) -> Val<'q>
+    where
+        'a: 'q,
+    {
+        match c {
+            Comparable::Lit(l) => match l {
+                Lit::Num(x) => Val::Num(*x),
+                Lit::Str(s) => Val::Str(Cow::Borrowed(s)),
+                Lit::Bool(x) => Val::Bool(*x),
+                Lit::Null => Val::Null,
+            },
+            Comparable::Query(q) => match self.singular(q, cur) {
+                Some(n) => val_at(self.b, n),
+                None => Val::Nothing,
+            },
+            Comparable::Func(f) => self.call(f, cur),
+        }
+    }
+
+    /// A function returning a value: `length`, `count`, `value`.
+    fn call<'q>(&mut self, f: &'q FnCall, cur: usize) -> Val<'q>
+    where
+        'a: 'q,
+    {
+        match f.func {
+            Func::Length => match self.value(&f.args[0], cur) {
+                Val::Str(s) => Val::Num(s.chars().count() as f64),
+                Val::Node(n) => Val::Num(self.index.child_count(self.b, n) as f64),
+                _ => Val::Nothing,
+            },
+            Func::Count | Func::Value => {
+                let Comparable::Query(q) = &f.args[0] else {
+                    return Val::Nothing;
+                };
+                let nodes = self.nodes(q, cur);
+                match (f.func, nodes.as_slice()) {
+                    (Func::Count, _) => Val::Num(nodes.len() as f64),
+                    (_, [n]) => val_at(self.b, *n),
+                    _ => Val::Nothing,
+                }
+            }
+            Func::Match | Func::Search => Val::Nothing,
+        }
+    }
+
+    /// `match` / `search`: false unless both arguments are strings.
+    fn logical(&mut self, f: &FnCall, cur: usize) -> bool {
+        let text = self.value(&f.args[0], cur);
+        let pattern = self.value(&f.args[1], cur);
+        let (Val::Str(text), Val::Str(pattern)) = (text, pattern) else {
+            return false;
+        };
+        if !self.spend((text.len() + pattern.len()) as u64 / 16) {
+            return false;
+        }
+        self.patterns.is_match(&pattern, f.func == Func::Match, &text)
+    }
+
+    fn eq(&mut self, a: &Val<'_>, b: &Val<'_>) -> bool {
+        match (a, b) {
+            (Val::Nothing, Val::Nothing) | (Val::Null, Val::Null) => true,
+            (Val::Bool(x), Val::Bool(y)) => x == y,
+            (Val::Num(x), Val::Num(y)) => x == y,
+            (Val::Str(x), Val::Str(y)) => x == y,
+            (Val::Node(x), Val::Node(y)) => self.deep_eq(*x, *y),
+            _ => false,
+        }
+    }
+
+    /// Structural equality of two payload containers (objects unordered):
+    /// the same text is the same value; otherwise both subtrees are listed
+    /// in one linear scan each and compared with an explicit stack.
+    fn deep_eq(&mut self, x: usize, y: usize) -> bool {
+        let b = self.b;
+        let (ex, ey) = (self.index.value_end(b, x), self.index.value_end(b, y));
+        if !self.spend(((ex - x) + (ey - y)) as u64 / 64) {
+            return false;
+        }
+        if b.get(x..ex) == b.get(y..ey) {
+            return true;
+        }
+        let (tx, ty) = (descend::subtree(b, x), descend::subtree(b, y));
+        if !self.spend(tx.cost() + ty.cost()) {
+            return false;
+        }
+        let mut stack = vec![(x, y)];
+        while let Some((x, y)) = stack.pop() {
+            match (b.get(x).copied(), b.get(y).copied()) {
+                (Some(cx @ (b'[' | b'{')), Some(cy)) if cx == cy => {
+                    let (Some(kx), Some(ky)) = (tx.kids_at(x), ty.kids_at(y)) else {
+                        return false;
+                    };
+                    if kx.len() != ky.len() {
+                        return false;
+                    }
+                    if cx == b'[' {
+                        stack.extend(
+                            kx.iter()
+                                .zip(ky)
+                                .map(|(p, q)| (p.value as usize, q.value as usize)),
+                        );
+                        continue;
+                    }
+                    let keys: HashMap<Cow<'_, str>, usize> = ky
+                        .iter()
+                        .map(|m| (scan::decode(m.key_raw(b)), m.value as usize))
+                        .collect();
+                    for m in kx {
+                        match keys.get(&scan::decode(m.key_raw(b))) {
+                            Some(&v) => stack.push((m.value as usize, v)),
+                            None => return false,
+                        }
+                    }
+                }
+                (Some(b'{' | b'['), _) | (_, Some(b'{' | b'[')) => return false,
+                _ => {
+                    let (p, q) = (val_at(b, x), val_at(b, y));
+                    if !self.eq(&p, &q) {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+}
+
+/// RFC 9535's `<` (numbers and strings only); strings compare by code
+/// point, which is UTF-8's byte order.
+fn lt(a: &Val<'_>, b: &Val<'_>) -> bool {
+    match (a, b) {
+        (Val::Num(x), Val::Num(y)) => x < y,
+        (Val::Str(x), Val::Str(y)) => x.as_bytes() < y.as_bytes(),
+        _ => false,
+    }
+}
+
+/// The value at `n` in validated JSON.
+fn val_at(b: &[u8], n: usize) -> Val<'_> {
+    match b.get(n) {
+        Some(b'"') => {
+            let e = scan::string_end(b, n);
+            Val::Str(scan::decode(
+                b.get(n + 1..e.saturating_sub(1).max(n + 1)).unwrap_or(&[]),
+            ))
+        }
+        Some(b't') => Val::Bool(true),
+        Some(b'f') => Val::Bool(false),
+        Some(b'n') => Val::Null,
+        Some(b'{' | b'[') => Val::Node(n),
+        Some(_) => {
+            let text = &b[n..scan::scalar_end(b, n)];
+            match std::str::from_utf8(text).ok().and_then(|t| t.parse().ok()) {
+                Some(x) => Val::Num(x),
+                None => Val::Nothing,
+            }
+        }
+        None => Val::Nothing,
+    }
+}
+
+/// RFC 9535's slice over an array of `len`: `(first index, count, step)`,
+/// or `None` when it selects nothing (a zero step selects nothing).
+pub(crate) fn slice_bounds(
+    len: i64,
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: i64,
+) -> Option<(i64, i64, i64)> {
+    if step == 0 {
+        return None;
+    }
+    let norm = |v: i64| if v < 0 { v.saturating_add(len) } else { v };
+    let (from, to) = if step > 0 {
+        (
+            norm(start.unwrap_or(0)).clamp(0, len),
+            norm(stop.unwrap_or(len)).clamp(0, len),
+        )
+    } else {
+        (
+            start.map_or(len - 1, |v| norm(v).clamp(-1, len - 1)),
+            stop.map_or(-1, |v| norm(v).clamp(-1, len - 1)),
+        )
+    };
+    let count = if step > 0 {
+        ((to - from).max(0) as u64).div_ceil(step as u64) as i64
+    } else {
+        let stride = step.checked_neg().unwrap_or(i64::MAX);
+        ((from - to).max(0) as u64).div_ceil(stride as u64) as i64
+    };
+    (count > 0).then_some((from, count, step))
+}
