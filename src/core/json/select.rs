@@ -5,6 +5,8 @@ use super::path::{self, Seg};
 use super::scan::{self, Kind};
 use super::Selection;
 
+pub(crate) use super::key::push_key_label;
+
 /// Slices with a larger step seek each element instead of walking them all.
 const SEEK_STEP: u64 = 8;
 /// Longest path echoed back in a message, in code points.
@@ -94,32 +96,6 @@ fn push_label(shown: &mut String, label: Label<'_>) {
             shown.push(']');
         }
         Label::Key(k) => push_key_label(shown, k),
-    }
-}
-
-/// Appends `.key`, or `["key"]` when the key would not read back as a plain segment.
-pub(crate) fn push_key_label(shown: &mut String, k: &str) {
-    let plain = !k.is_empty()
-        && !k.starts_with('$')
-        && k != "*"
-        && !k.bytes().all(|c| c.is_ascii_digit() || c == b'-')
-        && !k
-            .chars()
-            .any(|c| matches!(c, '.' | '[' | ']' | '"' | '\'' | '\\') || c.is_whitespace() || c.is_control());
-    if plain {
-        if !shown.is_empty() {
-            shown.push('.');
-        }
-        shown.push_str(k);
-    } else {
-        shown.push_str("[\"");
-        for c in k.chars() {
-            if c == '"' || c == '\\' {
-                shown.push('\\');
-            }
-            shown.push(c);
-        }
-        shown.push_str("\"]");
     }
 }
 
@@ -223,11 +199,8 @@ fn clamp_bound(v: i64, len: i64, lo: i64, hi: i64) -> i64 {
 }
 
 fn not_found(path: &str, shown: &str, index: &JsonIndex, b: &[u8], node: usize) -> String {
-    let shown = if shown.is_empty() {
-        "$".to_string()
-    } else {
-        cut(shown, ECHO_CHARS)
-    };
+    // The prefix as an RFC 9535 path: `$`, then `.key`, `['key']` or `[i]` segments.
+    let shown = format!("${}", cut(shown, ECHO_CHARS));
     format!(
         "[recall: json_path '{}' not found: '{}' {}]",
         echo(path),
