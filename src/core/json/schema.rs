@@ -15,13 +15,15 @@ use crate::core::outline::{Fact, Outline, PreviewStyle, FACT_CHARS};
 /// Longest schema line, in code points.
 const SCHEMA_CHARS: usize = 300;
 /// Elements of a collection examined (all of them up to this many).
-const SAMPLE: usize = 400;
+const SAMPLE: usize = 2000;
 /// Members of one record examined.
-const FIELDS_PER_RECORD: usize = 256;
+const FIELDS_PER_RECORD: usize = 128;
 /// Distinct columns tracked.
 const MAX_COLUMNS: usize = 512;
 /// An object with this many keys is a map (its keys are data, not names).
 const WIDE: usize = 12;
+/// A wider object that is not a map of records still lists its keys up to this many.
+const NAMED_KEYS: usize = 32;
 /// Longest key shown, in code points.
 const KEY_CHARS: usize = 40;
 /// Wrappers followed, and levels descended looking for the largest collection.
@@ -281,7 +283,7 @@ fn describe_object(b: &[u8], index: &JsonIndex, node: usize, here: &str, budget:
                 String::new()
             };
             let head = format!(
-                "object{{{n}}} of records {keyed}, {} fields{sampled}: ",
+                "object{{{n}}} of records{keyed}; {} fields{sampled}: ",
                 cols.order.len()
             );
             let list = cols.render(budget.saturating_sub(head.chars().count()));
@@ -296,8 +298,12 @@ fn describe_object(b: &[u8], index: &JsonIndex, node: usize, here: &str, budget:
             };
         }
     }
+    // Named members (not a map's data keys): listed, and the largest followed.
+    if n <= NAMED_KEYS && shape_of(&keys).is_none() {
+        return small_object(b, index, node, n, here, budget);
+    }
     Described {
-        text: format!("object{{{n}}} of {}, {keyed}", kinds(b, &picked)),
+        text: format!("object{{{n}}} of {}{keyed}", kinds(b, &picked)),
         example: Some(first_path),
         collection: true,
     }
@@ -345,7 +351,7 @@ fn small_object(b: &[u8], index: &JsonIndex, node: usize, n: usize, here: &str, 
 /// indices (all of them up to `SAMPLE`): the same picks in any process.
 fn sample(b: &[u8], index: &JsonIndex, node: usize, n: usize) -> Vec<(Option<usize>, usize)> {
     let mut out = Vec::with_capacity(n.min(SAMPLE));
-    if n <= SAMPLE * 4 {
+    if n <= SAMPLE * 2 {
         // Walking is cheaper than seeking for a few hundred children.
         let mut cur = index.children_from(b, node, 0);
         let mut i = 0;
@@ -474,17 +480,17 @@ impl Columns {
     }
 }
 
-/// How a map's keys look: `keyed like '#W2611340' ('#W' + 7 digits)`, or a
-/// few of them: `keys like 'aa','ab','ace'`.
+/// How a map's keys look: ` keyed like '#W2611340' ('#W' + 7 digits)`, or a
+/// few of them: `, keys like 'aa','ab','ace'`.
 fn key_format(keys: &[String]) -> String {
     let Some(first) = keys.first() else {
-        return "keys like ''".into();
+        return ", keys like ''".into();
     };
     if let Some(shape) = shape_of(keys) {
-        return format!("keyed like {} ({shape})", quoted(&cut(first, KEY_CHARS)));
+        return format!(" keyed like {} ({shape})", quoted(&cut(first, KEY_CHARS)));
     }
     let shown: Vec<String> = keys.iter().take(3).map(|k| quoted(&cut(k, KEY_CHARS))).collect();
-    format!("keys like {}", shown.join(","))
+    format!(", keys like {}", shown.join(","))
 }
 
 /// A common prefix followed by digits or hex digits, or UUIDs.

@@ -1,7 +1,8 @@
 //! CSV and TSV: rows and columns, and the header's column names.
 //!
-//! A text is delimited when its first records (quote-aware, RFC 4180) split
-//! into the same number of fields, two or more, on one of `,` `\t` `;` `|`.
+//! A text is delimited when its first record splits into two or more short,
+//! non-empty fields on one of `,` `\t` `;` `|`, and each of the next records
+//! (quote-aware, RFC 4180) into two or more, and no more than the first.
 
 use super::lines::Lines;
 use super::{Outline, PreviewStyle};
@@ -22,8 +23,15 @@ pub(super) fn outline(text: &str, lines: &Lines) -> Option<Outline> {
     let (delim, cols) = [b',', b'\t', b';', b'|']
         .into_iter()
         .filter_map(|d| {
-            let n = fields(probe[0], d).len();
-            (n >= 2 && probe.iter().all(|r| fields(r, d).len() == n)).then_some((d, n))
+            // Real files leave trailing fields out (`a,b,c` then `1,2`): a
+            // record may have fewer fields than the first, never more or one.
+            let head = fields(probe[0], d);
+            let n = head.len();
+            let short_names = head
+                .iter()
+                .all(|f| !f.trim().is_empty() && f.chars().count() <= 64);
+            let fits = |r: &&str| (2..=n).contains(&fields(r, d).len());
+            (n >= 2 && short_names && probe.iter().all(fits)).then_some((d, n))
         })
         .max_by_key(|&(d, n)| (n, d == b'\t'))?;
     let scanned = &text.as_bytes()[..text.len().min(SCAN_BYTES)];
@@ -182,6 +190,15 @@ mod tests {
         assert_eq!(of(t).unwrap().schema, "TSV: 2 rows x 2 columns, header: a,b");
         let t = "1;2;3\n4;5;6\n7;8;9";
         assert_eq!(of(t).unwrap().schema, "CSV: 3 rows x 3 columns, no header row");
+    }
+
+    #[test]
+    fn trailing_fields_may_be_left_out() {
+        let t = "version,codename,release,eol,eol-server\n4.10,Warty,2004-10-20,2006-04-30\n6.06,Dapper,2006-06-01,2009-07-14,2011-06-01\n";
+        assert_eq!(
+            of(t).unwrap().schema,
+            "CSV: 2 rows x 5 columns, header: version,codename,release,eol,eol-server"
+        );
     }
 
     #[test]

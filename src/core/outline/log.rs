@@ -271,8 +271,9 @@ fn fraction_and_zone(s: &[u8], mut i: usize) -> usize {
 
 /// The first level token in the head of `line` after `from`: `(index in
 /// LEVELS, as spelled)`. Upper-case tokens count as words (`INFO`,
-/// `ERROR:`); other spellings only in brackets (`[error]`, `##[warning]`)
-/// or after `level=`.
+/// `ERROR:`); other spellings only as the message's first word before `:`
+/// or `[` (`error[E0308]:`, `warning:`), in brackets (`[error]`,
+/// `##[warning]`) or after `level=`.
 fn level(line: &str, from: usize) -> Option<(usize, &str)> {
     let b = line.as_bytes();
     let end = (from + LEVEL_HEAD).min(b.len());
@@ -297,6 +298,11 @@ fn level(line: &str, from: usize) -> Option<(usize, &str)> {
         let after = b.get(i).copied();
         let word_bounded = !before.is_some_and(|c| c == b'_' || c == b'.' || c == b'$');
         if word.bytes().all(|c| c.is_ascii_uppercase()) && word_bounded && after != Some(b'_') {
+            return Some((k, word));
+        }
+        // A message's first word followed by `:` or `[` (`error: …`, `error[E0308]: …`).
+        let first_word = line[from..start].trim().is_empty() && matches!(after, Some(b':' | b'['));
+        if first_word {
             return Some((k, word));
         }
         let bracketed = before == Some(b'[') && after == Some(b']');
@@ -335,19 +341,22 @@ mod tests {
 
     #[test]
     fn timestamps_of_real_log_formats() {
-        assert_eq!(ts("081109 203615 148 INFO dfs.DataNode"), Some("081109 203615"));
         assert_eq!(
-            ts("[Sun Dec 04 04:47:44 2005] [notice] workerEnv.init() ok"),
+            ts("081109 203615 148 INFO dfs.Node: block sent"),
+            Some("081109 203615")
+        );
+        assert_eq!(
+            ts("[Sun Dec 04 04:47:44 2005] [notice] worker started"),
             Some("Sun Dec 04 04:47:44 2005")
         );
-        assert_eq!(
-            ts("Jun 14 15:16:01 combo sshd(pam_unix)[19939]: x"),
-            Some("Jun 14 15:16:01")
-        );
+        assert_eq!(ts("Jun 14 15:16:01 host sshd[42]: x"), Some("Jun 14 15:16:01"));
         assert_eq!(ts("Jun  4 05:06:07 host x"), Some("Jun  4 05:06:07"));
-        assert_eq!(ts("17/06/09 20:10:40 INFO executor"), Some("17/06/09 20:10:40"));
         assert_eq!(
-            ts("2024-06-27T06:37:02.0520063Z Current runner version: '2.317.0'"),
+            ts("17/06/09 20:10:40 INFO app.Main: up"),
+            Some("17/06/09 20:10:40")
+        );
+        assert_eq!(
+            ts("2024-06-27T06:37:02.0520063Z Runner ready"),
             Some("2024-06-27T06:37:02.0520063Z")
         );
         assert_eq!(
@@ -361,12 +370,9 @@ mod tests {
 
     #[test]
     fn level_tokens() {
+        assert_eq!(level("081109 203615 148 INFO dfs.Node", 13), Some((12, "INFO")));
         assert_eq!(
-            level("081109 203615 148 INFO dfs.DataNode", 13),
-            Some((12, "INFO"))
-        );
-        assert_eq!(
-            level("[Sun Dec 04 04:47:44 2005] [error] mod_jk", 25),
+            level("[Sun Dec 04 04:47:44 2005] [error] worker down", 25),
             Some((7, "[error]"))
         );
         assert_eq!(
@@ -376,6 +382,12 @@ mod tests {
         assert_eq!(level("ts level=warn msg=x", 0), Some((10, "warn")));
         assert_eq!(level("npm ERR! code 1", 0), Some((8, "ERR")));
         assert_eq!(level("an error happened", 0), None);
+        assert_eq!(
+            level("2026-12-03T10:40:09Z error[E0277]: cannot divide", 20),
+            Some((7, "error"))
+        );
+        assert_eq!(level("Error: Cannot find module 'x'", 0), Some((7, "Error")));
+        assert_eq!(level("see error: below", 0), None);
         assert_eq!(level("const INFO_URL = 1", 0), None);
         assert_eq!(level("x.ERROR y", 0), None);
     }

@@ -82,7 +82,7 @@ fn one_key_wrappers_are_followed_to_the_wide_node() {
     );
     assert_eq!(
         o.facts[0].text,
-        "$.main.ja.localeDisplayNames.languages: object{20} of str, keyed like 'l00' ('l' + 2 digits)"
+        "$.main.ja.localeDisplayNames.languages: object{20} of str keyed like 'l00' ('l' + 2 digits)"
     );
     assert_eq!(
         o.recall,
@@ -110,7 +110,7 @@ fn maps_of_records_give_key_format_fields_and_an_example_path() {
     assert_eq!(o.schema, "object{2} [orders:object{30},users:object{1}]");
     assert_eq!(
         o.facts[0].text,
-        "$.orders: object{30} of records keyed like '#W2611340' ('#W' + 7 digits), 4 fields: order_id,status,items,note 10/30"
+        "$.orders: object{30} of records keyed like '#W2611340' ('#W' + 7 digits); 4 fields: order_id,status,items,note 10/30"
     );
     assert_eq!(
         o.recall,
@@ -152,7 +152,7 @@ fn large_collections_are_sampled_deterministically() {
     let o = outline(&t);
     assert_eq!(
         o.schema,
-        "array[5000] of records, 2 columns (400 rows sampled): id,even 200/400"
+        "array[5000] of records, 2 columns (2000 rows sampled): id,even 1000/2000"
     );
     assert_eq!(outline(&t), o);
 }
@@ -173,7 +173,7 @@ fn key_formats() {
     let ids: Vec<String> = (0..15).map(|i| format!("\"{}\": {i}", 7 + i * 13)).collect();
     assert_eq!(
         outline(&format!("{{{}}}", ids.join(","))).schema,
-        "object{15} of num, keyed like '7' (digits)"
+        "object{15} of num keyed like '7' (digits)"
     );
 }
 
