@@ -14,7 +14,7 @@ mod escape;
 pub mod v1;
 
 pub use escape::{escape_controls, one_line};
-use escape::{needs_escape, push_escaped};
+use escape::push_escaped;
 pub use v1::STUB_HEADER_V1;
 
 /// Header line of every new stub.
@@ -251,6 +251,7 @@ pub fn text_outline(text: &str) -> Outline {
 
 #[cfg(test)]
 mod tests {
+    use super::escape::needs_escape;
     use super::*;
     use serde_json::json;
 

@@ -12,15 +12,6 @@ pub(crate) fn push_key_label(out: &mut String, key: &str) {
     }
 }
 
-/// `$` followed by the segments for `keys`: `$.a['b c']`.
-pub(crate) fn path_of(keys: &[&str]) -> String {
-    let mut s = String::from("$");
-    for k in keys {
-        push_key_label(&mut s, k);
-    }
-    s
-}
-
 /// A key as a stub lists it among others: bare where the shorthand allows
 /// (`status`), else in brackets (`['#W2611340']`), so it can be appended to a path.
 pub(crate) fn key_label(key: &str) -> String {
@@ -82,6 +73,14 @@ fn push_bracketed(out: &mut String, key: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn path_of(keys: &[&str]) -> String {
+        let mut s = String::from("$");
+        for k in keys {
+            push_key_label(&mut s, k);
+        }
+        s
+    }
 
     fn seg(k: &str) -> String {
         let mut s = String::new();
