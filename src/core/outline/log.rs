@@ -97,7 +97,16 @@ pub(super) fn outline(text: &str, lines: &Lines) -> Option<Outline> {
             label,
             text: errs.describe(),
         });
-        if !tail.contains(&format!("{last_n}: ")) {
+        // The first error is often the cause, the last the verdict: each is
+        // shown unless the last lines already show it.
+        let shown = |n: usize| tail.contains(&format!("{n}: "));
+        if let Some((first_n, first_line)) = errs.first_line.filter(|(n, _)| !shown(*n)) {
+            facts.push(Fact {
+                label: "first error",
+                text: fit_lines(&[(first_n, first_line)], 160),
+            });
+        }
+        if !shown(last_n) && errs.first_line.is_none_or(|(n, _)| n != last_n) {
             facts.push(Fact {
                 label: "last error",
                 text: fit_lines(&[(last_n, last_line)], 160),
@@ -140,12 +149,14 @@ struct ErrorLines<'a> {
     count: usize,
     first: Vec<usize>,
     recent: std::collections::VecDeque<usize>,
+    first_line: Option<(usize, &'a str)>,
     last: Option<(usize, &'a str)>,
 }
 
 impl<'a> ErrorLines<'a> {
     fn push(&mut self, n: usize, line: &'a str) {
         self.count += 1;
+        self.first_line.get_or_insert((n, line));
         if self.first.len() < LIST_ERRORS {
             self.first.push(n);
         }
