@@ -13,8 +13,8 @@ use crate::core::text::ellipsize;
 mod escape;
 pub mod v1;
 
-pub use escape::{escape_controls, one_line};
 use escape::push_escaped;
+pub use escape::{escape_controls, one_line};
 pub use v1::STUB_HEADER_V1;
 
 /// Header line of every new stub.

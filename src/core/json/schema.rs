@@ -10,14 +10,21 @@ use std::collections::HashMap;
 use super::index::JsonIndex;
 use super::key::{key_label, push_key_label, quoted};
 use super::scan::{self, Kind};
-use crate::core::outline::{Fact, Outline, PreviewStyle, FACT_CHARS};
+use crate::core::outline::{Fact, Outline, PreviewStyle};
 
-/// Longest schema line, in code points.
+/// Longest schema line, in code points; shorter when a data line follows.
 const SCHEMA_CHARS: usize = 300;
+const SCHEMA_WITH_DATA_CHARS: usize = 220;
+/// Longest data line's content.
+const DATA_CHARS: usize = 260;
 /// Elements of a collection examined (all of them up to this many).
 const SAMPLE: usize = 2000;
 /// Members of one record examined.
 const FIELDS_PER_RECORD: usize = 128;
+/// Fields examined across a collection's records, about: wide records get
+/// fewer of them examined, never fewer than `MIN_RECORDS`.
+const FIELD_BUDGET: usize = 40_000;
+const MIN_RECORDS: usize = 64;
 /// Distinct columns tracked.
 const MAX_COLUMNS: usize = 512;
 /// An object with this many keys is a map (its keys are data, not names).
@@ -77,26 +84,39 @@ pub(crate) fn outline(b: &[u8], index: &JsonIndex) -> Outline {
     } else {
         format!("{}: ", path(&steps))
     };
-    let top = describe(b, index, node, &steps, SCHEMA_CHARS - prefix.chars().count());
+    let mut top = describe(b, index, node, &steps, SCHEMA_CHARS - prefix.chars().count());
+    let below = if top.collection {
+        None
+    } else {
+        focus(b, index, node, &steps)
+    };
+    if below.is_some() && prefix.chars().count() + top.text.chars().count() > SCHEMA_WITH_DATA_CHARS {
+        // The data line says more than the last keys listed: it gets the room.
+        top = describe(
+            b,
+            index,
+            node,
+            &steps,
+            SCHEMA_WITH_DATA_CHARS - prefix.chars().count().min(120),
+        );
+    }
     let schema = cap(format!("{prefix}{}", top.text), SCHEMA_CHARS);
     let mut facts = Vec::new();
     let mut example = top.example;
-    if !top.collection {
-        if let Some((fsteps, f)) = focus(b, index, node, &steps) {
-            let head = format!("{}: ", path(&fsteps));
-            let d = describe(
-                b,
-                index,
-                f,
-                &fsteps,
-                FACT_CHARS.saturating_sub(head.chars().count()),
-            );
-            facts.push(Fact {
-                label: "data",
-                text: cap(format!("{head}{}", d.text), FACT_CHARS),
-            });
-            example = d.example.or(example);
-        }
+    if let Some((fsteps, f)) = below {
+        let head = format!("{}: ", path(&fsteps));
+        let d = describe(
+            b,
+            index,
+            f,
+            &fsteps,
+            DATA_CHARS.saturating_sub(head.chars().count()),
+        );
+        facts.push(Fact {
+            label: "data",
+            text: cap(format!("{head}{}", d.text), DATA_CHARS),
+        });
+        example = d.example.or(example);
     }
     let recall = example.map(|p| format!("json_path={}", json_string(&p)));
     Outline {
@@ -224,12 +244,12 @@ fn describe_array(b: &[u8], index: &JsonIndex, node: usize, here: &str, budget: 
     let example = Some(format!("{here}[0]"));
     if !objects.is_empty() && objects.len() * 2 >= picked.len() {
         let cols = Columns::of(b, index, &objects);
-        let sampled = if picked.len() < n {
-            format!(" ({} rows sampled)", picked.len())
+        let sampled = if cols.records < n {
+            format!(" ({} rows sampled)", cols.records)
         } else {
             String::new()
         };
-        let head = format!("array[{n}] of records, {} columns{sampled}: ", cols.order.len());
+        let head = format!("array[{n}] of records, {} columns{sampled}: ", cols.count());
         let list = cols.render(budget.saturating_sub(head.chars().count()));
         return Described {
             text: format!("{head}{list}"),
@@ -277,14 +297,14 @@ fn describe_object(b: &[u8], index: &JsonIndex, node: usize, here: &str, budget:
     if !objects.is_empty() && objects.len() * 5 >= picked.len() * 4 {
         let cols = Columns::of(b, index, &objects);
         if cols.shared() {
-            let sampled = if picked.len() < n {
-                format!(" ({} sampled)", picked.len())
+            let sampled = if cols.records < n {
+                format!(" ({} sampled)", cols.records)
             } else {
                 String::new()
             };
             let head = format!(
                 "object{{{n}}} of records{keyed}; {} fields{sampled}: ",
-                cols.order.len()
+                cols.count()
             );
             let list = cols.render(budget.saturating_sub(head.chars().count()));
             let mut example = first_path;
@@ -393,12 +413,29 @@ fn kinds(b: &[u8], picked: &[(Option<usize>, usize)]) -> String {
 struct Columns {
     /// (name, records holding it, last record counted)
     order: Vec<(String, usize, usize)>,
+    /// Records examined.
     records: usize,
+    /// More distinct fields than `MAX_COLUMNS` were seen.
+    capped: bool,
 }
 
 impl Columns {
     fn of(b: &[u8], index: &JsonIndex, records: &[usize]) -> Columns {
+        // Wide records get fewer of them examined: about `FIELD_BUDGET` fields
+        // in all, the records evenly spaced (the same ones in any process).
+        let probe = &records[..records.len().min(16)];
+        let fields: usize = probe
+            .iter()
+            .map(|&r| index.child_count(b, r).min(FIELDS_PER_RECORD))
+            .sum();
+        let avg = fields.div_ceil(probe.len().max(1)).max(1);
+        let k = (FIELD_BUDGET / avg)
+            .clamp(MIN_RECORDS, records.len().max(MIN_RECORDS))
+            .min(records.len());
+        let chosen: Vec<usize> = (0..k).map(|i| records[i * records.len() / k]).collect();
+        let records = &chosen[..];
         let mut order: Vec<(String, usize, usize)> = Vec::new();
+        let mut capped = false;
         let mut at: HashMap<String, usize> = HashMap::new();
         for (r, &obj) in records.iter().enumerate() {
             let mut cur = index.children_from(b, obj, 0);
@@ -416,7 +453,10 @@ impl Columns {
                         at.insert(key.into_owned(), order.len() - 1);
                         order.len() - 1
                     }
-                    None => continue,
+                    None => {
+                        capped = true;
+                        continue;
+                    }
                 };
                 let col = &mut order[i];
                 if col.2 != r {
@@ -428,10 +468,17 @@ impl Columns {
         Columns {
             order,
             records: records.len(),
+            capped,
         }
     }
 
     /// Whether the records look alike: some field is in at least half of them.
+    /// `12` or, past the tracking cap, `512+`.
+    fn count(&self) -> String {
+        let plus = if self.capped { "+" } else { "" };
+        format!("{}{plus}", self.order.len())
+    }
+
     fn shared(&self) -> bool {
         self.order.iter().any(|c| c.1 * 2 >= self.records)
     }

@@ -396,5 +396,8 @@ fn entries_recorded_as_v1_render_as_v1() {
     let l = Ledger::new(LedgerConfig::default());
     let h = l.record(req("", "c2", content)).unwrap();
     assert!(h.stub.starts_with("[symfonic.tool_memory v2]\n"));
-    assert!(l.stub("", &h.mem_id, Some(8)).unwrap().starts_with("[symfonic.tool_memory v2]\n"));
+    assert!(l
+        .stub("", &h.mem_id, Some(8))
+        .unwrap()
+        .starts_with("[symfonic.tool_memory v2]\n"));
 }
