@@ -405,7 +405,7 @@ fn kinds(b: &[u8], picked: &[(Option<usize>, usize)]) -> String {
             None => counts.push((k, 1)),
         }
     }
-    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
     counts.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(",")
 }
 

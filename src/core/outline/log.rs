@@ -103,13 +103,13 @@ pub(super) fn outline(text: &str, lines: &Lines) -> Option<Outline> {
         if let Some((first_n, first_line)) = errs.first_line.filter(|(n, _)| !shown(*n)) {
             facts.push(Fact {
                 label: "first error",
-                text: fit_lines(&[(first_n, first_line)], 160),
+                text: fit_lines(&[(first_n, first_line)], 140),
             });
         }
         if !shown(last_n) && errs.first_line.is_none_or(|(n, _)| n != last_n) {
             facts.push(Fact {
                 label: "last error",
-                text: fit_lines(&[(last_n, last_line)], 160),
+                text: fit_lines(&[(last_n, last_line)], 140),
             });
         }
         recall.push(lines::recall_lines(count, Some(last_n)));
@@ -120,9 +120,16 @@ pub(super) fn outline(text: &str, lines: &Lines) -> Option<Outline> {
         recall.push(lines::recall_lines(count, None));
     }
     if count > 1 {
+        // Each error line shown above takes some of the tail's room.
+        let quoted = facts.iter().filter(|f| f.label.ends_with(" error")).count();
+        let text = if quoted == 0 {
+            tail
+        } else {
+            lines::tail(text, lines, 3, 240 - 25 * quoted)
+        };
         facts.push(Fact {
             label: "last lines",
-            text: tail,
+            text,
         });
     }
     Some(Outline {
