@@ -164,31 +164,25 @@ pub(super) fn handle_bytes(h: &Handle) -> usize {
 pub(super) fn restub(e: &Entry, preview_chars: usize, default_chars: usize) -> String {
     let h = &e.handle;
     let text = e.text.lossy();
-    if h.stub.starts_with(STUB_HEADER_V1) {
-        let preview = stub::v1::preview(&text, preview_chars);
-        return stub::v1::render(&StubParts {
-            tool_name: &h.tool_name,
-            tool_call_id: &h.tool_call_id,
-            mem_id: &h.mem_id,
-            size_chars: h.size_chars,
-            schema: h.schema.as_deref(),
-            summary: &h.summary,
-            preview: Some(&preview),
-        });
-    }
+    let v1 = h.stub.starts_with(STUB_HEADER_V1);
     let o = &e.outline;
-    let preview = stub::preview(&text, preview_chars, o.preview, default_chars);
-    stub::render(
-        &StubParts {
-            tool_name: &h.tool_name,
-            tool_call_id: &h.tool_call_id,
-            mem_id: &h.mem_id,
-            size_chars: h.size_chars,
-            schema: h.schema.as_deref(),
-            summary: &h.summary,
-            preview: Some(&preview),
-        },
-        &o.facts,
-        &o.recall,
-    )
+    let preview = if v1 {
+        stub::v1::preview(&text, preview_chars)
+    } else {
+        stub::preview(&text, preview_chars, o.preview, default_chars)
+    };
+    let parts = StubParts {
+        tool_name: &h.tool_name,
+        tool_call_id: &h.tool_call_id,
+        mem_id: &h.mem_id,
+        size_chars: h.size_chars,
+        schema: h.schema.as_deref(),
+        summary: &h.summary,
+        preview: Some(&preview),
+    };
+    if v1 {
+        stub::v1::render(&parts)
+    } else {
+        stub::render(&parts, &o.facts, &o.recall)
+    }
 }
