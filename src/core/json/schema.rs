@@ -17,13 +17,15 @@ const SCHEMA_CHARS: usize = 300;
 const SCHEMA_WITH_DATA_CHARS: usize = 220;
 /// Longest data line's content.
 const DATA_CHARS: usize = 260;
-/// Elements of a collection examined (all of them up to this many).
+/// Elements of a collection examined: all of them up to `SAMPLE`, walked;
+/// past twice that, `SEEK_SAMPLE` evenly spaced ones, each reached by a seek.
 const SAMPLE: usize = 2000;
+const SEEK_SAMPLE: usize = 1000;
 /// Members of one record examined.
 const FIELDS_PER_RECORD: usize = 128;
 /// Fields examined across a collection's records, about: wide records get
 /// fewer of them examined, never fewer than `MIN_RECORDS`.
-const FIELD_BUDGET: usize = 40_000;
+const FIELD_BUDGET: usize = 20_000;
 const MIN_RECORDS: usize = 64;
 /// Distinct columns tracked.
 const MAX_COLUMNS: usize = 512;
@@ -387,8 +389,8 @@ fn sample(b: &[u8], index: &JsonIndex, node: usize, n: usize) -> Vec<(Option<usi
         }
         return out;
     }
-    for k in 0..SAMPLE {
-        if let Some(c) = index.children_from(b, node, k * n / SAMPLE).next_child() {
+    for k in 0..SEEK_SAMPLE {
+        if let Some(c) = index.children_from(b, node, k * n / SEEK_SAMPLE).next_child() {
             out.push((c.key, c.value));
         }
     }

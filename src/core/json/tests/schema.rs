@@ -152,7 +152,7 @@ fn large_collections_are_sampled_deterministically() {
     let o = outline(&t);
     assert_eq!(
         o.schema,
-        "array[5000] of records, 2 columns (2000 rows sampled): id,even 1000/2000"
+        "array[5000] of records, 2 columns (1000 rows sampled): id,even 500/1000"
     );
     assert_eq!(outline(&t), o);
 }
