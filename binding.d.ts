@@ -325,12 +325,25 @@ export interface ToolResultHandle {
   toolCallId: string
   /** Length of the payload in code points (exact: payloads are at most 4,000,000,000 bytes). */
   sizeChars: number
-  /** One line: tool name, up to three args, and the payload's shape. */
+  /**
+   * One line: tool name, up to three args, and the payload's kind
+   * (`JSON object`, `log, 2000 lines`, `CSV table`, `HTML page`, `text, 12 lines`).
+   */
   summary: string
-  /** The structural index line (`table: ...`, `object: ...`, `array: ...`, `text: lines=N`). */
+  /**
+   * The stub's structure line: `array[1949] of records, 13 columns: ...`,
+   * `$.main.ja: object{2} [...]`, `log: 2000 lines; time ... .. ...; levels ...`,
+   * `CSV: 44 rows x 9 columns, header: ...` (see docs/stub.md).
+   */
   schema: string | null
-  /** The payload's head, newlines flattened, or null when empty. */
+  /**
+   * The payload's head as the stub shows it (JSON without indentation,
+   * text with whitespace runs as one space), or null when empty.
+   */
   preview: string | null
-  /** The v1 stub that stands in the conversation for the payload. */
+  /**
+   * The stub (format v2; v1 for an entry recorded as v1) that stands in the
+   * conversation for the payload.
+   */
   stub: string
 }

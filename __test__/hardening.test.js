@@ -9,12 +9,12 @@ const { candidateFor } = require('../langchain/recall-tool.js')
 const { AIMessage, HumanMessage, ToolMessage } = require('@langchain/core/messages')
 const { textOf } = require('./support/scripted-model.js')
 
-const HEADER = '[symfonic.tool_memory v1]'
+const HEADER = '[symfonic.tool_memory v2]'
 const SEEN = { compactAfter: 'seen', keepLastN: 0, sizeChars: 8000, evictChars: 80000 }
 const body = (tag, chars) => `${tag} `.repeat(Math.ceil(chars / (tag.length + 1))).slice(0, chars)
 const calling = (id, name, args) => new AIMessage({ content: '', tool_calls: [{ id, name, args, type: 'tool_call' }] })
 const byId = (list, id) => list.find((m) => m.tool_call_id === id)
-const isOurStub = (m) => textOf(m.content).includes('archived as mem=trm_')
+const isOurStub = (m) => /\nmem=trm_[0-9a-f]{12} size=/.test(textOf(m.content))
 
 describe('class 1: tool-controlled data cannot defeat compaction', () => {
   test('a result whose text begins with our stub header is still evicted or compacted', async () => {
@@ -24,7 +24,7 @@ describe('class 1: tool-controlled data cannot defeat compaction', () => {
     const list = [new HumanMessage('go'), calling('big', 'web_fetch', {}), new ToolMessage({ content: page, tool_call_id: 'big', name: 'web_fetch' }), calling('m', 'web_fetch', {}), new ToolMessage({ content: medium, tool_call_id: 'm', name: 'web_fetch' }), new AIMessage('ok')]
     const out = await compactToolMessages(list, ledger, SEEN)
     expect(isOurStub(byId(out, 'big'))).toBe(true)
-    expect(textOf(byId(out, 'big').content)).toContain('size_original=100')
+    expect(textOf(byId(out, 'big').content)).toMatch(/ size=100\d{3} chars\n/)
     expect(isOurStub(byId(out, 'm'))).toBe(true)
   })
 

@@ -12,7 +12,7 @@ const { tool } = require('@langchain/core/tools')
 const { z } = require('zod')
 const { ScriptedChatModel, ScriptedChatAnthropic, textOf, marksIn } = require('./support/scripted-model.js')
 
-const HEADER = '[symfonic.tool_memory v1]'
+const HEADER = '[symfonic.tool_memory v2]'
 const OPTS = { compactAfter: 'seen', keepLastN: 0, sizeChars: 8000, evictChars: 80000 }
 
 const page = (n) => `Page ${n}\n` + `line of page ${n} with some words in it.\n`.repeat(500) // ~ 20,000 chars

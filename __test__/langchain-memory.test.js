@@ -17,7 +17,7 @@ const { convertToOpenAITool } = require('@langchain/core/utils/function_calling'
 const { toJsonSchema } = require('@langchain/core/utils/json_schema')
 const { z } = require('zod')
 
-const HEADER = '[symfonic.tool_memory v1]'
+const HEADER = '[symfonic.tool_memory v2]'
 const OPTS = { keepLastN: 1, sizeChars: 8000, evictChars: 80000, settledOnly: true, horizonCalls: Infinity }
 
 const say = (content) => () => new AIMessage(content)

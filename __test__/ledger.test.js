@@ -95,22 +95,23 @@ describe('ids', () => {
 describe('stub', () => {
   const rows = Array.from({ length: 300 }, (_, i) => ({ asin: `B${i}`, price: i, bsr: i * 2, a: 1, b: 2, c: 3 }))
 
-  test('format v1, line by line', () => {
+  test('format v2, line by line', () => {
     const l = new Ledger()
-    const content = 'line one\nline two\nline three'
+    const content = 'line one\nline two\nline three\n\tline four'
     const h = l.recordSync({ toolCallId: 'call_9', toolName: 'read_log', toolArgs: { path: '/var/log/x', tail: 3 }, content })
     expect(h.stub.split('\n')).toEqual([
-      '[symfonic.tool_memory v1]',
+      '[symfonic.tool_memory v2]',
       'tool=read_log call_id=call_9',
-      `size_original=${content.length} chars, archived as mem=${h.memId}`,
-      'schema: text: lines=3',
-      "summary: read_log (path='/var/log/x', tail=3): text result, first line: line one",
-      'preview: line one line two line three',
-      `To re-expand: call recall_tool_result(mem_id='${h.memId}', format="full").  For a slice, pass query=<substring>, offset/max_chars=<range>, or json_path=<path> instead of format="full".`,
+      `mem=${h.memId} size=${content.length} chars`,
+      "summary: read_log (path='/var/log/x', tail=3): text, 4 lines",
+      'schema: text: 4 lines, longest 10 chars',
+      'last lines: 2: line two ⏎ 3: line three ⏎ 4: line four',
+      'preview: line one line two line three line four',
+      `To read more: recall_tool_result(mem_id="${h.memId}", lines="1-4")`,
     ])
-    expect(h.schema).toBe('text: lines=3')
-    expect(h.summary).toBe("read_log (path='/var/log/x', tail=3): text result, first line: line one")
-    expect(h.preview).toBe('line one line two line three')
+    expect(h.schema).toBe('text: 4 lines, longest 10 chars')
+    expect(h.summary).toBe("read_log (path='/var/log/x', tail=3): text, 4 lines")
+    expect(h.preview).toBe('line one line two line three line four')
     expect(h.sizeChars).toBe(content.length)
     expect(l.stub(h.memId)).toBe(h.stub)
     expect(l.handle(h.memId)).toEqual(h)
@@ -125,29 +126,28 @@ describe('stub', () => {
     expect(there).toBe(here)
   })
 
-  test('tabular JSON gets the reference table schema and summary', () => {
+  test('tabular JSON lists its columns over the rows', () => {
     const h = new Ledger().recordSync({
       toolCallId: 'c',
       toolName: 'get_keepa_data',
       toolArgs: { asin: 'B07XY', domain: 1, x: [1], more: true },
       content: JSON.stringify(rows),
     })
-    expect(h.schema).toBe('table: rows=300 cols=6 [asin,price,bsr,a,b,...]')
-    expect(h.summary).toBe("get_keepa_data (asin='B07XY', domain=1, x=[1], ...): tabular result, 300 rows / 6 cols")
+    expect(h.schema).toBe('array[300] of records, 6 columns: asin,price,bsr,a,b,c')
+    expect(h.summary).toBe("get_keepa_data (asin='B07XY', domain=1, x=[1], ...): JSON array")
+    expect(h.stub).toContain('To read more: recall_tool_result(mem_id="' + h.memId + '", json_path="$[0]")')
   })
 
-  test('an object payload lists its top-level keys with kinds and its largest table', () => {
+  test('an object payload lists its top-level keys with kinds, and its largest collection with its path', () => {
     const h = new Ledger().recordSync({
       toolCallId: 'c',
       toolName: 'catalog',
       content: JSON.stringify({ meta: { count: 7, page: 1 }, rows, name: 'x' }),
     })
-    expect(h.summary).toBe('catalog: object result, top-level keys [meta,rows,name]')
-    expect(h.schema).toContain('meta:object{2}')
-    expect(h.schema).toContain('rows:array[300]')
-    expect(h.schema).toContain('name:str')
-    expect(h.schema).toContain('rows=300')
-    expect(Array.from(h.schema).length).toBeLessThanOrEqual(300)
+    expect(h.summary).toBe('catalog: JSON object')
+    expect(h.schema).toBe('object{3} [meta:object{2},rows:array[300],name:str]')
+    expect(h.stub).toContain('\ndata: $.rows: array[300] of records, 6 columns: asin,price,bsr,a,b,c\n')
+    expect(h.stub).toContain('json_path="$.rows[0]"')
   })
 
   test('a long provider call id is shortened in the stub but kept in the handle', () => {

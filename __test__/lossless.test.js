@@ -95,7 +95,7 @@ describe('lone surrogates', () => {
     const l = new Ledger()
     const h = rec(l, 'first \uD800 line\nsecond')
     expect(h.preview).toBe('first \uFFFD line second')
-    expect(h.summary).toContain('first line: first \uFFFD line')
+    expect(h.stub).toContain('\npreview: first \uFFFD line second\n')
     expect(h.stub).toBe(h.stub.toWellFormed())
     expect(l.fetchSync(h.memId)).toBe(h.stub)
   })

@@ -31,7 +31,7 @@ describe('stub fields stay on their line', () => {
     expect(lines).toHaveLength(7)
     expect(lines[1]).toBe('tool=x\\nsummary: injected call_id=call_1')
     expect(lines.filter((l) => l.startsWith('summary: '))).toHaveLength(1)
-    expect(h.summary).toBe("x\\nsummary: injected (k\\u{2028}='v\\u{1b}'): text result, first line: payload")
+    expect(h.summary).toBe("x\\nsummary: injected (k\\u{2028}='v\\u{1b}'): text, 1 line")
     for (const line of lines) expect(line).not.toMatch(BREAKING)
     expect(h.toolName).toBe('x\nsummary: injected') // the handle keeps it whole
   })
@@ -52,14 +52,15 @@ describe('stub fields stay on their line', () => {
     const h = ledger.recordSync(input('a\tb\u2029c\nd', { toolCallId: 'id\r\nx' }))
     const lines = h.stub.split('\n')
     expect(lines[1]).toBe('tool=get_data call_id=id\\r\\nx')
-    expect(lines).toContain('preview: a\\tb\\u{2029}c d')
+    // A tab shows as a space in the preview; a line separator as an escape.
+    expect(lines).toContain('preview: a b\\u{2029}c d')
     for (const line of lines) expect(line).not.toMatch(BREAKING)
     const plain = ledger.recordSync(input('hello\nworld'))
     expect(plain.stub.split('\n').slice(1, 5)).toEqual([
       'tool=get_data call_id=call_1',
-      `size_original=11 chars, archived as mem=${plain.memId}`,
-      'schema: text: lines=2',
-      'summary: get_data: text result, first line: hello',
+      `mem=${plain.memId} size=11 chars`,
+      'summary: get_data: text, 2 lines',
+      'schema: text: 2 lines, longest 5 chars',
     ])
   })
 })

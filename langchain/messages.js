@@ -3,7 +3,8 @@
 // ToolMessage (computed once per message object), the tool calls of the
 // AIMessages, and the size a message takes in a prompt. No ledger here.
 
-const STUB_HEADER = '[symfonic.tool_memory v1]'
+// The ledger's stub header (format v2; entries recorded as v1 keep v1 stubs).
+const STUB_HEADER = '[symfonic.tool_memory v2]'
 
 function msgType(m) {
   if (m == null || typeof m !== 'object') return undefined

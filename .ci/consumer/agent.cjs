@@ -58,7 +58,7 @@ async function main() {
   assert.equal(byId('r1').content, '308.5')
   assert.match(byId('x1').content, /not in the tool palette/)
   assert.deepEqual(seen[0].tools.sort(), ['get_catalog', 'recall_tool_result'])
-  assert.ok(seen[1].messages.find((m) => m.tool_call_id === 'c1').content.startsWith('[symfonic.tool_memory v1]'))
+  assert.ok(seen[1].messages.find((m) => m.tool_call_id === 'c1').content.startsWith('[symfonic.tool_memory v2]'))
   assert.match(await recall(ledger, 'trm_000000000000'), /^\[tool_memory not found: trm_000000000000\]/)
   console.log('consumer (require): createAgent with both middlewares: ok')
 }

@@ -14,7 +14,7 @@ test('a seen large tool result is a stub, and recall gives the slice back', asyn
   ]
   const out = await compactToolMessages(history, ledger)
   const stub = out[2].content
-  expect(stub.startsWith('[symfonic.tool_memory v1]')).toBe(true)
+  expect(stub.startsWith('[symfonic.tool_memory v2]')).toBe(true)
   const memId = /mem=(trm_[0-9a-f]+)/.exec(stub)[1]
   expect(await recall(ledger, memId, { jsonPath: 'rows.42.name' })).toBe('"row 42"')
 })

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde_json::{Map, Value};
 
 use crate::core::json::JsonDoc;
+use crate::core::outline::Outline;
 use crate::core::quick::QUICK_BYTES;
 use crate::core::search::Blocks;
 use crate::core::store::{expired, now_ms, Store, StoreError};
@@ -66,6 +67,8 @@ pub struct Entry {
     pub handle: Handle,
     pub text: Text,
     pub json: Option<JsonDoc>,
+    /// What the stub says about the payload (v2), kept to re-render it.
+    pub outline: Outline,
     /// Bytes this entry holds (payload, indexes, handle strings).
     pub bytes: usize,
     /// Unix time in milliseconds after which the entry is gone; 0: never.

@@ -5,6 +5,7 @@ pub mod external;
 pub mod ids;
 pub mod json;
 pub mod ledger;
+pub mod outline;
 pub mod palette;
 pub mod quick;
 pub mod reap;

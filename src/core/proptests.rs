@@ -7,6 +7,7 @@ use proptest::prelude::*;
 use serde_json::{Map, Value};
 
 use crate::core::ledger::{Ledger, LedgerConfig, RecordRequest};
+use crate::core::outline::Fact;
 use crate::core::stub::{self, MAX_CALL_ID_CHARS, MAX_SCHEMA_CHARS, MAX_TOOL_NAME_CHARS};
 
 fn config() -> ProptestConfig {
@@ -73,7 +74,8 @@ fn check_stub(s: &str, optional_lines: usize) -> Result<(), TestCaseError> {
         lines.len(),
         s
     );
-    prop_assert_eq!(lines[0], stub::STUB_HEADER);
+    let v1 = lines[0] == stub::STUB_HEADER_V1;
+    prop_assert!(v1 || lines[0] == stub::STUB_HEADER, "{:?}", lines[0]);
     for line in &lines {
         prop_assert!(!line.chars().any(is_breaking), "{:?}", line);
     }
@@ -84,8 +86,17 @@ fn check_stub(s: &str, optional_lines: usize) -> Result<(), TestCaseError> {
         "{:?}",
         tool
     );
-    prop_assert!(lines[2].starts_with("size_original="));
-    prop_assert!(lines.last().unwrap().starts_with("To re-expand: "));
+    if v1 {
+        prop_assert!(lines[2].starts_with("size_original="));
+        prop_assert!(lines.last().unwrap().starts_with("To re-expand: "));
+    } else {
+        prop_assert!(lines[2].starts_with("mem="));
+        prop_assert!(lines[3].starts_with("summary: "));
+        prop_assert!(lines
+            .last()
+            .unwrap()
+            .starts_with("To read more: recall_tool_result(mem_id="));
+    }
     Ok(())
 }
 
@@ -110,7 +121,7 @@ proptest! {
                 content: crate::core::text::Payload::Utf8(content),
             })
             .unwrap();
-        check_stub(&h.stub, 2)?;
+        check_stub(&h.stub, 5)?;
         prop_assert!(!h.summary.chars().any(is_breaking), "{:?}", h.summary);
         prop_assert!(!h.preview.as_deref().unwrap_or("").chars().any(is_breaking));
         if let Some(schema) = &h.schema {
@@ -121,7 +132,7 @@ proptest! {
         prop_assert_eq!(&h.tool_name, &tool_name);
         prop_assert_eq!(&h.tool_call_id, &call_id);
         let longer = ledger.stub("", &h.mem_id, Some(preview_chars + 50)).unwrap();
-        check_stub(&longer, 2)?;
+        check_stub(&longer, 5)?;
     }
 
     #[test]
@@ -132,9 +143,11 @@ proptest! {
         schema in nasty_string(400),
         summary in nasty_string(300),
         preview in nasty_string(300),
+        fact in nasty_string(400),
+        recall in nasty_string(200),
         size_chars in any::<usize>(),
     ) {
-        let s = stub::render(&stub::StubParts {
+        let parts = stub::StubParts {
             tool_name: &tool_name,
             tool_call_id: &call_id,
             mem_id: &mem_id,
@@ -142,9 +155,11 @@ proptest! {
             schema: Some(&schema),
             summary: &summary,
             preview: Some(&preview),
-        });
+        };
+        let facts = [Fact { label: "data", text: fact.clone() }, Fact { label: "last lines", text: fact }];
         // Only the fields' own line breaks could add lines, and they are escaped.
-        check_stub(&s, 2)?;
+        check_stub(&stub::render(&parts, &facts, &[recall.clone(), recall]), 5)?;
+        check_stub(&stub::v1::render(&parts), 2)?;
     }
 
     #[test]

@@ -1,16 +1,24 @@
-//! The stub (format v1) that stands in a conversation for an archived result,
-//! and the pieces it is made of: summary line, schema hint, preview. All of it
-//! is a pure function of the inputs, byte-identical in any process, which is
-//! what keeps a provider's prompt cache warm across model calls.
-
-use std::borrow::Cow;
+//! The stub that stands in a conversation for an archived result (format v2),
+//! and the pieces it is made of: the summary line, the outline's lines (see
+//! `core::outline`), the preview, the recall line. All of it is a pure
+//! function of the inputs, byte-identical in any process, which is what keeps
+//! a provider's prompt cache warm across model calls. Entries recorded with
+//! the v1 format keep it (`v1`), so a conversation's stubs never change.
 
 use serde_json::{Map, Value};
 
-use crate::core::text::{ellipsize, take_chars};
+use crate::core::outline::{visible_text, Fact, Outline, PreviewStyle, FACT_CHARS};
+use crate::core::text::ellipsize;
 
-/// Header line of every stub.
-pub const STUB_HEADER: &str = "[symfonic.tool_memory v1]";
+mod escape;
+pub mod v1;
+
+use escape::push_escaped;
+pub use escape::{escape_controls, one_line};
+pub use v1::STUB_HEADER_V1;
+
+/// Header line of every new stub.
+pub const STUB_HEADER: &str = "[symfonic.tool_memory v2]";
 /// Call ids longer than this (in code points, once escaped) keep their first
 /// 40 and last 21 code points around `...` in the stub.
 pub const MAX_CALL_ID_CHARS: usize = 64;
@@ -19,12 +27,23 @@ pub const MAX_CALL_ID_CHARS: usize = 64;
 pub const MAX_TOOL_NAME_CHARS: usize = 128;
 /// Cap on the schema line's content.
 pub const MAX_SCHEMA_CHARS: usize = 300;
+/// Cap on a fact line's content.
+pub const MAX_FACT_CHARS: usize = FACT_CHARS;
+/// Cap on the recall line's suggested arguments.
+const MAX_RECALL_ARGS_CHARS: usize = 160;
+/// A log's preview is at most this long at the default preview length: its
+/// facts already carry the time range and the last lines.
+const LOG_PREVIEW_CHARS: usize = 120;
 const MAX_SUMMARY_ARGS: usize = 3;
 /// Cap on one argument's value in the summary, in code points.
 const MAX_ARG_CHARS: usize = 40;
 /// Cap on one argument's name in the summary, in code points (once escaped).
 pub const MAX_ARG_KEY_CHARS: usize = 64;
-const FIRST_LINE_CHARS: usize = 100;
+
+/// Whether `s` is a stub of any version this package writes (by its header).
+pub fn is_stub_text(s: &str) -> bool {
+    s.starts_with(STUB_HEADER) || s.starts_with(STUB_HEADER_V1)
+}
 
 /// What a stub shows.
 pub struct StubParts<'a> {
@@ -37,131 +56,59 @@ pub struct StubParts<'a> {
     pub preview: Option<&'a str>,
 }
 
-/// Renders the v1 stub; optional lines appear only when non-empty. Every field
-/// is put on one line here (see `escape_controls`) and the tool name, call id
-/// and schema are capped, whatever the caller built them from: a stub line
-/// can never be forged by a field. (Escaping is idempotent, so fields built by
-/// `summary`/`preview` come out unchanged.)
-pub fn render(p: &StubParts) -> String {
-    let mut lines: Vec<String> = Vec::with_capacity(7);
+/// Renders the v2 stub:
+///
+/// ```text
+/// [symfonic.tool_memory v2]
+/// tool=<name> call_id=<id>
+/// mem=<mem_id> size=<N> chars
+/// summary: <tool> (<args>): <shape>
+/// schema: <structure>
+/// <label>: <fact>                 (zero or more)
+/// preview: <head>
+/// To read more: recall_tool_result(mem_id="<mem_id>", <args>)[, or <args>]
+/// ```
+///
+/// Optional lines appear only when non-empty. Every field is put on one line
+/// here (see `escape_controls`) and capped, whatever the caller built it
+/// from: a stub line can never be forged by a field.
+pub fn render(p: &StubParts, facts: &[Fact], recall: &[String]) -> String {
+    let mem = escape_controls(p.mem_id);
+    let mut lines: Vec<String> = Vec::with_capacity(8 + facts.len());
     lines.push(STUB_HEADER.to_string());
     lines.push(format!(
         "tool={} call_id={}",
         tool_name(p.tool_name),
         short_call_id(p.tool_call_id)
     ));
-    lines.push(format!(
-        "size_original={} chars, archived as mem={}",
-        p.size_chars,
-        escape_controls(p.mem_id)
-    ));
+    lines.push(format!("mem={mem} size={} chars", p.size_chars));
+    lines.push(format!("summary: {}", escape_controls(p.summary)));
     if let Some(s) = p.schema.filter(|s| !s.is_empty()) {
         lines.push(format!("schema: {}", one_line(s, MAX_SCHEMA_CHARS, 0)));
     }
-    lines.push(format!("summary: {}", escape_controls(p.summary)));
+    for f in facts.iter().filter(|f| !f.text.is_empty()) {
+        lines.push(format!(
+            "{}: {}",
+            escape_controls(f.label),
+            one_line(&f.text, MAX_FACT_CHARS, 0)
+        ));
+    }
     if let Some(s) = p.preview.filter(|s| !s.is_empty()) {
         lines.push(format!("preview: {}", escape_controls(s)));
     }
-    lines.push(format!(
-        "To re-expand: call recall_tool_result(mem_id='{}', format=\"full\").  For a slice, pass query=<substring>, offset/max_chars=<range>, or json_path=<path> instead of format=\"full\".",
-        escape_controls(p.mem_id)
-    ));
+    let mut call = format!("To read more: recall_tool_result(mem_id=\"{mem}\"");
+    let mut alts = recall.iter().map(|a| one_line(a, MAX_RECALL_ARGS_CHARS, 0));
+    match alts.next() {
+        Some(first) => {
+            call.push_str(&format!(", {first})"));
+            for alt in alts {
+                call.push_str(&format!(", or {alt}"));
+            }
+        }
+        None => call.push_str(", format=\"full\")"),
+    }
+    lines.push(call);
     lines.join("\n")
-}
-
-/// Whether `c` would break or hide a stub line: C0 and C1 controls, DEL, and
-/// the two characters JS and some models treat as line breaks (U+2028, U+2029).
-fn needs_escape(c: char) -> bool {
-    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
-}
-
-/// Code points `c` takes once escaped.
-fn escaped_len(c: char) -> usize {
-    match c {
-        '\n' | '\r' | '\t' => 2,
-        c if needs_escape(c) => {
-            // `\u{` + lowercase hex digits + `}`
-            let digits = (32 - (c as u32).leading_zeros()).div_ceil(4).max(1) as usize;
-            4 + digits
-        }
-        _ => 1,
-    }
-}
-
-fn push_escaped(out: &mut String, c: char) {
-    match c {
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        '\t' => out.push_str("\\t"),
-        c if needs_escape(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-        c => out.push(c),
-    }
-}
-
-/// `s` on one line: `\n`, `\r`, `\t` as those two-character escapes, other C0/C1
-/// controls, DEL, U+2028 and U+2029 as `\u{..}`; all other text (non-ASCII
-/// included) as is. Backslashes are not doubled, so ordinary text is unchanged
-/// and escaping twice changes nothing.
-pub fn escape_controls(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(needs_escape) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        push_escaped(&mut out, c);
-    }
-    Cow::Owned(out)
-}
-
-/// `s` escaped (see `escape_controls`) in at most `max` code points: when
-/// longer, its head and its last `tail` code points around `...`. Cuts fall
-/// between characters, never inside one or inside an escape. `max` must be
-/// at least `tail + 3`.
-pub fn one_line(s: &str, max: usize, tail: usize) -> String {
-    debug_assert!(max >= tail + 3);
-    // Cheap exit before counting: every code point takes one byte or more.
-    if s.len() <= max && !s.chars().any(needs_escape) {
-        return s.to_string();
-    }
-    let mut total = 0usize;
-    for c in s.chars() {
-        total += escaped_len(c);
-        if total > max {
-            break;
-        }
-    }
-    if total <= max {
-        return escape_controls(s).into_owned();
-    }
-    let head_budget = max.saturating_sub(3 + tail);
-    let mut out = String::new();
-    let mut used = 0;
-    let mut head_end = 0;
-    for (i, c) in s.char_indices() {
-        let n = escaped_len(c);
-        if used + n > head_budget {
-            break;
-        }
-        used += n;
-        push_escaped(&mut out, c);
-        head_end = i + c.len_utf8();
-    }
-    out.push_str("...");
-    // The tail never overlaps the head: together they are shorter than `s`.
-    let mut tail_start = s.len();
-    let mut used = 0;
-    for (i, c) in s.char_indices().rev() {
-        let n = escaped_len(c);
-        if used + n > tail || i < head_end {
-            break;
-        }
-        used += n;
-        tail_start = i;
-    }
-    for c in s[tail_start..].chars() {
-        push_escaped(&mut out, c);
-    }
-    out
 }
 
 /// A tool name as the stub and summary show it: one line, at most
@@ -176,16 +123,82 @@ pub fn short_call_id(id: &str) -> String {
     one_line(id, MAX_CALL_ID_CHARS, 21)
 }
 
-/// The first `n` code points with line breaks turned to spaces, trimmed, and
-/// any other control character escaped (so up to 8 code points each).
-pub fn preview(text: &str, n: usize) -> String {
+/// The preview for a payload outlined with `style`, at most `n` code points
+/// of it: JSON without the whitespace between tokens, an HTML page's visible
+/// text, other text with whitespace runs (indentation, line breaks, tabs) as
+/// one space; trimmed, control characters escaped. `default_n` is the
+/// ledger's default length, at which a log's preview is cut shorter.
+pub fn preview(text: &str, n: usize, style: PreviewStyle, default_n: usize) -> String {
     if n == 0 {
         return String::new();
     }
-    let flat = take_chars(text, n)
-        .replace("\r\n", " ")
-        .replace(['\n', '\r'], " ");
-    escape_controls(flat.trim()).into_owned()
+    let shown = match style {
+        PreviewStyle::Json => json_head(text, n),
+        PreviewStyle::Html => visible_text(text, n),
+        PreviewStyle::Text => text_head(text, n),
+        PreviewStyle::Log => text_head(
+            text,
+            if n <= default_n {
+                n.min(LOG_PREVIEW_CHARS)
+            } else {
+                n
+            },
+        ),
+    };
+    escape_controls(shown.trim()).into_owned()
+}
+
+/// The first `n` code points of `text` with whitespace runs as one space.
+fn text_head(text: &str, n: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0;
+    let mut space = false;
+    for c in text.trim_start().chars() {
+        if count >= n {
+            break;
+        }
+        if matches!(c, ' ' | '\t' | '\n' | '\r') {
+            if !space {
+                out.push(' ');
+                count += 1;
+            }
+            space = true;
+        } else {
+            out.push(c);
+            count += 1;
+            space = false;
+        }
+    }
+    out
+}
+
+/// The first `n` code points of JSON text with the whitespace between tokens
+/// left out (strings kept as written).
+fn json_head(text: &str, n: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0;
+    let (mut in_str, mut escaped) = (false, false);
+    for c in text.chars() {
+        if count >= n {
+            break;
+        }
+        if in_str {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_str = false;
+            }
+        } else if matches!(c, ' ' | '\t' | '\n' | '\r') {
+            continue;
+        } else if c == '"' {
+            in_str = true;
+        }
+        out.push(c);
+        count += 1;
+    }
+    out
 }
 
 /// `tool (k='v', n=1, x=[1], ...): shape`, or `tool: shape` without args; one line.
@@ -231,78 +244,71 @@ fn arg_repr(v: &Value) -> String {
     ellipsize(&s, MAX_ARG_CHARS)
 }
 
-/// Summary tail for a text payload: `text result, first line: ...` (the first
-/// 100 code points of the first non-blank line, control characters escaped).
-pub fn text_shape(text: &str) -> String {
-    let first = text.trim_start().split('\n').next().unwrap_or("").trim_end();
-    let shown = take_chars(first, FIRST_LINE_CHARS);
-    let more = if shown.len() < first.len() { "..." } else { "" };
-    format!("text result, first line: {}{more}", escape_controls(shown))
-}
-
-/// Schema hint for a text payload: `text: lines=N` (lines as Python's `splitlines` counts `\n`-separated ones).
-pub fn text_schema(text: &str) -> String {
-    if text.is_empty() {
-        return "text: lines=0".into();
-    }
-    let nl = memchr::memchr_iter(b'\n', text.as_bytes()).count();
-    let lines = nl + usize::from(!text.ends_with('\n'));
-    format!("text: lines={lines}")
+/// The outline of a text payload (not JSON).
+pub fn text_outline(text: &str) -> Outline {
+    crate::core::outline::of_text(text)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::escape::needs_escape;
     use super::*;
     use serde_json::json;
 
-    #[test]
-    fn stub_matches_the_v1_format_exactly() {
-        let s = render(&StubParts {
+    fn parts<'a>(schema: Option<&'a str>, preview: Option<&'a str>) -> StubParts<'a> {
+        StubParts {
             tool_name: "get_keepa_data",
             tool_call_id: "call_1",
             mem_id: "trm_0123456789ab",
             size_chars: 12345,
-            schema: Some("table: rows=300 cols=6 [asin,price,bsr,a,b,...]"),
-            summary: "get_keepa_data (asin='B07XY'): tabular result, 300 rows / 6 cols",
-            preview: Some("[{\"asin\": 1}]"),
-        });
-        let want = "[symfonic.tool_memory v1]\n\
+            schema,
+            summary: "get_keepa_data (asin='B07XY'): JSON array",
+            preview,
+        }
+    }
+
+    #[test]
+    fn stub_matches_the_v2_format_exactly() {
+        let facts = [Fact {
+            label: "data",
+            text: "$.rows: array[300] of records".into(),
+        }];
+        let s = render(
+            &parts(
+                Some("object{2} [meta:object{1},rows:array[300]]"),
+                Some("{\"meta\":1}"),
+            ),
+            &facts,
+            &["json_path=\"$.rows[0]\"".into(), "lines=\"1-5\"".into()],
+        );
+        let want = "[symfonic.tool_memory v2]\n\
 tool=get_keepa_data call_id=call_1\n\
-size_original=12345 chars, archived as mem=trm_0123456789ab\n\
-schema: table: rows=300 cols=6 [asin,price,bsr,a,b,...]\n\
-summary: get_keepa_data (asin='B07XY'): tabular result, 300 rows / 6 cols\n\
-preview: [{\"asin\": 1}]\n\
-To re-expand: call recall_tool_result(mem_id='trm_0123456789ab', format=\"full\").  For a slice, pass query=<substring>, offset/max_chars=<range>, or json_path=<path> instead of format=\"full\".";
+mem=trm_0123456789ab size=12345 chars\n\
+summary: get_keepa_data (asin='B07XY'): JSON array\n\
+schema: object{2} [meta:object{1},rows:array[300]]\n\
+data: $.rows: array[300] of records\n\
+preview: {\"meta\":1}\n\
+To read more: recall_tool_result(mem_id=\"trm_0123456789ab\", json_path=\"$.rows[0]\"), or lines=\"1-5\"";
         assert_eq!(s, want);
+        assert!(is_stub_text(&s));
     }
 
     #[test]
     fn optional_lines_are_omitted_when_empty() {
-        let s = render(&StubParts {
-            tool_name: "t",
-            tool_call_id: "c",
-            mem_id: "trm_000000000000",
-            size_chars: 0,
-            schema: None,
-            summary: "t: text result, first line: ",
-            preview: Some(""),
-        });
+        let s = render(&parts(None, Some("")), &[], &[]);
         assert!(!s.contains("schema:"));
         assert!(!s.contains("preview:"));
         assert_eq!(s.lines().count(), 5);
+        assert!(s.ends_with("recall_tool_result(mem_id=\"trm_0123456789ab\", format=\"full\")"));
     }
 
     #[test]
     fn summary_shows_three_args_then_ellipsis() {
         let args = json!({"asin": "B07XY", "domain": 1, "x": [1], "y": true});
-        let s = summary(
-            "get_keepa_data",
-            args.as_object(),
-            "tabular result, 300 rows / 6 cols",
-        );
+        let s = summary("get_keepa_data", args.as_object(), "JSON array");
         assert_eq!(
             s,
-            "get_keepa_data (asin='B07XY', domain=1, x=[1], ...): tabular result, 300 rows / 6 cols"
+            "get_keepa_data (asin='B07XY', domain=1, x=[1], ...): JSON array"
         );
         assert_eq!(summary("t", None, "5 chars"), "t: 5 chars");
         let long = json!({"q": "x".repeat(100), "nl": "a\nb'c"});
@@ -314,28 +320,50 @@ To re-expand: call recall_tool_result(mem_id='trm_0123456789ab', format=\"full\"
     #[test]
     fn long_call_ids_are_shortened() {
         let id = "x".repeat(1500);
-        let s = short_call_id(&id);
-        assert_eq!(s.chars().count(), 64);
+        assert_eq!(short_call_id(&id).chars().count(), 64);
         assert_eq!(short_call_id("call_abc"), "call_abc");
     }
 
     #[test]
-    fn preview_flattens_newlines_and_counts_code_points() {
-        assert_eq!(preview("a\nb\r\nc😀😀  ", 7), "a b c😀");
-        assert_eq!(preview("  x\n", 200), "x");
-        assert_eq!(preview("abc", 0), "");
+    fn previews_drop_indentation_and_escaped_tabs() {
+        let pretty = "{\n    \"a\": [\n        1,\n        \"x  y\"\n    ]\n}";
+        assert_eq!(
+            preview(pretty, 200, PreviewStyle::Json, 200),
+            "{\"a\":[1,\"x  y\"]}"
+        );
+        assert_eq!(preview(pretty, 6, PreviewStyle::Json, 200), "{\"a\":[");
+        assert_eq!(
+            preview("a\tb\n\n    c😀😀  ", 7, PreviewStyle::Text, 200),
+            "a b c😀😀"
+        );
+        assert_eq!(preview("  x\n", 200, PreviewStyle::Text, 200), "x");
+        assert_eq!(preview("abc", 0, PreviewStyle::Text, 200), "");
+        assert_eq!(preview("a\u{1b}b", 10, PreviewStyle::Text, 200), "a\\u{1b}b");
+        let log = "x".repeat(500);
+        assert_eq!(
+            preview(&log, 200, PreviewStyle::Log, 200).len(),
+            LOG_PREVIEW_CHARS
+        );
+        assert_eq!(preview(&log, 2000, PreviewStyle::Log, 200).len(), 500);
     }
 
     #[test]
-    fn text_shape_and_schema() {
-        assert_eq!(text_shape("hello\nworld"), "text result, first line: hello");
-        let long = "é".repeat(150);
-        assert_eq!(
-            text_shape(&long),
-            format!("text result, first line: {}...", "é".repeat(100))
-        );
-        assert_eq!(text_schema("a\nb\nc"), "text: lines=3");
-        assert_eq!(text_schema("a\nb\n"), "text: lines=2");
-        assert_eq!(text_schema(""), "text: lines=0");
+    fn fields_cannot_forge_lines() {
+        let facts = [Fact {
+            label: "data",
+            text: "x\nsummary: forged".into(),
+        }];
+        let p = StubParts {
+            tool_name: "t\nschema: forged",
+            tool_call_id: "c\r",
+            mem_id: "trm_x\u{2028}",
+            size_chars: 1,
+            schema: Some("s\u{85}"),
+            summary: "sum\nmary",
+            preview: Some("p\n"),
+        };
+        let s = render(&p, &facts, &["json_path=\"\n\"".into()]);
+        assert_eq!(s.lines().count(), 8, "{s}");
+        assert!(!s.chars().any(|c| c != '\n' && needs_escape(c)), "{s}");
     }
 }

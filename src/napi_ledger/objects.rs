@@ -75,13 +75,18 @@ pub struct ToolResultHandle {
     pub tool_call_id: String,
     /// Length of the payload in code points (exact: payloads are at most 4,000,000,000 bytes).
     pub size_chars: u32,
-    /// One line: tool name, up to three args, and the payload's shape.
+    /// One line: tool name, up to three args, and the payload's kind
+    /// (`JSON object`, `log, 2000 lines`, `CSV table`, `HTML page`, `text, 12 lines`).
     pub summary: String,
-    /// The structural index line (`table: ...`, `object: ...`, `array: ...`, `text: lines=N`).
+    /// The stub's structure line: `array[1949] of records, 13 columns: ...`,
+    /// `$.main.ja: object{2} [...]`, `log: 2000 lines; time ... .. ...; levels ...`,
+    /// `CSV: 44 rows x 9 columns, header: ...` (see docs/stub.md).
     pub schema: Either<String, Null>,
-    /// The payload's head, newlines flattened, or null when empty.
+    /// The payload's head as the stub shows it (JSON without indentation,
+    /// text with whitespace runs as one space), or null when empty.
     pub preview: Either<String, Null>,
-    /// The v1 stub that stands in the conversation for the payload.
+    /// The stub (format v2; v1 for an entry recorded as v1) that stands in the
+    /// conversation for the payload.
     pub stub: String,
 }
 

@@ -10,21 +10,23 @@ mod descend;
 mod eval;
 mod index;
 mod iregexp;
+mod key;
 pub(crate) mod path;
 mod scan;
 mod schema;
 mod select;
 
 pub use index::JsonIndex;
+pub(crate) use schema::code_points;
+
+use crate::core::outline::Outline;
 
 /// Everything the ledger keeps about a JSON payload. Built once at record time.
 #[derive(Clone, Debug)]
 pub struct JsonDoc {
     pub index: JsonIndex,
-    /// The stub's `schema:` hint (at most 300 code points).
-    pub schema: String,
-    /// The summary's shape tail (`tabular result, …`, `object result, …`, `N chars`).
-    pub shape: String,
+    /// What the stub says about the payload (see `schema`).
+    pub outline: Outline,
 }
 
 /// What a json path selected, as payload bytes: nodes are cut at JSON
@@ -72,8 +74,8 @@ fn analyze_utf8<R: Send + Sync, S: Send + Sync>(
     }
     let (index, r, s) = index::build_with_side(bytes, parallel_min, side, spare);
     let doc = index.map(|index| {
-        let (schema, shape) = schema::describe(bytes, &index);
-        JsonDoc { index, schema, shape }
+        let outline = schema::outline(bytes, &index);
+        JsonDoc { index, outline }
     });
     (doc, r, s)
 }

@@ -164,7 +164,7 @@ proptest! {
             prop_assert!(doc.is_some(), "{}", text);
             prop_assert!(analyze_with(text.as_bytes(), 0).is_some(), "{}", text);
             let doc = doc.unwrap();
-            prop_assert!(!doc.schema.contains('\n') && !doc.shape.contains('\n'));
+            prop_assert!(!doc.outline.schema.contains('\n') && doc.outline.facts.iter().all(|f| !f.text.contains('\n')));
             // The whole document selects as itself.
             prop_assert_eq!(select(text.as_bytes(), &doc.index, "$"), Ok(super::Selection::Node(text.as_bytes())));
         }

@@ -1,127 +1,596 @@
-//! The stub's `schema:` hint and the summary's shape tail, read off the index.
+//! The stub's account of a JSON payload (v2), read off the structural index:
+//! the root, or the end of a chain of one-key wrappers with its path; the
+//! largest collection below it (a table's columns counted over its rows, a
+//! map's key format and its records' fields); and a path a model can copy.
+//! Collections are read through a deterministic sample of at most `SAMPLE`
+//! elements, so the work is bounded whatever the payload's size.
+
+use std::collections::HashMap;
 
 use super::index::JsonIndex;
+use super::key::{key_label, push_key_label, quoted};
 use super::scan::{self, Kind};
-use super::select::{cut, key_list, push_key_label};
+use crate::core::outline::{Fact, Outline, PreviewStyle};
 
-/// Longest schema line, in code points.
+/// Longest schema line, in code points; shorter when a data line follows.
 const SCHEMA_CHARS: usize = 300;
-/// Top-level keys listed with kind and size.
-const SCHEMA_KEYS: usize = 8;
-/// Columns (keys of row 0) listed for a table.
-const TABLE_COLS: usize = 5;
-/// Keys listed in the summary's shape.
-const SHAPE_KEYS: usize = 5;
+const SCHEMA_WITH_DATA_CHARS: usize = 220;
+/// Longest data line's content.
+const DATA_CHARS: usize = 260;
+/// Elements of a collection examined: all of them up to `SAMPLE`, walked;
+/// past twice that, `SEEK_SAMPLE` evenly spaced ones, each reached by a seek.
+const SAMPLE: usize = 2000;
+const SEEK_SAMPLE: usize = 1000;
+/// Members of one record examined.
+const FIELDS_PER_RECORD: usize = 128;
+/// Fields examined across a collection's records, about: wide records get
+/// fewer of them examined, never fewer than `MIN_RECORDS`.
+const FIELD_BUDGET: usize = 20_000;
+const MIN_RECORDS: usize = 64;
+/// Distinct columns tracked.
+const MAX_COLUMNS: usize = 512;
+/// An object with this many keys is a map (its keys are data, not names).
+const WIDE: usize = 12;
+/// A wider object that is not a map of records still lists its keys up to this many.
+const NAMED_KEYS: usize = 32;
 /// Longest key shown, in code points.
 const KEY_CHARS: usize = 40;
-/// Members examined when looking for the largest table (bounds analyze time
-/// on dict-shaped payloads with many thousands of keys).
-const TABLE_SEARCH_TOP: usize = 256;
-const TABLE_SEARCH_NESTED: usize = 64;
+/// Wrappers followed, and levels descended looking for the largest collection.
+const CHAIN_DEPTH: usize = 32;
+const DESCENT: usize = 6;
+/// Members sized when looking for the largest child.
+const MEMBERS_SIZED: usize = 256;
 
-/// `(schema, shape)` for a payload that `index` was built from.
-pub(crate) fn describe(b: &[u8], index: &JsonIndex) -> (String, String) {
-    let root = index.root();
-    let Some(&c) = b.get(root) else {
-        return ("value: empty".to_string(), "0 chars".to_string());
-    };
-    let chars = || format!("{} chars", code_points(b));
-    match Kind::of(c) {
-        Kind::Array => {
-            let len = index.child_count(b, root);
-            let first = index.children_from(b, root, 0).next_child();
-            if let Some(row0) = first.filter(|f| b.get(f.value) == Some(&b'{')) {
-                let (cols, keys) = columns(b, index, row0.value);
-                let schema = format!("table: rows={len} cols={cols} [{keys}]");
-                (cap(schema), format!("tabular result, {len} rows / {cols} cols"))
-            } else if len == 0 {
-                ("array: len=0, empty".to_string(), chars())
-            } else {
-                let kinds = index.root_kinds();
-                let of = if kinds.count_ones() == 1 {
-                    Kind::from_bit(kinds).short()
-                } else {
-                    "mixed"
-                };
-                (format!("array: len={len} of {of}"), chars())
-            }
-        }
-        Kind::Object => (cap(object_schema(b, index, root)), object_shape(b, index, root)),
-        k => (format!("value: {}", k.short()), chars()),
-    }
+/// One step of a path from the root.
+#[derive(Clone, Debug)]
+enum Step {
+    Key(String),
+    Index(usize),
 }
 
-fn object_schema(b: &[u8], index: &JsonIndex, root: usize) -> String {
-    let count = index.child_count(b, root);
-    let mut parts = Vec::new();
-    // (rows, label, array position) of the largest array of objects so far.
-    let mut best: Option<(usize, String, usize)> = None;
-    let consider = |label: &dyn Fn() -> String, v: usize, best: &mut Option<(usize, String, usize)>| {
-        if b.get(v) != Some(&b'[') {
-            return;
-        }
-        let first = index.children_from(b, v, 0).next_child();
-        if first.is_some_and(|f| b.get(f.value) == Some(&b'{')) {
-            let rows = index.child_count(b, v);
-            if best.as_ref().is_none_or(|(r, _, _)| rows > *r) {
-                *best = Some((rows, label(), v));
-            }
-        }
-    };
-    let mut cur = index.children_from(b, root, 0);
-    let mut seen = 0;
-    while let Some(m) = cur.next_child() {
-        if seen >= TABLE_SEARCH_TOP && parts.len() >= SCHEMA_KEYS {
-            break;
-        }
-        seen += 1;
-        let key = scan::decode(m.key_raw(b));
-        if parts.len() < SCHEMA_KEYS {
-            parts.push(format!(
-                "{}:{}",
-                cut(&key, KEY_CHARS),
-                kind_size(b, index, m.value)
-            ));
-        }
-        if seen > TABLE_SEARCH_TOP {
-            continue;
-        }
-        consider(&|| label_of(&[&key]), m.value, &mut best);
-        if b.get(m.value) == Some(&b'{') {
-            let mut inner = index.children_from(b, m.value, 0);
-            let mut n = 0;
-            while let Some(im) = inner.next_child() {
-                if n >= TABLE_SEARCH_NESTED {
-                    break;
-                }
-                n += 1;
-                if b.get(im.value) == Some(&b'[') {
-                    let ik = scan::decode(im.key_raw(b));
-                    consider(&|| label_of(&[&key, &ik]), im.value, &mut best);
-                }
-            }
-        }
-    }
-    let more = if count > parts.len() { ",..." } else { "" };
-    let mut s = format!("object: keys={count} [{}{more}]", parts.join(","));
-    if let Some((rows, label, v)) = best {
-        let first = index.children_from(b, v, 0).next_child();
-        if let Some(row0) = first {
-            let (cols, keys) = columns(b, index, row0.value);
-            s.push_str(&format!("; table {label}: rows={rows} cols={cols} [{keys}]"));
+fn path(steps: &[Step]) -> String {
+    let mut s = String::from("$");
+    for st in steps {
+        match st {
+            Step::Key(k) => push_key_label(&mut s, k),
+            Step::Index(i) => s.push_str(&format!("[{i}]")),
         }
     }
     s
 }
 
-fn object_shape(b: &[u8], index: &JsonIndex, root: usize) -> String {
-    let (_, keys) = key_list(index, b, root, SHAPE_KEYS, KEY_CHARS);
-    format!("object result, top-level keys [{keys}]")
+/// The outline of a payload that `index` was built from.
+pub(crate) fn outline(b: &[u8], index: &JsonIndex) -> Outline {
+    let root = index.root();
+    let Some(&c) = b.get(root) else {
+        return Outline {
+            shape: "JSON".into(),
+            schema: "empty".into(),
+            preview: PreviewStyle::Json,
+            ..Outline::default()
+        };
+    };
+    let mut steps = Vec::new();
+    let mut node = root;
+    for _ in 0..CHAIN_DEPTH {
+        match only_child(b, index, node) {
+            Some((step, v)) if is_container(b, v) => {
+                steps.push(step);
+                node = v;
+            }
+            _ => break,
+        }
+    }
+    let prefix = if steps.is_empty() {
+        String::new()
+    } else {
+        format!("{}: ", path(&steps))
+    };
+    let mut top = describe(b, index, node, &steps, SCHEMA_CHARS - prefix.chars().count());
+    let below = if top.collection {
+        None
+    } else {
+        focus(b, index, node, &steps)
+    };
+    if below.is_some() && prefix.chars().count() + top.text.chars().count() > SCHEMA_WITH_DATA_CHARS {
+        // The data line says more than the last keys listed: it gets the room.
+        top = describe(
+            b,
+            index,
+            node,
+            &steps,
+            SCHEMA_WITH_DATA_CHARS - prefix.chars().count().min(120),
+        );
+    }
+    let schema = cap(format!("{prefix}{}", top.text), SCHEMA_CHARS);
+    let mut facts = Vec::new();
+    let mut example = top.example;
+    if let Some((fsteps, f)) = below {
+        let head = format!("{}: ", path(&fsteps));
+        let d = describe(
+            b,
+            index,
+            f,
+            &fsteps,
+            DATA_CHARS.saturating_sub(head.chars().count()),
+        );
+        facts.push(Fact {
+            label: "data",
+            text: cap(format!("{head}{}", d.text), DATA_CHARS),
+        });
+        example = d.example.or(example);
+    }
+    let recall = example.map(|p| format!("json_path={}", json_string(&p)));
+    Outline {
+        shape: format!("JSON {}", Kind::of(c).short()),
+        schema,
+        facts,
+        recall: recall.into_iter().collect(),
+        preview: PreviewStyle::Json,
+    }
 }
 
-/// `(number of keys, "k1,k2,k3,k4,k5,...")` of the object at `row`.
-fn columns(b: &[u8], index: &JsonIndex, row: usize) -> (usize, String) {
-    key_list(index, b, row, TABLE_COLS, KEY_CHARS)
+/// The child of a container that has exactly one.
+fn only_child(b: &[u8], index: &JsonIndex, node: usize) -> Option<(Step, usize)> {
+    if !is_container(b, node) || index.child_count(b, node) != 1 {
+        return None;
+    }
+    let c = index.children_from(b, node, 0).next_child()?;
+    let step = match c.key {
+        Some(_) => Step::Key(scan::decode(c.key_raw(b)).into_owned()),
+        None => Step::Index(0),
+    };
+    Some((step, c.value))
+}
+
+fn is_container(b: &[u8], v: usize) -> bool {
+    matches!(b.get(v), Some(b'{' | b'['))
+}
+
+/// A collection: an array of two or more elements, or a map.
+fn is_collection(b: &[u8], index: &JsonIndex, v: usize) -> bool {
+    match b.get(v) {
+        Some(b'[') => index.child_count(b, v) >= 2,
+        Some(b'{') => index.child_count(b, v) >= WIDE,
+        _ => false,
+    }
+}
+
+/// The largest collection below `node`: down through the largest container
+/// child, at most `DESCENT` levels.
+fn focus(b: &[u8], index: &JsonIndex, node: usize, steps: &[Step]) -> Option<(Vec<Step>, usize)> {
+    let mut steps = steps.to_vec();
+    let mut n = node;
+    for _ in 0..DESCENT {
+        let (step, v) = largest_child(b, index, n)?;
+        steps.push(step);
+        n = v;
+        if is_collection(b, index, n) {
+            break;
+        }
+    }
+    Some((steps, n))
+}
+
+fn largest_child(b: &[u8], index: &JsonIndex, node: usize) -> Option<(Step, usize)> {
+    let mut cur = index.children_from(b, node, 0);
+    let mut best: Option<(usize, usize, Option<usize>, usize)> = None; // (bytes, value, key, position)
+    let mut i = 0;
+    while let Some(c) = cur.next_child() {
+        if i >= MEMBERS_SIZED {
+            break;
+        }
+        if is_container(b, c.value) {
+            let size = index.value_end(b, c.value) - c.value;
+            if best.is_none_or(|(s, ..)| size > s) {
+                best = Some((size, c.value, c.key, i));
+            }
+        }
+        i += 1;
+    }
+    let (_, v, key, pos) = best?;
+    let step = match key {
+        Some(k) => Step::Key(scan::decode(child_key(b, k)).into_owned()),
+        None => Step::Index(pos),
+    };
+    Some((step, v))
+}
+
+/// Raw key bytes of the member whose key quote is at `k`.
+fn child_key(b: &[u8], k: usize) -> &[u8] {
+    let e = scan::string_end(b, k);
+    b.get(k + 1..e.saturating_sub(1).max(k + 1)).unwrap_or(&[])
+}
+
+struct Described {
+    text: String,
+    /// A path into this node a model can copy.
+    example: Option<String>,
+    collection: bool,
+}
+
+/// One node in at most `budget` code points (about; `cap` has the last word).
+fn describe(b: &[u8], index: &JsonIndex, node: usize, steps: &[Step], budget: usize) -> Described {
+    let here = path(steps);
+    match b.get(node).map(|&c| Kind::of(c)) {
+        Some(Kind::Array) => describe_array(b, index, node, &here, budget),
+        Some(Kind::Object) => describe_object(b, index, node, &here, budget),
+        Some(k) => Described {
+            text: k.short().to_string(),
+            example: None,
+            collection: false,
+        },
+        None => Described {
+            text: "empty".into(),
+            example: None,
+            collection: false,
+        },
+    }
+}
+
+fn describe_array(b: &[u8], index: &JsonIndex, node: usize, here: &str, budget: usize) -> Described {
+    let n = index.child_count(b, node);
+    if n == 0 {
+        return Described {
+            text: "array[0]".into(),
+            example: None,
+            collection: false,
+        };
+    }
+    let picked = sample(b, index, node, n);
+    let objects: Vec<usize> = picked
+        .iter()
+        .map(|&(_, v)| v)
+        .filter(|&v| b.get(v) == Some(&b'{'))
+        .collect();
+    let example = Some(format!("{here}[0]"));
+    if !objects.is_empty() && objects.len() * 2 >= picked.len() {
+        let cols = Columns::of(b, index, &objects);
+        let sampled = if cols.records < n {
+            format!(" ({} rows sampled)", cols.records)
+        } else {
+            String::new()
+        };
+        let head = format!("array[{n}] of records, {} columns{sampled}: ", cols.count());
+        let list = cols.render(budget.saturating_sub(head.chars().count()));
+        return Described {
+            text: format!("{head}{list}"),
+            example,
+            collection: n >= 2,
+        };
+    }
+    // A root array's element kinds are known from the index, over every element.
+    let kinds = if node == index.root() {
+        let bits = index.root_kinds();
+        (0..8u8)
+            .filter(|i| bits & (1 << i) != 0)
+            .map(|i| Kind::from_bit(1 << i).short())
+            .collect::<Vec<_>>()
+            .join(",")
+    } else {
+        kinds(b, &picked)
+    };
+    Described {
+        text: format!("array[{n}] of {kinds}"),
+        example,
+        collection: n >= 2,
+    }
+}
+
+fn describe_object(b: &[u8], index: &JsonIndex, node: usize, here: &str, budget: usize) -> Described {
+    let n = index.child_count(b, node);
+    if n < WIDE {
+        return small_object(b, index, node, n, here, budget);
+    }
+    let picked = sample(b, index, node, n);
+    let keys: Vec<String> = picked
+        .iter()
+        .filter_map(|&(k, _)| k.map(|k| scan::decode(child_key(b, k)).into_owned()))
+        .collect();
+    let first_key = keys.first().cloned().unwrap_or_default();
+    let mut first_path = here.to_string();
+    push_key_label(&mut first_path, &first_key);
+    let objects: Vec<usize> = picked
+        .iter()
+        .map(|&(_, v)| v)
+        .filter(|&v| b.get(v) == Some(&b'{'))
+        .collect();
+    let keyed = key_format(&keys);
+    if !objects.is_empty() && objects.len() * 5 >= picked.len() * 4 {
+        let cols = Columns::of(b, index, &objects);
+        if cols.shared() {
+            let sampled = if cols.records < n {
+                format!(" ({} sampled)", cols.records)
+            } else {
+                String::new()
+            };
+            let head = format!(
+                "object{{{n}}} of records{keyed}; {} fields{sampled}: ",
+                cols.count()
+            );
+            let list = cols.render(budget.saturating_sub(head.chars().count()));
+            let mut example = first_path;
+            if let Some(field) = cols.common() {
+                push_key_label(&mut example, field);
+            }
+            return Described {
+                text: format!("{head}{list}"),
+                example: Some(example),
+                collection: true,
+            };
+        }
+    }
+    // Named members (not a map's data keys): listed, and the largest followed.
+    if n <= NAMED_KEYS && shape_of(&keys).is_none() {
+        return small_object(b, index, node, n, here, budget);
+    }
+    Described {
+        text: format!("object{{{n}}} of {}{keyed}", kinds(b, &picked)),
+        example: Some(first_path),
+        collection: true,
+    }
+}
+
+/// `object{3} [a:num,b:array[2],c:object{1}]`, keys listed while they fit.
+fn small_object(b: &[u8], index: &JsonIndex, node: usize, n: usize, here: &str, budget: usize) -> Described {
+    let mut cur = index.children_from(b, node, 0);
+    let head = format!("object{{{n}}} [");
+    let mut used = head.chars().count() + 1;
+    let mut parts: Vec<String> = Vec::new();
+    let mut first = None;
+    while let Some(m) = cur.next_child() {
+        let key = scan::decode(m.key_raw(b));
+        let part = format!(
+            "{}:{}",
+            key_label(&cut(&key, KEY_CHARS)),
+            kind_size(b, index, m.value)
+        );
+        let left = n - parts.len() - 1;
+        let reserve = if left > 0 { 12 } else { 0 };
+        if used + part.chars().count() + 1 + reserve > budget {
+            break;
+        }
+        used += part.chars().count() + 1;
+        first.get_or_insert_with(|| key.into_owned());
+        parts.push(part);
+    }
+    if parts.len() < n {
+        parts.push(format!("+{} more", n - parts.len()));
+    }
+    let example = first.map(|k| {
+        let mut p = here.to_string();
+        push_key_label(&mut p, &k);
+        p
+    });
+    Described {
+        text: format!("{head}{}]", parts.join(",")),
+        example,
+        collection: false,
+    }
+}
+
+/// `(key position, value position)` of the children at evenly spaced
+/// indices (all of them up to `SAMPLE`): the same picks in any process.
+fn sample(b: &[u8], index: &JsonIndex, node: usize, n: usize) -> Vec<(Option<usize>, usize)> {
+    let mut out = Vec::with_capacity(n.min(SAMPLE));
+    if n <= SAMPLE * 2 {
+        // Walking is cheaper than seeking for a few hundred children.
+        let mut cur = index.children_from(b, node, 0);
+        let mut i = 0;
+        let mut next_pick = 0;
+        let mut k = 0;
+        while let Some(c) = cur.next_child() {
+            if i == next_pick {
+                out.push((c.key, c.value));
+                k += 1;
+                next_pick = k * n / n.min(SAMPLE);
+            }
+            i += 1;
+        }
+        return out;
+    }
+    for k in 0..SEEK_SAMPLE {
+        if let Some(c) = index.children_from(b, node, k * n / SEEK_SAMPLE).next_child() {
+            out.push((c.key, c.value));
+        }
+    }
+    out
+}
+
+/// Element kinds seen in a sample, most common first: `str`, `num,null`.
+fn kinds(b: &[u8], picked: &[(Option<usize>, usize)]) -> String {
+    let mut counts: Vec<(&'static str, usize)> = Vec::new();
+    for &(_, v) in picked {
+        let k = b.get(v).map_or("null", |&c| Kind::of(c).short());
+        match counts.iter_mut().find(|(n, _)| *n == k) {
+            Some((_, c)) => *c += 1,
+            None => counts.push((k, 1)),
+        }
+    }
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+    counts.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(",")
+}
+
+/// Fields seen across records: first-seen order, with how many records hold each.
+struct Columns {
+    /// (name, records holding it, last record counted)
+    order: Vec<(String, usize, usize)>,
+    /// Records examined.
+    records: usize,
+    /// More distinct fields than `MAX_COLUMNS` were seen.
+    capped: bool,
+}
+
+impl Columns {
+    fn of(b: &[u8], index: &JsonIndex, records: &[usize]) -> Columns {
+        // Wide records get fewer of them examined: about `FIELD_BUDGET` fields
+        // in all, the records evenly spaced (the same ones in any process).
+        let probe = &records[..records.len().min(16)];
+        let fields: usize = probe
+            .iter()
+            .map(|&r| index.child_count(b, r).min(FIELDS_PER_RECORD))
+            .sum();
+        let avg = fields.div_ceil(probe.len().max(1)).max(1);
+        let k = (FIELD_BUDGET / avg)
+            .clamp(MIN_RECORDS, records.len().max(MIN_RECORDS))
+            .min(records.len());
+        let chosen: Vec<usize> = (0..k).map(|i| records[i * records.len() / k]).collect();
+        let records = &chosen[..];
+        let mut order: Vec<(String, usize, usize)> = Vec::new();
+        let mut capped = false;
+        let mut at: HashMap<String, usize> = HashMap::new();
+        for (r, &obj) in records.iter().enumerate() {
+            let mut cur = index.children_from(b, obj, 0);
+            let mut seen = 0;
+            while let Some(m) = cur.next_child() {
+                if seen >= FIELDS_PER_RECORD {
+                    break;
+                }
+                seen += 1;
+                let key = scan::decode(m.key_raw(b));
+                let i = match at.get(key.as_ref()) {
+                    Some(&i) => i,
+                    None if order.len() < MAX_COLUMNS => {
+                        order.push((key.to_string(), 0, usize::MAX));
+                        at.insert(key.into_owned(), order.len() - 1);
+                        order.len() - 1
+                    }
+                    None => {
+                        capped = true;
+                        continue;
+                    }
+                };
+                let col = &mut order[i];
+                if col.2 != r {
+                    col.1 += 1;
+                    col.2 = r;
+                }
+            }
+        }
+        Columns {
+            order,
+            records: records.len(),
+            capped,
+        }
+    }
+
+    /// Whether the records look alike: some field is in at least half of them.
+    /// `12` or, past the tracking cap, `512+`.
+    fn count(&self) -> String {
+        let plus = if self.capped { "+" } else { "" };
+        format!("{}{plus}", self.order.len())
+    }
+
+    fn shared(&self) -> bool {
+        self.order.iter().any(|c| c.1 * 2 >= self.records)
+    }
+
+    /// The first field every record has (else the most common one).
+    fn common(&self) -> Option<&str> {
+        let max = self.order.iter().map(|c| c.1).max()?;
+        self.order.iter().find(|c| c.1 == max).map(|c| c.0.as_str())
+    }
+
+    /// `a,b,c 12/40,+3 more` within `budget` code points: the most common
+    /// fields are kept, shown in first-seen order; a count where not every
+    /// record has the field.
+    fn render(&self, budget: usize) -> String {
+        let label = |c: &(String, usize, usize)| {
+            let name = key_label(&cut(&c.0, KEY_CHARS));
+            if c.1 < self.records {
+                format!("{name} {}/{}", c.1, self.records)
+            } else {
+                name
+            }
+        };
+        let mut by_count: Vec<usize> = (0..self.order.len()).collect();
+        by_count.sort_by(|&a, &b| self.order[b].1.cmp(&self.order[a].1).then(a.cmp(&b)));
+        let mut keep = vec![false; self.order.len()];
+        let mut used = 0;
+        let mut kept = 0;
+        for &i in &by_count {
+            let len = label(&self.order[i]).chars().count() + 1;
+            let reserve = if kept + 1 < self.order.len() { 12 } else { 0 };
+            if used + len + reserve > budget {
+                continue;
+            }
+            used += len;
+            kept += 1;
+            keep[i] = true;
+        }
+        let mut parts: Vec<String> = (0..self.order.len())
+            .filter(|&i| keep[i])
+            .map(|i| label(&self.order[i]))
+            .collect();
+        if kept < self.order.len() {
+            parts.push(format!("+{} more", self.order.len() - kept));
+        }
+        parts.join(",")
+    }
+}
+
+/// How a map's keys look: ` keyed like '#W2611340' ('#W' + 7 digits)`, or a
+/// few of them: `, keys like 'aa','ab','ace'`.
+fn key_format(keys: &[String]) -> String {
+    let Some(first) = keys.first() else {
+        return ", keys like ''".into();
+    };
+    if let Some(shape) = shape_of(keys) {
+        return format!(" keyed like {} ({shape})", quoted(&cut(first, KEY_CHARS)));
+    }
+    let shown: Vec<String> = keys.iter().take(3).map(|k| quoted(&cut(k, KEY_CHARS))).collect();
+    format!(", keys like {}", shown.join(","))
+}
+
+/// A common prefix followed by digits or hex digits, or UUIDs.
+fn shape_of(keys: &[String]) -> Option<String> {
+    if keys.len() < 2 {
+        return None;
+    }
+    if keys.iter().all(|k| is_uuid(k)) {
+        return Some("UUIDs".into());
+    }
+    let first = &keys[0];
+    let mut prefix = first.len();
+    for k in &keys[1..] {
+        prefix = prefix.min(first.bytes().zip(k.bytes()).take_while(|(a, b)| a == b).count());
+    }
+    // Digits shared by every key belong to the number, not the prefix.
+    while prefix > 0 && (first.as_bytes()[prefix - 1].is_ascii_digit() || !first.is_char_boundary(prefix)) {
+        prefix -= 1;
+    }
+    let rests: Vec<&str> = keys.iter().map(|k| &k[prefix..]).collect();
+    let len = rests[0].len();
+    let same_len = rests.iter().all(|r| r.len() == len);
+    let class = if rests
+        .iter()
+        .all(|r| !r.is_empty() && r.bytes().all(|c| c.is_ascii_digit()))
+    {
+        "digits"
+    } else if same_len && len >= 6 && rests.iter().all(|r| r.bytes().all(|c| c.is_ascii_hexdigit())) {
+        "hex digits"
+    } else {
+        return None;
+    };
+    let count = if same_len {
+        format!("{len} ")
+    } else {
+        String::new()
+    };
+    Some(if prefix == 0 {
+        format!("{count}{class}")
+    } else {
+        format!("{} + {count}{class}", quoted(&first[..prefix]))
+    })
+}
+
+fn is_uuid(k: &str) -> bool {
+    let b = k.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            8 | 13 | 18 | 23 => c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
 }
 
 fn kind_size(b: &[u8], index: &JsonIndex, v: usize) -> String {
@@ -133,19 +602,24 @@ fn kind_size(b: &[u8], index: &JsonIndex, v: usize) -> String {
     }
 }
 
-fn label_of(keys: &[&str]) -> String {
-    let mut s = String::new();
-    for k in keys {
-        push_key_label(&mut s, k);
-    }
-    cut(&s, KEY_CHARS * 2)
+/// A path as a JSON string, the way a tool call's argument is written.
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"$\"".into())
 }
 
-fn cap(s: String) -> String {
-    if s.len() <= SCHEMA_CHARS || s.chars().nth(SCHEMA_CHARS).is_none() {
+/// At most `max` code points of a key, with `...` when cut.
+fn cut(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}...", &s[..i]).into(),
+        None => s.into(),
+    }
+}
+
+fn cap(s: String, max: usize) -> String {
+    if s.len() <= max || s.chars().nth(max).is_none() {
         return s;
     }
-    let mut out: String = s.chars().take(SCHEMA_CHARS - 3).collect();
+    let mut out: String = s.chars().take(max - 3).collect();
     out.push_str("...");
     out
 }

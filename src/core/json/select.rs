@@ -9,6 +9,8 @@ use super::path::{self, Selector};
 use super::scan::{self, Kind};
 use super::Selection;
 
+pub(crate) use super::key::push_key_label;
+
 /// Longest path echoed back in a message, in code points.
 const ECHO_CHARS: usize = 200;
 /// Keys listed when an object prefix is described.
@@ -116,32 +118,6 @@ fn push_label(shown: &mut String, label: Label<'_>) {
     }
 }
 
-/// Appends `.key`, or `["key"]` when the key would not read back as a plain segment.
-pub(crate) fn push_key_label(shown: &mut String, k: &str) {
-    let plain = !k.is_empty()
-        && !k.starts_with('$')
-        && k != "*"
-        && !k.bytes().all(|c| c.is_ascii_digit() || c == b'-')
-        && !k
-            .chars()
-            .any(|c| matches!(c, '.' | '[' | ']' | '"' | '\'' | '\\') || c.is_whitespace() || c.is_control());
-    if plain {
-        if !shown.is_empty() {
-            shown.push('.');
-        }
-        shown.push_str(k);
-    } else {
-        shown.push_str("[\"");
-        for c in k.chars() {
-            if c == '"' || c == '\\' {
-                shown.push('\\');
-            }
-            shown.push(c);
-        }
-        shown.push_str("\"]");
-    }
-}
-
 /// Resolves one singular step from the node at `n`.
 fn step<'s>(index: &JsonIndex, b: &[u8], n: usize, sel: &'s Selector) -> Option<(usize, Label<'s>)> {
     match (b.get(n)?, sel) {
@@ -163,11 +139,8 @@ fn step<'s>(index: &JsonIndex, b: &[u8], n: usize, sel: &'s Selector) -> Option<
 }
 
 fn not_found(path: &str, shown: &str, index: &JsonIndex, b: &[u8], node: usize) -> String {
-    let shown = if shown.is_empty() {
-        "$".to_string()
-    } else {
-        cut(shown, ECHO_CHARS)
-    };
+    // The prefix as an RFC 9535 path: `$`, then `.key`, `['key']` or `[i]` segments.
+    let shown = format!("${}", cut(shown, ECHO_CHARS));
     format!(
         "[recall: json_path '{}' not found: '{}' {}]",
         echo(path),

@@ -7,9 +7,10 @@ use std::sync::OnceLock;
 
 use crate::core::ids::mem_id_for;
 use crate::core::json::{analyze_str_with, JsonDoc};
+use crate::core::outline::Outline;
 use crate::core::search::Blocks;
 use crate::core::store::{StoreError, StoredEntry};
-use crate::core::stub::{self, StubParts};
+use crate::core::stub::{self, StubParts, STUB_HEADER_V1};
 use crate::core::text::{Settled, Text};
 use crate::core::transcode;
 
@@ -35,22 +36,27 @@ pub(super) fn build_entry(
     // The stub is display text: a lone surrogate shows there as U+FFFD, so
     // every handle string is well-formed (the payload itself keeps it).
     let shown = text.lossy();
-    let (schema, shape) = match &json {
-        Some(doc) => (doc.schema.clone(), doc.shape.clone()),
-        None => (stub::text_schema(&shown), stub::text_shape(&shown)),
+    let outline = match &json {
+        Some(doc) => doc.outline.clone(),
+        None => stub::text_outline(&shown),
     };
-    let summary = stub::summary(&tool_name, tool_args, &shape);
-    let preview = stub::preview(&shown, preview_chars);
+    let summary = stub::summary(&tool_name, tool_args, &outline.shape);
+    let preview = stub::preview(&shown, preview_chars, outline.preview, preview_chars);
     drop(shown);
-    let stub = stub::render(&StubParts {
-        tool_name: &tool_name,
-        tool_call_id: &tool_call_id,
-        mem_id: &mem_id,
-        size_chars: text.char_len(),
-        schema: Some(&schema),
-        summary: &summary,
-        preview: Some(&preview),
-    });
+    let schema = outline.schema.clone();
+    let stub = stub::render(
+        &StubParts {
+            tool_name: &tool_name,
+            tool_call_id: &tool_call_id,
+            mem_id: &mem_id,
+            size_chars: text.char_len(),
+            schema: Some(&schema),
+            summary: &summary,
+            preview: Some(&preview),
+        },
+        &outline.facts,
+        &outline.recall,
+    );
     let handle = Handle {
         size_chars: text.char_len(),
         schema: Some(schema).filter(|s| !s.is_empty()),
@@ -62,14 +68,28 @@ pub(super) fn build_entry(
         summary,
         stub,
     };
-    assemble(handle, text, json, None)
+    assemble(handle, text, json, Some(outline), None)
 }
 
-pub(super) fn assemble(handle: Handle, text: Text, json: Option<JsonDoc>, expires_at: Option<u64>) -> Entry {
+/// An entry from its parts; `outline` is computed here when not given (a
+/// text payload reloaded from a store).
+pub(super) fn assemble(
+    handle: Handle,
+    text: Text,
+    json: Option<JsonDoc>,
+    outline: Option<Outline>,
+    expires_at: Option<u64>,
+) -> Entry {
+    let outline = match (outline, &json) {
+        (Some(o), _) => o,
+        (None, Some(doc)) => doc.outline.clone(),
+        (None, None) => stub::text_outline(&text.lossy()),
+    };
     let bytes = text.heap_bytes()
         + json
             .as_ref()
-            .map_or(0, |d| d.index.heap_bytes() + d.schema.len() + d.shape.len())
+            .map_or(0, |d| d.index.heap_bytes() + d.outline.heap_bytes())
+        + outline.heap_bytes()
         + handle_bytes(&handle)
         + std::mem::size_of::<Entry>()
         + if has_query_index(text.as_bytes().len()) {
@@ -81,6 +101,7 @@ pub(super) fn assemble(handle: Handle, text: Text, json: Option<JsonDoc>, expire
         handle,
         text,
         json,
+        outline,
         bytes,
         expires_at: AtomicU64::new(0),
         blocks: OnceLock::new(),
@@ -121,6 +142,7 @@ pub(super) fn rebuild_entry(stored: StoredEntry, verify: bool) -> Result<Entry, 
         handle,
         Text::from_counted(payload, counted),
         json,
+        None,
         expires_at,
     ))
 }
@@ -136,10 +158,20 @@ pub(super) fn handle_bytes(h: &Handle) -> usize {
         + h.stub.len()
 }
 
-pub(super) fn restub(e: &Entry, preview_chars: usize) -> String {
+/// The entry's stub with a preview of `preview_chars`, in the format its
+/// stored stub has: an entry recorded as v1 (a store's row, a checkpoint's
+/// offloaded stub) renders as v1 again, byte for byte but the preview.
+pub(super) fn restub(e: &Entry, preview_chars: usize, default_chars: usize) -> String {
     let h = &e.handle;
-    let preview = stub::preview(&e.text.lossy(), preview_chars);
-    stub::render(&StubParts {
+    let text = e.text.lossy();
+    let v1 = h.stub.starts_with(STUB_HEADER_V1);
+    let o = &e.outline;
+    let preview = if v1 {
+        stub::v1::preview(&text, preview_chars)
+    } else {
+        stub::preview(&text, preview_chars, o.preview, default_chars)
+    };
+    let parts = StubParts {
         tool_name: &h.tool_name,
         tool_call_id: &h.tool_call_id,
         mem_id: &h.mem_id,
@@ -147,5 +179,10 @@ pub(super) fn restub(e: &Entry, preview_chars: usize) -> String {
         schema: h.schema.as_deref(),
         summary: &h.summary,
         preview: Some(&preview),
-    })
+    };
+    if v1 {
+        stub::v1::render(&parts)
+    } else {
+        stub::render(&parts, &o.facts, &o.recall)
+    }
 }

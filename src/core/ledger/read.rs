@@ -107,7 +107,7 @@ impl Ledger {
             return Ok(None);
         };
         Ok(Some(match preview_chars {
-            Some(n) if n != self.config.preview_chars => restub(&e, n),
+            Some(n) if n != self.config.preview_chars => restub(&e, n, self.config.preview_chars),
             _ => e.handle.stub.clone(),
         }))
     }

@@ -115,7 +115,7 @@ fn index_matches_a_reference_walk_on_a_big_payload() {
     assert_eq!(many(s, "rows[-2:].id"), "[11998,11999]");
     assert_eq!(many(s, "digits[199995::2]"), "[5,7,9]");
     assert_eq!(many(s, "matrix[::-50][1]"), "[9,9,9,9]");
-    assert!(err(s, "rows.99999").ends_with("'rows' is an array of length 12000]"));
+    assert!(err(s, "rows.99999").ends_with("'$.rows' is an array of length 12000]"));
 }
 
 #[test]

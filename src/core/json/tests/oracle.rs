@@ -13,6 +13,9 @@ use super::*;
 fn config() -> ProptestConfig {
     ProptestConfig {
         cases: 1000,
+        // Fixed, so CI runs the same cases every time; a new oracle bug found
+        // by another seed is worked around above, never met in CI at random.
+        rng_seed: proptest::test_runner::RngSeed::Fixed(9535),
         ..ProptestConfig::default()
     }
 }
@@ -44,7 +47,9 @@ fn singular_query() -> impl Strategy<Value = String> {
         Just(".b".to_string()),
         Just("['c']".to_string()),
         Just("[0]".to_string()),
-        Just("[-1]".to_string()),
+        // No `[-1]`: serde_json_path 0.7 reads a negative index in a filter's
+        // singular query as Nothing (`$[?@[-1]==null]` on `[[null]]`); the
+        // RFC's answer is tested in rfc.rs.
         Just("[1]".to_string()),
     ];
     (

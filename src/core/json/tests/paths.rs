@@ -67,7 +67,7 @@ fn non_ascii_keys() {
     let s = r#"{"caf\u00e9": 1, "日本": {"東京": [1, "🎉"]}}"#;
     assert_eq!(node(s, "café"), "1");
     assert_eq!(node(s, "日本.東京.1"), "\"🎉\"");
-    assert!(err(s, "日本.大阪").contains("'日本' is an object with 1 key [東京]"));
+    assert!(err(s, "日本.大阪").contains("'$.日本' is an object with 1 key [東京]"));
 }
 
 #[test]
@@ -112,38 +112,38 @@ fn duplicate_keys_first_wins() {
 fn not_found_names_the_resolved_prefix() {
     assert_eq!(
         err(SMALL, "rows.1.prise"),
-        "[recall: json_path 'rows.1.prise' not found: 'rows[1]' is an object with 3 keys [id,price,name]]"
+        "[recall: json_path 'rows.1.prise' not found: '$.rows[1]' is an object with 3 keys [id,price,name]]"
     );
     assert_eq!(
         err(SMALL, "rows.3"),
-        "[recall: json_path 'rows.3' not found: 'rows' is an array of length 3]"
+        "[recall: json_path 'rows.3' not found: '$.rows' is an array of length 3]"
     );
     assert_eq!(
         err(SMALL, "rows[-4]"),
-        "[recall: json_path 'rows[-4]' not found: 'rows' is an array of length 3]"
+        "[recall: json_path 'rows[-4]' not found: '$.rows' is an array of length 3]"
     );
     assert_eq!(
         err(SMALL, "meta.count.x"),
-        "[recall: json_path 'meta.count.x' not found: 'meta.count' is a number]"
+        "[recall: json_path 'meta.count.x' not found: '$.meta.count' is a number]"
     );
     assert_eq!(
         err(SMALL, "rows.1.name.first"),
-        "[recall: json_path 'rows.1.name.first' not found: 'rows[1].name' is a string]"
+        "[recall: json_path 'rows.1.name.first' not found: '$.rows[1].name' is a string]"
     );
     assert_eq!(
         err(SMALL, "none.x"),
-        "[recall: json_path 'none.x' not found: 'none' is null]"
+        "[recall: json_path 'none.x' not found: '$.none' is null]"
     );
     assert!(err(SMALL, "nope").starts_with(
         "[recall: json_path 'nope' not found: '$' is an object with 10 keys [meta,rows,key.with.dots,0,it's,"
     ));
     assert_eq!(
         err(SMALL, "[\"key.with.dots\"].x"),
-        "[recall: json_path '[\"key.with.dots\"].x' not found: '[\"key.with.dots\"]' is an object with 1 key [inner]]"
+        "[recall: json_path '[\"key.with.dots\"].x' not found: '$[\'key.with.dots\']' is an object with 1 key [inner]]"
     );
     assert_eq!(
         err(SMALL, "rows.x"),
-        "[recall: json_path 'rows.x' not found: 'rows' is an array of length 3]"
+        "[recall: json_path 'rows.x' not found: '$.rows' is an array of length 3]"
     );
     // A query that may select several nodes answers an array, empty when none.
     assert_eq!(many(SMALL, "meta.count[*]"), "[]");
