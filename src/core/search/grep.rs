@@ -154,12 +154,15 @@ pub fn search(view: &str, raw: &[u8], re: &Regex, span: Span, context: usize, bu
     let mut after: Option<(usize, usize, usize)> = None;
     let mut pos = span.start;
     while pos <= span.end {
-        let Some(m) = re.search(&Input::new(hay).range(pos..)) else {
+        // Matches stay within a line, so where one ends tells its line: the
+        // search stops at the first match state, no reverse scan for a start.
+        let Some(m) = re.search_half(&Input::new(hay).range(pos..).earliest(true)) else {
             break;
         };
-        let ls = lines::line_start(raw, pos, m.start());
+        let e = m.offset();
+        let ls = lines::line_start(raw, pos, e);
         let ln = lines::line_of(raw, anchor.0, anchor.1, ls);
-        let le = lines::line_end(raw, m.start(), span.end);
+        let le = lines::line_end(raw, e, span.end);
         total += 1;
         if out.resume.is_none() {
             if let Some((n, s, owed)) = after.take() {
@@ -167,10 +170,15 @@ pub fn search(view: &str, raw: &[u8], re: &Regex, span: Span, context: usize, bu
             }
             out.before(ls, ln);
             let line = trim_cr(&raw[ls..le]);
-            // A match may start in a CRLF's `\r`, or end on a later line.
-            let ms = (m.start() - ls).min(line.len());
-            let me = (m.end() - ls).clamp(ms, line.len());
-            if out.emit(ln, b':', &shown_line(line, Some((ms, me)))) {
+            // Only a line shown cut needs where its first match lies.
+            let at = is_long(line)
+                .then(|| re.search(&Input::new(hay).range(ls..le)))
+                .flatten()
+                .map(|m| {
+                    let ms = (m.start() - ls).min(line.len());
+                    (ms, (m.end() - ls).clamp(ms, line.len()))
+                });
+            if out.emit(ln, b':', &shown_line(line, at)) {
                 shown += 1;
             }
         }
@@ -273,7 +281,7 @@ impl Body<'_> {
 /// around the match (`m`, byte offsets in the line), else its head, with
 /// `...` where it is cut.
 fn shown_line(line: &[u8], m: Option<(usize, usize)>) -> std::borrow::Cow<'_, [u8]> {
-    if line.len() <= LINE_CHARS || count_chars(line) <= LINE_CHARS {
+    if !is_long(line) {
         return line.into();
     }
     let (a, b) = match m {
@@ -295,6 +303,11 @@ fn shown_line(line: &[u8], m: Option<(usize, usize)>) -> std::borrow::Cow<'_, [u
         out.extend_from_slice(b"...");
     }
     out.into()
+}
+
+/// Whether `line` is shown cut (over `LINE_CHARS` code points).
+fn is_long(line: &[u8]) -> bool {
+    line.len() > LINE_CHARS && count_chars(line) > LINE_CHARS
 }
 
 /// The byte offset `n` code points before `pos` in UTF-8 (or WTF-8) `b`.
