@@ -4,7 +4,8 @@
 // lines shown up to the 50,000-char cap, context lines, `--` between groups)
 // against a JS RegExp loop over the lines building that answer, and a `lines`
 // read against split + slice + join. On the bench's generated 5 MB service log
-// and, where /work/shared is present, the loghub logs repeated to 5 MB.
+// (also with non-ASCII words) and, where /work/shared is present, the loghub
+// logs repeated to 5 MB.
 // Target: every pattern recall at least as fast as the JS loop (ratio ≥ 1×).
 // Run: npm run bench -- textreads   (the release build: npm run build)
 
@@ -13,7 +14,7 @@ const { Ledger, recall, MAX_OUTPUT_CHARS } = require('../..')
 const { log, loghub } = require('../logs.js')
 const { median, fmtMs, table } = require('../util.js')
 
-const N = 15
+const N = 31
 
 // The answer's lines the JS way: test every line (its `\r` aside), count the
 // matches, then write matching lines and their context up to the cap.
@@ -53,7 +54,12 @@ function jsLines(text, first, last) {
 }
 
 async function main() {
-  const payloads = [['generated service log', log()]]
+  const generated = log()
+  // The same log with non-ASCII words: Unicode classes and case folding apply.
+  const payloads = [
+    ['generated service log', generated],
+    ['generated log, non-ASCII', generated.replaceAll('handled', 'traité')],
+  ]
   const real = loghub()
   if (real !== null) payloads.push(['loghub HDFS+Apache+Linux+Spark', real])
   const cases = [

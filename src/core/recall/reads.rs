@@ -56,7 +56,8 @@ fn whole(text: &Text) -> Span {
 /// fit, the header says how to get the rest.
 pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str, max: usize) -> Wtf8Buf {
     let echo = ellipsize(pattern, ECHO_CHARS);
-    let re = match grep::compile(pattern, spec.ignore_case) {
+    let ascii = text.char_len() == text.as_bytes().len();
+    let re = match grep::compile_for(pattern, spec.ignore_case, ascii) {
         Ok(re) => re,
         Err(why) => {
             return format!(
@@ -117,7 +118,7 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
     let mut out = header(&found);
     // Zero matches as written: say whether ignoring case would find some.
     if found.total == 0 && !spec.ignore_case {
-        if let Ok(caseless) = grep::compile(pattern, true) {
+        if let Ok(caseless) = grep::compile_for(pattern, true, ascii) {
             let n = grep::search(&view, raw, &caseless, span, 0, 0).total;
             if n > 0 {
                 out.push_str(&format!("; with ignore_case=true: {n} matching lines"));

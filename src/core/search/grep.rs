@@ -43,18 +43,36 @@ const CUT_SIDE: usize = 200;
 /// `pattern` compiled with the search's flags, or what is wrong with it
 /// (one line, for the model).
 pub fn compile(pattern: &str, ignore_case: bool) -> Result<Regex, String> {
+    compile_for(pattern, ignore_case, false)
+}
+
+/// [`compile`] for a haystack known to be ASCII (`ascii`): an ASCII pattern
+/// is then compiled without Unicode classes and case folding, which match
+/// exactly the same there (no non-ASCII byte to tell them apart) and are far
+/// cheaper: `(?i)error|timeout` gets a literal prefilter (Unicode folding
+/// adds U+017F for `s` and U+212A for `k`), `\b` stays in the DFA.
+pub fn compile_for(pattern: &str, ignore_case: bool, ascii: bool) -> Result<Regex, String> {
     if pattern.chars().count() > MAX_PATTERN_CHARS {
         return Err(format!("it is longer than {MAX_PATTERN_CHARS} characters"));
     }
+    let parse = |unicode: bool| {
+        regex_syntax::ParserBuilder::new()
+            .nest_limit(NEST_LIMIT)
+            .case_insensitive(ignore_case)
+            .multi_line(true)
+            .crlf(true)
+            .unicode(unicode)
+            .utf8(unicode)
+            .build()
+            .parse(pattern)
+    };
     // The parser alone first: its errors carry a kind and a position.
-    let parsed = regex_syntax::ParserBuilder::new()
-        .nest_limit(NEST_LIMIT)
-        .case_insensitive(ignore_case)
-        .multi_line(true)
-        .crlf(true)
-        .build()
-        .parse(pattern);
-    let hir = parsed.map_err(|e| syntax_problem(pattern, &e))?;
+    let hir = parse(true).map_err(|e| syntax_problem(pattern, &e))?;
+    // `\p{..}` and the like have no ASCII form: those keep the Unicode one.
+    let hir = match ascii && pattern.is_ascii() {
+        true => parse(false).unwrap_or(hir),
+        false => hir,
+    };
     let config = meta::Config::new()
         .nfa_size_limit(Some(SIZE_LIMIT))
         .hybrid_cache_capacity(DFA_SIZE_LIMIT);

@@ -50,7 +50,7 @@ fn whole(text: &str) -> Span {
 }
 
 fn run(text: &str, pattern: &str, ignore_case: bool, context: usize, budget: usize) -> Found {
-    let re = compile(pattern, ignore_case).unwrap();
+    let re = compile_for(pattern, ignore_case, text.is_ascii()).unwrap();
     search(text, text.as_bytes(), &re, whole(text), context, budget)
 }
 
