@@ -76,12 +76,13 @@ pub fn quick_answer<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) ->
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use crate::core::ledger::{Ledger, LedgerConfig, RecordRequest};
     use crate::core::recall::FetchSpec;
     use crate::core::wtf8::Wtf8Buf;
 
-    fn ledger_with(content: String) -> (Ledger, String) {
+    /// A ledger (1 GiB) holding `content`, and its id.
+    pub(crate) fn ledger_with(content: String) -> (Ledger, String) {
         let l = Ledger::new(LedgerConfig {
             max_bytes: 1 << 30,
             ..LedgerConfig::default()

@@ -65,6 +65,7 @@ pub fn compile_for(pattern: &str, ignore_case: bool, ascii: bool) -> Result<Rege
             .utf8(unicode)
             .build()
             .parse(pattern)
+            .map_err(Box::new)
     };
     // The parser alone first: its errors carry a kind and a position.
     let hir = parse(true).map_err(|e| syntax_problem(pattern, &e))?;

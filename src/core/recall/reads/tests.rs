@@ -1,22 +1,8 @@
 //! Text reads and capped answers, through a ledger as `recall` answers them.
 
-use crate::core::ledger::{Ledger, LedgerConfig, RecordRequest};
+use crate::core::quick::tests::ledger_with;
 use crate::core::recall::FetchSpec;
 use crate::core::text::count_chars;
-
-fn ledger_with(content: &str) -> (Ledger, String) {
-    let l = Ledger::new(LedgerConfig::default());
-    let h = l
-        .record(RecordRequest {
-            namespace: String::new(),
-            tool_call_id: "c".into(),
-            tool_name: "t".into(),
-            tool_args: None,
-            content: content.into(),
-        })
-        .unwrap();
-    (l, h.mem_id)
-}
 
 fn reads(pattern: Option<&str>, ignore_case: bool, context: f64, lines: Option<&str>) -> FetchSpec {
     FetchSpec::new(Some("full"), None, None, None, None).with_reads(
@@ -41,7 +27,7 @@ fn log(n: usize) -> String {
 
 #[test]
 fn pattern_answers_count_number_and_show_lines() {
-    let (l, id) = ledger_with(&log(30));
+    let (l, id) = ledger_with(log(30));
     let out = l.recall(
         "",
         &id,
@@ -67,7 +53,7 @@ fn pattern_answers_count_number_and_show_lines() {
 
 #[test]
 fn a_capped_pattern_answer_says_how_to_get_the_rest() {
-    let (l, id) = ledger_with(&log(5000));
+    let (l, id) = ledger_with(log(5000));
     let out = l
         .recall("", &id, &reads(Some("ERROR"), false, 0.0, None), 2000)
         .to_string_lossy()
@@ -94,7 +80,7 @@ fn a_capped_pattern_answer_says_how_to_get_the_rest() {
 
 #[test]
 fn pattern_problems_are_answers() {
-    let (l, id) = ledger_with("a\nb\n");
+    let (l, id) = ledger_with("a\nb\n".into());
     let out = l.recall("", &id, &reads(Some("a("), false, 0.0, None), 50_000);
     assert_eq!(out, "[recall: pattern 'a(' does not compile: unclosed group at character 2; for a literal string use query, or escape the special characters with \\]");
     let out = l.recall("", &id, &reads(Some("a"), false, 0.0, Some("9-")), 50_000);
@@ -111,7 +97,7 @@ fn pattern_problems_are_answers() {
 #[test]
 fn lines_read_the_payload_and_continue_by_offset_or_line() {
     let text = log(100);
-    let (l, id) = ledger_with(&text);
+    let (l, id) = ledger_with(text.clone());
     let all: Vec<&str> = text.split("\r\n").collect();
     assert_eq!(
         l.recall("", &id, &reads(None, false, 0.0, Some("3-4")), 50_000),
@@ -156,7 +142,7 @@ fn a_json_node_over_the_cap_continues_or_is_described() {
         .map(|i| format!("{{\"id\":{i},\"name\":\"n{i}\"}}"))
         .collect();
     let doc = format!("{{\"meta\":{{\"n\":10000}},\"rows\":[{}]}}", rows.join(","));
-    let (l, id) = ledger_with(&doc);
+    let (l, id) = ledger_with(doc.clone());
     let path = |p: &str| FetchSpec::new(None, None, None, None, Some(p.into()));
     let at = doc.find("[{").unwrap();
     let out = l
