@@ -74,7 +74,8 @@ export declare class Ledger {
    * to a few blocks) are computed on the calling thread and returned as an
    * already resolved Promise; scans and copies of large payloads, and store
    * reads, run on the libuv pool.
-   * Unknown ids, and ids from another namespace, answer `[tool_memory not found: <id>]`;
+   * Unknown ids, and ids from another namespace, answer
+   * `[tool_memory not found: <id> in namespace '<ns>']` (`in the default namespace` for `""`);
    * a failed store read answers `[tool_memory error: store read failed for <id>: ...]`.
    */
   fetch(memId: string, options?: FetchOptions | undefined | null): Promise<string>
@@ -184,10 +185,11 @@ export declare function __recordSettles(): boolean
 export declare function capRecallOutput(text: string, memId: string, maxOutputChars?: number | undefined | null, contiguousFrom?: number | undefined | null): string
 
 /**
- * How to read an archived result. Precedence: `jsonPath`, then `query`, then
- * `offset`/`maxChars`, then `format`. Answers that are parts of the payload
- * keep its lone surrogates (each one code point, never half of a pair); the
- * stub shows them as U+FFFD.
+ * How to read an archived result. Precedence: `jsonPath`, then `pattern`,
+ * then `query`, then `lines`, then `offset`/`maxChars`, then `format`
+ * (`lines` also narrows a `pattern` or `query` search; `ignoreCase` applies
+ * to both). Answers that are parts of the payload keep its lone surrogates
+ * (each one code point, never half of a pair); the stub shows them as U+FFFD.
  */
 export interface FetchOptions {
   /** `'summary'` (the stub; also for any unknown value) or `'full'` (the payload). */
@@ -204,6 +206,22 @@ export interface FetchOptions {
   maxChars?: number
   /** A path into a JSON payload: RFC 9535 JSONPath (`$.rows[-1].price`, `$..sku`, `$.items[?@.stock==0].sku`), an RFC 6901 pointer (`#/a/b`), or a lenient form (`rows.0.price`); see docs/jsonpath.md. */
   jsonPath?: string
+  /**
+   * A regular expression (Rust `regex` syntax, linear time; at most 1,000
+   * code points): a header counting the matching lines, then each as
+   * `N:line` (`N-line` for context, `--` between groups), like `grep -n`.
+   * A pattern that does not compile answers `[recall: pattern ... does not compile: ...]`.
+   */
+  pattern?: string
+  /** Case-insensitive `pattern` and `query`. Default false. */
+  ignoreCase?: boolean
+  /** Lines of context before and after each `pattern` match (0 to 50). Default 0. */
+  context?: number
+  /**
+   * A 1-based inclusive line range: `'120-180'`, `'120'`, or `'120-'` (to the
+   * end). Alone, the lines' text; with `pattern` or `query`, the lines searched.
+   */
+  lines?: string
   /** The entry's namespace. Default `""`. */
   namespace?: string
 }

@@ -23,7 +23,11 @@ export { Ledger, memIdFor } from './binding.js'
 /** The cap on what `recall` returns: 50,000 code points, marker included. */
 export declare const MAX_OUTPUT_CHARS: 50000
 
-/** Options for `recall`: a fetch plus the output cap. */
+/**
+ * Options for `recall`: a fetch plus the output cap. An unknown option name
+ * rejects with a `TypeError` naming the closest one; values are read leniently
+ * (they may come from a model), so a wrong value is answered, never thrown.
+ */
 export interface RecallOptions extends FetchOptions {
   /** Longest answer in code points, truncation marker included. Default `MAX_OUTPUT_CHARS`. */
   maxOutputChars?: number
@@ -36,13 +40,15 @@ export interface ToolResultLedgerLike {
 
 /**
  * The model-facing recall contract, for a native `Ledger` or any `ToolResultLedgerLike`.
- * Never throws and never rejects, whatever it is given: bad ids and options come back as
+ * Whatever id and option values it is given, it answers: bad ones come back as
  * structured `[tool_memory error: ...]` / `[recall: ...]` strings the model can act on.
+ * It rejects only for a programmer's mistake: options that are not an object, or an
+ * unknown option name (`TypeError`, naming the closest valid one).
  */
 export declare function recall(
   ledger: NativeLedger | ToolResultLedgerLike,
   memId: unknown,
-  options?: RecallOptions | Record<string, unknown> | null,
+  options?: RecallOptions | null,
 ): Promise<string>
 
 export * from './lib/palette.js'

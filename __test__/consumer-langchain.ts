@@ -45,7 +45,9 @@ const catalog = tool(async ({ region }: { region: string }) => JSON.stringify({ 
 const recallTool: RecallToolResultTool = createRecallToolResultTool(ledger)
 const byTenant: NamespaceFn = (config) => String(config.configurable?.tenant ?? '')
 const tenantRecall = createRecallToolResultTool(ledger, { namespace: byTenant })
-const fixedRecall = createRecallToolResultTool(ledger, { namespace: 'shared' })
+const fixedRecall = createRecallToolResultTool(ledger, { namespace: 'shared', maxOutputChars: 8000 })
+const smallAnswers = toolMemoryMiddleware({ ledger, recallMaxChars: 8000 })
+const grepArgs: RecallToolResultInput = { mem_id: 'trm_x', pattern: 'ERROR', ignore_case: true, context: 2, lines: '120-' }
 const jsLedger = createRecallToolResultTool({ fetch: (memId: string) => `[tool_memory not found: ${memId}]` })
 const toolName: 'recall_tool_result' = recallTool.name
 const args: RecallToolResultInput = { mem_id: 'trm_0123456789ab', json_path: 'rows.0.price', max_chars: 200 }
@@ -55,7 +57,8 @@ async function useTool(): Promise<string> {
   const b: string = await tenantRecall.invoke({ mem_id: 'trm_0123456789ab', format: 'summary' }, { configurable: { tenant: 7 } })
   const c: string = await fixedRecall.invoke({ mem_id: 'trm_0123456789ab', query: 'price', offset: 0 })
   const d: string = await jsLedger.invoke({ mem_id: 'x' })
-  return a + b + c + d + toolName
+  const e: string = await fixedRecall.invoke(grepArgs)
+  return a + b + c + d + e + toolName + String(smallAnswers.name)
 }
 
 // Compaction by hand.

@@ -51,13 +51,19 @@ async function main(): Promise<void> {
   const a: string = await recall(ledger, id, recallOptions)
   const jsLedger: ToolResultLedgerLike = { fetch: (memId: string, o: FetchOptions) => `${memId}:${o.format ?? 'summary'}` }
   const b: string = await recall(jsLedger, 42, null)
+  const grep: string = await recall(ledger, id, { pattern: 'ERROR|WARN', ignoreCase: true, context: 2, lines: '120-', maxOutputChars: 4000 })
+  const read: string = ledger.fetchSync(id, { lines: '120-180' })
+  // @ts-expect-error recall's options are exact: a misspelled one is a type error (and a TypeError)
+  await recall(ledger, id, { jsonpath: 'rows' })
+  // @ts-expect-error ignoreCase is a boolean
+  await recall(ledger, id, { pattern: 'x', ignoreCase: 'yes' })
   // @ts-expect-error format is 'summary' | 'full'
   const bad: FetchOptions = { format: 'everything' }
   // @ts-expect-error the test hooks are not part of the typed API
   ledger.__forceMemIdForTest(null)
   // @ts-expect-error the test hooks are not part of the typed API
   ledger.__panicForTest(false)
-  console.log(text, sync, maybe, stub, removed, cleared, n, computed, cap, a, b, size, schema, preview, bad, storeCounts, stored, shared, ttlInput)
+  console.log(text, sync, maybe, stub, removed, cleared, n, computed, cap, a, b, grep, read, size, schema, preview, bad, storeCounts, stored, shared, ttlInput)
 }
 
 void main()

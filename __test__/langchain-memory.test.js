@@ -296,7 +296,7 @@ describe('recall_tool_result through the agent', () => {
     expect(answer('r_full').includes(memId)).toBe(true)
     expect(answer('r_summary')).toBe(ledger.stub(memId, 'rt'))
     expect(answer('r_badformat')).toBe(ledger.stub(memId, 'rt'))
-    expect(answer('r_unknown')).toBe('[tool_memory not found: trm_000000000000]')
+    expect(answer('r_unknown')).toBe("[tool_memory not found: trm_000000000000 in namespace 'rt']")
     const badId = '[tool_memory error: mem_id must be a non-empty string]'
     expect(answer('r_empty')).toBe(badId)
     expect(answer('r_number')).toBe(badId)
@@ -374,7 +374,7 @@ describe('lossless across restarts, isolated across threads', () => {
     })
     await agent.invoke(user('catalog'), thread('A'))
     const b = await agent.invoke(user('steal'), thread('B'))
-    expect(toolMsg(b.messages, 'rb').content).toBe(`[tool_memory not found: ${memId}]`)
+    expect(toolMsg(b.messages, 'rb').content).toBe(`[tool_memory not found: ${memId} in namespace 'B']`)
     const a = await agent.invoke(user('count'), thread('A'))
     expect(toolMsg(a.messages, 'ra').content).toBe('2400')
     expect(ledger.handle(memId, 'A')).not.toBeNull()
@@ -385,20 +385,28 @@ describe('lossless across restarts, isolated across threads', () => {
 // ---------------------------------------------------------------------------
 
 describe('the recall tool on its own', () => {
-  test('snake_case model-facing arguments, each described; the description teaches cheapest-first', () => {
+  test('snake_case model-facing arguments, each described in one short line; the description names the cap', () => {
     const t = createRecallToolResultTool(new Ledger())
     expect(t.name).toBe('recall_tool_result')
     const schema = toJsonSchema(t.schema)
-    expect(Object.keys(schema.properties)).toEqual(['mem_id', 'format', 'query', 'offset', 'max_chars', 'json_path'])
-    for (const p of Object.values(schema.properties)) expect(p.description.length).toBeGreaterThan(10)
+    expect(Object.keys(schema.properties)).toEqual(['mem_id', 'json_path', 'pattern', 'ignore_case', 'context', 'lines', 'query', 'offset', 'max_chars', 'format'])
+    for (const p of Object.values(schema.properties)) {
+      expect(p.description.length).toBeGreaterThan(10)
+      expect(p.description.length).toBeLessThanOrEqual(100)
+      expect(p.description).not.toContain('\n')
+    }
     expect(schema.required).toEqual(['mem_id'])
     expect(schema.properties.format.enum).toEqual(['summary', 'full'])
     expect(schema.properties.offset.type).toBe('integer')
-    const d = t.description
-    const at = (s) => d.indexOf(s)
-    expect(at('summary')).toBeGreaterThan(-1)
-    expect(at('summary')).toBeLessThan(at('json_path'))
-    expect(at('json_path')).toBeLessThan(at('format="full"'))
+    expect(schema.properties.context.type).toBe('integer')
+    expect(schema.properties.ignore_case.type).toBe('boolean')
+    expect(t.description).toContain('Answer from the stub when you can')
+    expect(t.description).toContain('capped at 50000 chars')
+    expect(createRecallToolResultTool(new Ledger(), { maxOutputChars: 8000 }).description).toContain('capped at 8000 chars')
+    expect(() => createRecallToolResultTool(new Ledger(), { maxOutputChars: 0 })).toThrow(
+      new TypeError('createRecallToolResultTool: maxOutputChars must be a whole number of characters, at least 1 (got number 0)'),
+    )
+    expect(() => createRecallToolResultTool(new Ledger(), { maxOutputchars: 10 })).toThrow(/did you mean "maxOutputChars"\?/)
   })
 
   test('reads the namespace from configurable.thread_id, or from the given function', async () => {
@@ -406,7 +414,7 @@ describe('the recall tool on its own', () => {
     const h = ledger.recordSync({ toolCallId: 'x1', toolName: 't', content: 'hello world', namespace: 'T9' })
     const t = createRecallToolResultTool(ledger)
     expect(await t.invoke({ mem_id: h.memId, format: 'full' }, thread('T9'))).toBe('hello world')
-    expect(await t.invoke({ mem_id: h.memId, format: 'full' }, thread('other'))).toBe(`[tool_memory not found: ${h.memId}]`)
+    expect(await t.invoke({ mem_id: h.memId, format: 'full' }, thread('other'))).toBe(`[tool_memory not found: ${h.memId} in namespace 'other']`)
     const custom = createRecallToolResultTool(ledger, { namespace: (c) => `T${c.configurable.tenant}` })
     expect(await custom.invoke({ mem_id: h.memId, query: 'world' }, { configurable: { tenant: 9 } })).toContain('world')
   })
@@ -425,7 +433,7 @@ describe('the recall tool on its own', () => {
     expect(ledger.handle(memId, 's1')).not.toBeNull()
     // Without the original in the state, it stays a structured not-found.
     const other = 'trm_ffffffffffff'
-    expect(await t.invoke({ mem_id: other }, { ...thread('s1'), state: { messages } })).toBe(`[tool_memory not found: ${other}]`)
+    expect(await t.invoke({ mem_id: other }, { ...thread('s1'), state: { messages } })).toBe(`[tool_memory not found: ${other} in namespace 's1']`)
   })
 
   test('a ledger that throws gives a structured error, not an exception', async () => {

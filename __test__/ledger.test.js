@@ -236,9 +236,9 @@ describe('fetch', () => {
   test('unknown ids and ids from another namespace are not found', () => {
     const h = rec(l, 'secret', { toolCallId: 'ns', namespace: 'thread-a' })
     expect(l.fetchSync(h.memId, { format: 'full', namespace: 'thread-a' })).toBe('secret')
-    expect(l.fetchSync(h.memId, { format: 'full' })).toBe(`[tool_memory not found: ${h.memId}]`)
-    expect(l.fetchSync(h.memId, { format: 'full', namespace: 'thread-b' })).toBe(`[tool_memory not found: ${h.memId}]`)
-    expect(l.fetchSync('trm_000000000000')).toBe('[tool_memory not found: trm_000000000000]')
+    expect(l.fetchSync(h.memId, { format: 'full' })).toBe(`[tool_memory not found: ${h.memId} in the default namespace]`)
+    expect(l.fetchSync(h.memId, { format: 'full', namespace: 'thread-b' })).toBe(`[tool_memory not found: ${h.memId} in namespace 'thread-b']`)
+    expect(l.fetchSync('trm_000000000000')).toBe('[tool_memory not found: trm_000000000000 in the default namespace]')
     expect(l.handle(h.memId)).toBeNull()
     expect(l.handle(h.memId, 'thread-a').namespace).toBe('thread-a')
   })
@@ -275,7 +275,7 @@ describe('cheap answers on the calling thread, large work on the pool', () => {
     const l = new Ledger()
     const p = l.fetch('trm_000000000000', { jsonPath: 'a' })
     expect(isPromise(p)).toBe(true)
-    expect(await p).toBe('[tool_memory not found: trm_000000000000]')
+    expect(await p).toBe('[tool_memory not found: trm_000000000000 in the default namespace]')
     expect(l.stats().misses).toBe(1)
   })
 })
@@ -362,7 +362,16 @@ describe('recall', () => {
     expect(await recall(l, hd.memId, { format: 'everything' })).toBe(hd.stub)
     expect(await recall(l, hd.memId)).toBe(hd.stub)
     expect(await recall(l, hd.memId, { format: 'summary', offset: 5, maxChars: 4 })).toBe('5678')
-    expect(await recall(l, hd.memId, { format: 'summary', max_chars: 2 })).toBe('01')
+    expect(await recall(l, hd.memId, { format: 'summary', maxChars: 2 })).toBe('01')
+  })
+
+  test('an unknown option or options that are not an object reject with a TypeError naming the fix', async () => {
+    await expect(recall(l, hd.memId, { jsonpath: 'a' })).rejects.toThrow(
+      new TypeError('recall(ledger, memId, options): unknown option "jsonpath"; did you mean "jsonPath"? (known: format, query, offset, maxChars, jsonPath, pattern, ignoreCase, context, lines, namespace, maxOutputChars)'),
+    )
+    await expect(recall(l, hd.memId, { max_chars: 2 })).rejects.toThrow(/did you mean "maxChars"\?/)
+    await expect(recall(l, hd.memId, { ignore_case: true })).rejects.toThrow(/did you mean "ignoreCase"\?/)
+    await expect(recall(l, hd.memId, 'full')).rejects.toThrow(new TypeError('recall(ledger, memId, options): options must be an object (got the string "full")'))
   })
 
   test('a 5,000,000-character full recall is capped at 50,000 with the marker and where to continue', async () => {
@@ -381,7 +390,7 @@ describe('recall', () => {
   })
 
   test('not found answers, never throws', async () => {
-    await expect(recall(l, 'trm_ffffffffffff')).resolves.toBe('[tool_memory not found: trm_ffffffffffff]')
+    await expect(recall(l, 'trm_ffffffffffff')).resolves.toBe('[tool_memory not found: trm_ffffffffffff in the default namespace]')
   })
 
   test('a ledger written in JS: sync, async, keyed options passed through, errors contained', async () => {
@@ -443,12 +452,13 @@ describe('recall', () => {
     const weird = [
       { offset: NaN, maxChars: Infinity },
       { offset: -1e308, maxChars: 1e308 },
-      { offset: '3', max_chars: '2' },
+      { offset: '3', maxChars: '2' },
       { offset: {}, maxChars: [] },
       { query: 'q'.repeat(2_000_000) },
-      { json_path: '['.repeat(100_000) },
+      { jsonPath: '['.repeat(100_000) },
+      { pattern: '('.repeat(100_000), context: 1e9, lines: '-'.repeat(100_000), ignoreCase: 'yes' },
+      { pattern: [], context: NaN, lines: {}, ignoreCase: null },
       { format: 42, namespace: 7, maxOutputChars: -5 },
-      'not an object',
       null,
     ]
     for (const o of weird) {
@@ -456,7 +466,7 @@ describe('recall', () => {
       expect(typeof out).toBe('string')
       expect(Array.from(out).length).toBeLessThanOrEqual(MAX_OUTPUT_CHARS)
     }
-    expect(await recall(l, hd.memId, { offset: '3', max_chars: '2' })).toBe('34')
+    expect(await recall(l, hd.memId, { offset: '3', maxChars: '2' })).toBe('34')
     const longQuery = await recall(l, hd.memId, { query: 'q'.repeat(2_000_000) })
     expect(longQuery.startsWith("[recall: no match for query 'qqq")).toBe(true)
     expect(longQuery.length).toBeLessThan(400)

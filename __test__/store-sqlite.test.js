@@ -181,7 +181,7 @@ describe('ttlSeconds', () => {
     const kept = await ledger.record({ toolCallId: 'b', toolName: 't', content: 'kept', ttlSeconds: Infinity })
     const longer = ledger.recordSync({ toolCallId: 'c', toolName: 't', content: 'an hour', ttlSeconds: 3600 })
     expect(await ledger.fetch(short.memId, { format: 'full' })).toBe('short lived')
-    await until(async () => (await ledger.fetch(short.memId, { format: 'full' })) === `[tool_memory not found: ${short.memId}]`)
+    await until(async () => (await ledger.fetch(short.memId, { format: 'full' })) === `[tool_memory not found: ${short.memId} in the default namespace]`)
     const other = new Ledger({ store: `sqlite:${db}` })
     expect(other.handle(short.memId)).toBeNull()
     expect(other.handle(kept.memId)).not.toBeNull()

@@ -152,7 +152,7 @@ export type ToolMemoryEvent =
       type: 'recalled'
       memId: string
       namespace: string
-      slice: 'summary' | 'full' | 'json_path' | 'query' | 'range'
+      slice: 'summary' | 'full' | 'json_path' | 'pattern' | 'query' | 'lines' | 'range'
       chars: number
       refilled: boolean
       error: boolean
@@ -178,6 +178,8 @@ export interface ToolMemoryOptions extends Omit<CompactOptions, 'namespace' | 'c
    * (`new Ledger({ store: 'sqlite:./ledger.db' })`); a `TypeError` otherwise. Default `false`.
    */
   offload?: boolean
+  /** Longest recall answer in code points, truncation marker included. Default `MAX_OUTPUT_CHARS` (50,000). */
+  recallMaxChars?: number
   /** Ledger namespace: a fixed string or a function of the run config. Default: `configurable.thread_id`. */
   namespace?: string | NamespaceFn
   /**
@@ -191,22 +193,32 @@ export interface ToolMemoryOptions extends Omit<CompactOptions, 'namespace' | 'c
 export interface RecallToolOptions {
   /** Ledger namespace: a fixed string or a function of the run config. Default: `configurable.thread_id`. */
   namespace?: string | NamespaceFn
+  /** Longest answer in code points, truncation marker included (the description tells the model). Default `MAX_OUTPUT_CHARS` (50,000). */
+  maxOutputChars?: number
 }
 
-/** The model-facing arguments of `recall_tool_result`. */
+/** The model-facing arguments of `recall_tool_result` (docs/recall.md). */
 export interface RecallToolResultInput {
   /** The `trm_…` id from a stub. */
   mem_id: string
   /** `'summary'` (default) or `'full'`; ignored when a keyed argument is given. */
   format?: 'summary' | 'full'
+  /** Path into a JSON payload (`rows.0.price`, `rows[-1]`, `$.rows[*].id`). */
+  json_path?: string
+  /** A regular expression: the matching lines as `N:line`, like `grep -n`, with their count. */
+  pattern?: string
+  /** Case-insensitive `pattern` and `query`. */
+  ignore_case?: boolean
+  /** Lines of context around each `pattern` match (0 to 50). */
+  context?: number
+  /** A 1-based inclusive line range: `"120-180"`, `"120"`, `"120-"`; with `pattern` or `query`, the lines searched. */
+  lines?: string
   /** Substring to find: windows of text around the matches. */
   query?: string
   /** Start of a character range. */
   offset?: number
   /** Length of a character range. */
   max_chars?: number
-  /** Path into a JSON payload (`rows.0.price`, `rows[-1]`, `rows[*].id`). */
-  json_path?: string
 }
 
 /** The `recall_tool_result` tool. Answers a string and never throws. */

@@ -11,7 +11,7 @@ const { offloaded } = require('./offload.js')
 const { reporter } = require('./report.js')
 const { cachedCacheModelFor } = require('./cache-model.js')
 const { compact } = require('./compact.js')
-const { createRecallToolResultTool } = require('./recall-tool.js')
+const { createRecallToolResultTool, checkCap } = require('./recall-tool.js')
 
 /**
  * What the middleware and the hook share: the ledger, the namespace, the
@@ -26,6 +26,7 @@ function setup(options, fn) {
     throw new TypeError(`${fn}: namespace must be a string or a function of the run config, got ${typeof o.namespace}`)
   }
   if (o.offload !== undefined) checkBoolean(fn, 'offload', o.offload)
+  if (o.recallMaxChars != null) checkCap(fn, 'recallMaxChars', o.recallMaxChars)
   // Offload takes payloads out of the state: only a ledger with a store may hold them then.
   if (o.offload === true && storeOf(o.ledger) === null) {
     throw new TypeError(`${fn}: offload needs a ledger with a store (ledger: new Ledger({ store: 'sqlite:./ledger.db' })); in memory only, a restart would lose the offloaded results`)
@@ -34,6 +35,7 @@ function setup(options, fn) {
   delete compactOptions.ledger
   delete compactOptions.namespace
   delete compactOptions.offload
+  delete compactOptions.recallMaxChars
   if (o.cacheModel != null) resolveOptions({ cacheModel: o.cacheModel }, fn)
   const policies = {
     breakpoint: resolveOptions({ ...compactOptions, cacheModel: 'breakpoint' }, fn),
@@ -42,7 +44,7 @@ function setup(options, fn) {
   const ledger = o.ledger ?? new Ledger()
   const nsOf = namespaceResolver(o.namespace)
   const report = reporter(policies.prefix.logger, policies.prefix.onEvent)
-  const recallTool = createRecallToolResultTool(ledger, { namespace: nsOf }, fn, report)
+  const recallTool = createRecallToolResultTool(ledger, { namespace: nsOf, maxOutputChars: o.recallMaxChars ?? undefined }, fn, report)
   return { o, ledger, nsOf, policies, recallTool, report }
 }
 

@@ -36,7 +36,7 @@ const COMPACT_KEYS = [
   'exemptTools', 'perTool', 'recallAnswers', 'horizonCalls', 'pricing', 'cacheMarks', 'gate', 'namespace', 'logger', 'onEvent',
 ]
 // toolMemoryMiddleware and toolMemoryPreModelHook take a ledger too.
-const TOOL_MEMORY_KEYS = [...COMPACT_KEYS, 'ledger', 'offload']
+const TOOL_MEMORY_KEYS = [...COMPACT_KEYS, 'ledger', 'offload', 'recallMaxChars']
 const PER_TOOL_KEYS = ['sizeChars', 'evictChars', 'exempt']
 const PRICING_KEYS = ['cacheWrite', 'cacheRead']
 const GATE_KEYS = ['inputPricePerMTok', 'horizonTurns', 'recallProbability', 'cacheReadRatio']

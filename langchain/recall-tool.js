@@ -4,49 +4,41 @@
 // messages, never an exception) and, when the ledger misses an id (restart,
 // eviction, another replica), refills it from the run state's originals.
 
-const { recall, memIdFor } = require('../index.js')
+const { recall, memIdFor, MAX_OUTPUT_CHARS } = require('../index.js')
 const { tool } = require('@langchain/core/tools')
 // zod/v4 exists in zod >= 3.25 and in zod 4: the same API (and .meta) either way.
 const { z } = require('zod/v4')
 const { STUB_HEADER, isTool, infoOf, toolCallIndex, codePoints } = require('./messages.js')
-const { checkLedger, optionsObject } = require('../lib/options.js')
+const { checkLedger, optionsObject, fail } = require('../lib/options.js')
 const { RECALL_TOOL_NAME, namespaceResolver } = require('./options.js')
 const { cacheFor, recordOnce } = require('./compact.js')
 
-const RECALL_DESCRIPTION = [
-  'Re-expand or slice a tool result that was offloaded to memory.',
-  'Large tool results in this conversation may appear as stubs starting with',
-  `"${STUB_HEADER}" and carrying a mem_id (trm_...), a summary, a schema line and a head preview.`,
-  'Answer from the stub when you can. When you need more, prefer the cheapest retrieval that answers your question:',
-  '1. format="summary" (default): the stub again, i.e. the summary and structure.',
-  '2. A keyed slice, strongly preferred over "full" for large payloads because it returns only what you need:',
-  '   json_path="rows.0.price" (a JSON sub-structure; dotted keys, indices, brackets, [*] wildcards),',
-  '   query="<substring>" (text windows around the matches),',
-  '   offset=<int> with max_chars=<int> (a character range).',
-  '3. format="full": only when you really need the whole payload; answers are capped at about 50,000 characters.',
-  'A recall answer you have already read may later appear as a short note naming its arguments; call again with the same arguments if you need it.',
-  'Bad ids or paths come back as [tool_memory ...] / [recall: ...] messages you can correct and retry.',
-].join('\n')
+// What the model reads on every request (issue 27 measures it): one clear
+// line per argument, as short as they can be; docs/recall.md has the rest.
+function recallDescription(maxChars) {
+  return [
+    `Read back a tool result that was replaced by a stub (mem_id trm_...). Answer from the stub when you can; else ask only for what you need.`,
+    `Answers are capped at ${maxChars} chars and say how to continue; errors come back as [recall: ...] text to fix and retry.`,
+    `A note naming earlier arguments stands for an answer already read: repeat the call to see it again.`,
+  ].join(' ')
+}
 
 // Model-facing arguments. The JSON schema the model sees is typed (via meta), but
 // parsing accepts any value, so that a wrong type gets a structured answer from
 // the tool instead of LangChain throwing a schema exception at the agent.
-const anyArg = (jsonSchema) => z.unknown().optional().meta(jsonSchema)
+const anyArg = (type, description, more) => z.unknown().optional().meta({ type, description, ...more })
 const RECALL_SCHEMA = z
   .object({
-    mem_id: anyArg({ type: 'string', description: 'The trm_... identifier from the stub.' }),
-    format: anyArg({
-      type: 'string',
-      enum: ['summary', 'full'],
-      description: '"summary" (default) or "full". Ignored when query, offset/max_chars or json_path is given.',
-    }),
-    query: anyArg({ type: 'string', description: 'Substring to find; returns windows of text around the matches.' }),
-    offset: anyArg({ type: 'integer', description: 'Start character of a range read (0-based).' }),
-    max_chars: anyArg({ type: 'integer', description: 'Length in characters of a range read starting at offset.' }),
-    json_path: anyArg({
-      type: 'string',
-      description: 'Path into a JSON payload, e.g. "rows.0.price", "rows[-1]", "meta.count", "rows[*].id".',
-    }),
+    mem_id: anyArg('string', 'The trm_... id from the stub.'),
+    json_path: anyArg('string', 'JSONPath into a JSON result, e.g. $.rows[0].price or $.rows[*].id.'),
+    pattern: anyArg('string', 'Regex; returns the matching lines as N:line, like grep -n.'),
+    ignore_case: anyArg('boolean', 'Case-insensitive pattern or query.'),
+    context: anyArg('integer', 'Lines of context around each pattern match.'),
+    lines: anyArg('string', 'Line range, e.g. "120-180", "120" or "120-"; with pattern or query, the lines searched.'),
+    query: anyArg('string', 'Substring; returns text around the first matches.'),
+    offset: anyArg('integer', 'Start of a character range.'),
+    max_chars: anyArg('integer', 'Length of a character range.'),
+    format: anyArg('string', '"full" for the whole result; default "summary" (the stub).', { enum: ['summary', 'full'] }),
   })
   .meta({ required: ['mem_id'] })
 
@@ -113,6 +105,20 @@ function intArg(name, v) {
   throw new ArgError(`${name} must be an integer, got ${shown(v)}`)
 }
 
+function boolArg(name, v) {
+  if (v === true || v === 'true' || v === 1) return true
+  if (v === false || v === 'false' || v === 0) return false
+  throw new ArgError(`${name} must be true or false, got ${shown(v)}`)
+}
+
+// "120-180" as written; 120 reads as "120" and [120, 180] as "120-180".
+function linesArg(v) {
+  if (typeof v === 'string') return v
+  if (typeof v === 'number' && Number.isFinite(v)) return String(Math.trunc(v))
+  if (Array.isArray(v) && v.length === 2 && v.every((x) => Number.isInteger(x))) return `${v[0]}-${v[1]}`
+  throw new ArgError(`lines must be a range such as "120-180", got ${shown(v)}`)
+}
+
 function strArg(name, v) {
   if (typeof v === 'string') return v
   if (typeof v === 'number' || typeof v === 'boolean') return String(v)
@@ -121,10 +127,18 @@ function strArg(name, v) {
 
 class ArgError extends Error {}
 
+/** A recall answer cap: a whole number of code points, at least 1. */
+function checkCap(fn, name, v) {
+  if (!Number.isSafeInteger(v) || v < 1) throw fail(fn, `${name} must be a whole number of characters, at least 1`, v)
+  return v
+}
+
 // What a recall asked for, for the `recalled` event.
 function sliceOf(opts) {
   if (opts.jsonPath !== undefined) return 'json_path'
+  if (opts.pattern !== undefined) return 'pattern'
   if (opts.query !== undefined) return 'query'
+  if (opts.lines !== undefined) return 'lines'
   if (opts.offset !== undefined || opts.maxChars !== undefined) return 'range'
   return opts.format === 'full' ? 'full' : 'summary'
 }
@@ -138,10 +152,11 @@ const isErrorAnswer = (t) => /^\[(tool_memory (error|not found)|recall: )/.test(
  */
 function createRecallToolResultTool(ledger, options, fn = 'createRecallToolResultTool', report = null) {
   checkLedger(fn, ledger, ['fetch'])
-  const o = optionsObject(fn, options, ['namespace'])
+  const o = optionsObject(fn, options, ['namespace', 'maxOutputChars'])
   if (o.namespace != null && typeof o.namespace !== 'string' && typeof o.namespace !== 'function') {
     throw new TypeError(`${fn}: namespace must be a string or a function of the run config, got ${typeof o.namespace}`)
   }
+  const maxOutputChars = o.maxOutputChars == null ? MAX_OUTPUT_CHARS : checkCap(fn, 'maxOutputChars', o.maxOutputChars)
   const nsOf = namespaceResolver(o.namespace)
   const answered = (memId, ns, opts, text, refilled) => {
     if (report !== null) {
@@ -158,12 +173,17 @@ function createRecallToolResultTool(ledger, options, fn = 'createRecallToolResul
       try {
         ns = nsOf(runtime)
         opts.namespace = ns
+        opts.maxOutputChars = maxOutputChars
         if (present(args.format)) opts.format = args.format // anything but "full" means summary
         try {
           if (present(args.query)) opts.query = strArg('query', args.query)
           if (present(args.offset)) opts.offset = intArg('offset', args.offset)
           if (present(args.max_chars)) opts.maxChars = intArg('max_chars', args.max_chars)
           if (present(args.json_path)) opts.jsonPath = strArg('json_path', args.json_path)
+          if (present(args.pattern)) opts.pattern = strArg('pattern', args.pattern)
+          if (present(args.ignore_case)) opts.ignoreCase = boolArg('ignore_case', args.ignore_case)
+          if (present(args.context)) opts.context = intArg('context', args.context)
+          if (present(args.lines)) opts.lines = linesArg(args.lines)
         } catch (err) {
           if (err instanceof ArgError && typeof memId === 'string' && memId !== '') return answered(memId, ns, opts, `[tool_memory error: ${err.message}]`, false)
           // an invalid mem_id is reported first, by recall
@@ -185,8 +205,8 @@ function createRecallToolResultTool(ledger, options, fn = 'createRecallToolResul
         return answered(memId, ns, opts, `[tool_memory error: ledger fetch failed for ${typeof memId === 'string' ? memId : String(memId)}]`, false)
       }
     },
-    { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, schema: RECALL_SCHEMA },
+    { name: RECALL_TOOL_NAME, description: recallDescription(maxOutputChars), schema: RECALL_SCHEMA },
   )
 }
 
-module.exports = { createRecallToolResultTool, candidateFor }
+module.exports = { createRecallToolResultTool, candidateFor, checkCap }

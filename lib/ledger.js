@@ -148,7 +148,8 @@ function recordInput(where, input) {
 }
 
 const RECORD_KEYS = ['toolCallId', 'toolName', 'toolArgs', 'content', 'namespace', 'ttlSeconds']
-const FETCH_KEYS = ['format', 'query', 'offset', 'maxChars', 'jsonPath', 'namespace']
+const FETCH_KEYS = ['format', 'query', 'offset', 'maxChars', 'jsonPath', 'pattern', 'ignoreCase', 'context', 'lines', 'namespace']
+const RECALL_KEYS = [...FETCH_KEYS, 'maxOutputChars']
 const STUB_KEYS = ['previewChars']
 
 // What each fetch/stub option may be. `undefined` means absent; a value of the
@@ -159,6 +160,10 @@ const OPTION_TYPES = {
   format: (v) => typeof v === 'string' || "a string ('summary' or 'full')",
   query: (v) => typeof v === 'string' || 'a string',
   jsonPath: (v) => typeof v === 'string' || 'a string',
+  pattern: (v) => typeof v === 'string' || 'a string (a regular expression)',
+  ignoreCase: (v) => typeof v === 'boolean' || 'a boolean',
+  context: (v) => Number.isFinite(v) || 'a finite number',
+  lines: (v) => typeof v === 'string' || "a string ('120-180', '120' or '120-')",
   namespace: (v) => (typeof v === 'string' && v.isWellFormed()) || 'well-formed text (a string without lone surrogates)',
   offset: (v) => Number.isFinite(v) || 'a finite number',
   maxChars: (v) => Number.isFinite(v) || 'a finite number',
@@ -293,26 +298,47 @@ function looseNumber(v) {
   return undefined
 }
 
+// A model may send "true" for true.
+function looseBoolean(v) {
+  if (v === true || v === 'true') return true
+  return undefined
+}
+
+// The option names are the programmer's (an unknown one is a TypeError, as in
+// `fetch`); the values may come from a model, so a wrong one is answered, not thrown.
 function recallOptions(options) {
-  const o = isPlainObject(options) ? options : {}
-  const pick = (camel, snake) => (o[camel] !== undefined ? o[camel] : o[snake])
+  const where = 'recall(ledger, memId, options)'
+  if (options === undefined || options === null) options = {}
+  if (!isPlainObject(options)) throw fail(where, 'options must be an object', options)
+  checkKeys(where, options, RECALL_KEYS)
+  const o = options
   const format = o.format === 'full' ? 'full' : 'summary'
-  const maxOut = looseNumber(pick('maxOutputChars', 'max_output_chars'))
+  const maxOut = looseNumber(o.maxOutputChars)
   return {
     format,
     query: looseString(o.query),
     offset: looseNumber(o.offset),
-    maxChars: looseNumber(pick('maxChars', 'max_chars')),
-    jsonPath: looseString(pick('jsonPath', 'json_path')),
+    maxChars: looseNumber(o.maxChars),
+    jsonPath: looseString(o.jsonPath),
+    pattern: looseString(o.pattern),
+    ignoreCase: looseBoolean(o.ignoreCase),
+    context: looseNumber(o.context),
+    lines: looseString(o.lines),
     namespace: typeof o.namespace === 'string' ? o.namespace : undefined,
     maxOutputChars: maxOut !== undefined && maxOut >= 1 ? Math.floor(maxOut) : MAX_OUTPUT_CHARS,
   }
 }
 
-function answerText(out, memId) {
+// `[tool_memory not found: <id> in namespace '<ns>']`, as the native ledger words it.
+function notFound(memId, namespace) {
+  const ns = typeof namespace === 'string' && namespace !== '' ? `namespace '${echo(namespace)}'` : 'the default namespace'
+  return `[tool_memory not found: ${echo(memId)} in ${ns}]`
+}
+
+function answerText(out, memId, namespace) {
   if (typeof out === 'string') return out
   if (Buffer.isBuffer(out)) return out.toString('utf8')
-  if (out === null || out === undefined) return `[tool_memory not found: ${echo(memId)}]`
+  if (out === null || out === undefined) return notFound(memId, namespace)
   try {
     const s = JSON.stringify(out)
     if (s !== undefined) return s
@@ -323,7 +349,7 @@ function answerText(out, memId) {
 }
 
 async function recallFromJs(ledger, memId, o) {
-  const keyed = o.query !== undefined || o.jsonPath !== undefined || o.offset !== undefined || o.maxChars !== undefined
+  const keyed = [o.query, o.jsonPath, o.offset, o.maxChars, o.pattern, o.lines].some((v) => v !== undefined)
   const format = keyed ? 'full' : o.format
   let contiguousFrom
   let out
@@ -334,9 +360,13 @@ async function recallFromJs(ledger, memId, o) {
       offset: o.offset,
       maxChars: o.maxChars,
       jsonPath: o.jsonPath,
+      pattern: o.pattern,
+      ignoreCase: o.ignoreCase,
+      context: o.context,
+      lines: o.lines,
       namespace: o.namespace,
     })
-    if (o.query === undefined && o.jsonPath === undefined) {
+    if (o.query === undefined && o.jsonPath === undefined && o.pattern === undefined && o.lines === undefined) {
       contiguousFrom = keyed ? Math.max(0, Math.floor(o.offset || 0)) : format === 'full' ? 0 : undefined
     }
   } catch (e) {
@@ -346,7 +376,7 @@ async function recallFromJs(ledger, memId, o) {
     out = await ledger.fetch(memId, { format })
     contiguousFrom = format === 'full' ? 0 : undefined
   }
-  return { text: answerText(out, memId), contiguousFrom }
+  return { text: answerText(out, memId, o.namespace), contiguousFrom }
 }
 
 // Every answer, errors included, fits the cap.
@@ -357,20 +387,16 @@ function fit(text, memId, max, contiguousFrom) {
 
 /**
  * The recall contract for a native Ledger or any ledger-like with `fetch`.
- * Never throws, never rejects.
+ * Rejects only for a programmer's mistake (options that are not an object,
+ * an unknown option name); whatever values a model sends, it answers.
  */
 async function recall(ledger, memId, options) {
-  let o
-  try {
-    o = recallOptions(options)
-  } catch {
-    o = recallOptions(undefined) // e.g. an options object whose getters throw
-  }
+  const o = recallOptions(options) // an async function: a TypeError here rejects
   const id = typeof memId === 'string' ? memId.trim() : ''
   if (id === '') return fit(MEM_ID_ERROR, '', o.maxOutputChars)
   const failed = `[tool_memory error: ledger fetch failed for ${echo(id)}]`
   // A namespace that is not well-formed text would alias another one on the way to Rust.
-  if (o.namespace !== undefined && !o.namespace.isWellFormed()) return fit(`[tool_memory not found: ${echo(id)}]`, id, o.maxOutputChars)
+  if (o.namespace !== undefined && !o.namespace.isWellFormed()) return fit(notFound(id, o.namespace.toWellFormed()), id, o.maxOutputChars)
   try {
     if (ledger instanceof binding.Ledger) {
       // Already cut to the cap, in code points, on the Rust side.

@@ -106,7 +106,8 @@ fn fetch_spec(options: Option<FetchOptions>) -> (FetchSpec, String) {
                 o.offset,
                 o.max_chars,
                 o.json_path,
-            ),
+            )
+            .with_reads(o.pattern, o.ignore_case, o.context, o.lines),
             o.namespace.unwrap_or_default(),
         ),
         None => (FetchSpec::default(), String::new()),
@@ -302,7 +303,8 @@ impl Ledger {
     /// to a few blocks) are computed on the calling thread and returned as an
     /// already resolved Promise; scans and copies of large payloads, and store
     /// reads, run on the libuv pool.
-    /// Unknown ids, and ids from another namespace, answer `[tool_memory not found: <id>]`;
+    /// Unknown ids, and ids from another namespace, answer
+    /// `[tool_memory not found: <id> in namespace '<ns>']` (`in the default namespace` for `""`);
     /// a failed store read answers `[tool_memory error: store read failed for <id>: ...]`.
     #[napi(ts_return_type = "Promise<string>", catch_unwind)]
     pub fn fetch<'env>(

@@ -15,25 +15,12 @@ const { spawnSync } = require('node:child_process')
 const { performance } = require('node:perf_hooks')
 const { Ledger } = require('../..')
 const { catalog, flat, KINDS, FLAT_KINDS, TARGET_BYTES } = require('../catalogs.js')
+const { log } = require('../logs.js')
 const stall = require('../stall.js')
 const { median, fmtMs, table, timed } = require('../util.js')
 
 const LABEL = { ascii: 'ASCII', latin1: 'Latin-1', cjk: 'CJK+emoji' }
 const N = 21
-
-function log() {
-  const lines = []
-  let size = 0
-  for (let i = 0; size < TARGET_BYTES; i++) {
-    const level = i % 97 === 0 ? 'WARN' : 'INFO'
-    const line = `2026-11-30T12:${String(i % 60).padStart(2, '0')}:00Z ${level} worker-${i % 8} handled request ${i} in ${(i * 31) % 900}ms`
-    lines.push(line)
-    size += line.length + 1
-  }
-  // A rare needle near the end, as in a real incident search.
-  lines.splice(lines.length - 500, 0, 'ERROR worker-3 code=E1234 upstream timeout after 30000ms')
-  return lines.join('\n')
-}
 
 // The JS way of a query recall: indexOf windows, 400 chars either side, at most 5, counting all.
 function jsWindows(text, q) {

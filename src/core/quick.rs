@@ -23,9 +23,17 @@ const QUICK_FOLDED_BYTES: usize = QUICK_BYTES / 4;
 /// The answer to `spec` from `e` if it is cheap (see the module docs), else
 /// `None`. `max_output` is the recall cap in code points (`usize::MAX` for
 /// `fetch`), which bounds what a full read or a range copies.
-pub fn quick_answer<'a>(e: &'a Entry, spec: &FetchSpec, max_output: usize) -> Option<Answer<'a>> {
+pub fn quick_answer<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) -> Option<Answer<'a>> {
     let bytes = e.text.as_bytes();
     if spec.json_path.is_none() {
+        // A regex compiles in up to milliseconds (Unicode classes), and a
+        // line range is found by counting lines from the start.
+        if spec.pattern.is_some() {
+            return None;
+        }
+        if spec.lines.is_some() && bytes.len() > QUICK_BYTES {
+            return None;
+        }
         if let Some(q) = &spec.query {
             let q = q.as_bytes();
             let limit = if q.is_ascii() {
@@ -40,11 +48,11 @@ pub fn quick_answer<'a>(e: &'a Entry, spec: &FetchSpec, max_output: usize) -> Op
                 (search::scanned(&regions) <= QUICK_BYTES).then_some(())
             };
             let quick = bytes.len() <= limit || (q.is_ascii() && indexed().is_some());
-            return quick.then(|| fetch_entry(e, spec));
+            return quick.then(|| fetch_entry(e, spec, max_output));
         }
     }
     if bytes.len() <= QUICK_BYTES {
-        return Some(fetch_entry(e, spec));
+        return Some(fetch_entry(e, spec, max_output));
     }
     if let Some(path) = &spec.json_path {
         let bounded = match (&e.json, parse(path)) {
@@ -53,12 +61,12 @@ pub fn quick_answer<'a>(e: &'a Entry, spec: &FetchSpec, max_output: usize) -> Op
             (Some(doc), Ok(q)) => q.is_singular() && doc.index.key_lookups_bounded(bytes),
         };
         return if bounded {
-            json_answer(e, path, QUICK_BYTES).map(Answer::Other)
+            json_answer(e, path, QUICK_BYTES).map(|text| Answer::Json { text, path })
         } else {
             None
         };
     }
-    let answer = fetch_entry(e, spec);
+    let answer = fetch_entry(e, spec, max_output);
     match &answer {
         // A slice is borrowed; a copy of it is cut at `max_output` code points
         // of at most 4 bytes each.
@@ -68,12 +76,13 @@ pub fn quick_answer<'a>(e: &'a Entry, spec: &FetchSpec, max_output: usize) -> Op
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use crate::core::ledger::{Ledger, LedgerConfig, RecordRequest};
     use crate::core::recall::FetchSpec;
     use crate::core::wtf8::Wtf8Buf;
 
-    fn ledger_with(content: String) -> (Ledger, String) {
+    /// A ledger (1 GiB) holding `content`, and its id.
+    pub(crate) fn ledger_with(content: String) -> (Ledger, String) {
         let l = Ledger::new(LedgerConfig {
             max_bytes: 1 << 30,
             ..LedgerConfig::default()

@@ -1,13 +1,19 @@
-//! What `fetch` and `recall` answer: the precedence json path → query →
-//! range → format, the query windows, code-point ranges, and the output cap.
-//! Every answer is a string; problems a model can cause come back as
-//! structured `[recall: ...]` / `[tool_memory ...]` messages, never errors.
+//! What `fetch` and `recall` answer: the precedence json path → pattern →
+//! query → lines → range → format, the query windows and code-point ranges
+//! (text reads in `reads`, the output cap in `cap`). Every answer is a
+//! string; problems a model can cause come back as structured `[recall: ...]`
+//! / `[tool_memory ...]` messages, never errors.
 
 use crate::core::json::{select, Selection};
 use crate::core::ledger::Entry;
+use crate::core::search::lines::{LineRange, Span};
 use crate::core::search::{self, Blocks};
-use crate::core::text::{count_chars, ellipsize, take_chars_bytes, Text};
+use crate::core::text::{count_chars, ellipsize, Text};
 use crate::core::wtf8::{self, Wtf8Buf};
+
+mod cap;
+mod reads;
+pub use cap::{cap_answer, cap_output};
 
 /// The default cap on a recall answer, in code points, marker included.
 pub const MAX_OUTPUT_CHARS: usize = 50_000;
@@ -24,7 +30,8 @@ const ECHO_CHARS: usize = 200;
 
 /// A fetch request, already normalised: empty strings are `None`.
 /// The query is WTF-8 (see `core::wtf8`): a lone surrogate in it matches only
-/// that lone surrogate, never U+FFFD nor half of a pair.
+/// that lone surrogate, never U+FFFD nor half of a pair. The pattern is
+/// display text (a lone surrogate there is U+FFFD, as in the text it searches).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FetchSpec {
     pub full: bool,
@@ -32,6 +39,15 @@ pub struct FetchSpec {
     pub offset: Option<i64>,
     pub max_chars: Option<i64>,
     pub json_path: Option<String>,
+    /// A regular expression: grep-style answers (see `reads`).
+    pub pattern: Option<String>,
+    /// For `pattern` and `query`.
+    pub ignore_case: bool,
+    /// Lines of context around each `pattern` match (clamped to 0..=50).
+    pub context: usize,
+    /// A line range as the model wrote it (`"120-180"`): read alone, or the
+    /// lines a `pattern` or `query` searches.
+    pub lines: Option<String>,
 }
 
 impl FetchSpec {
@@ -51,12 +67,36 @@ impl FetchSpec {
             offset: offset.and_then(to_int),
             max_chars: max_chars.and_then(to_int),
             json_path: json_path.filter(|p| !p.is_empty()),
+            ..FetchSpec::default()
         }
+    }
+
+    /// The text reads, normalised the same way (`context`: floored, clamped
+    /// to `0..=MAX_CONTEXT`; NaN or absent means 0).
+    pub fn with_reads(
+        mut self,
+        pattern: Option<String>,
+        ignore_case: Option<bool>,
+        context: Option<f64>,
+        lines: Option<String>,
+    ) -> Self {
+        self.pattern = pattern.filter(|p| !p.is_empty());
+        self.ignore_case = ignore_case.unwrap_or(false);
+        self.context = context
+            .and_then(to_int)
+            .map_or(0, |c| c.clamp(0, search::grep::MAX_CONTEXT as i64) as usize);
+        self.lines = lines.filter(|l| !l.trim().is_empty());
+        self
     }
 
     /// Whether any keyed slice was asked for (which implies full-fetch semantics).
     pub fn keyed(&self) -> bool {
-        self.query.is_some() || self.json_path.is_some() || self.offset.is_some() || self.max_chars.is_some()
+        self.query.is_some()
+            || self.json_path.is_some()
+            || self.offset.is_some()
+            || self.max_chars.is_some()
+            || self.pattern.is_some()
+            || self.lines.is_some()
     }
 }
 
@@ -72,11 +112,18 @@ fn to_int(x: f64) -> Option<i64> {
 /// A fetch answer, borrowed from the entry where it is a slice of it.
 pub enum Answer<'a> {
     /// A contiguous part of the payload starting at code point `start`
-    /// (its bytes; `utf8` when the payload is well-formed).
+    /// (its bytes; `utf8` when the payload is well-formed); `lines` when it
+    /// is a line range (its first line, and the last asked for).
     Part {
         text: &'a [u8],
         utf8: bool,
         start: usize,
+        lines: Option<(usize, Option<usize>)>,
+    },
+    /// The answer to a json path (the cap describes a node too large for it).
+    Json {
+        text: Wtf8Buf,
+        path: &'a str,
     },
     Other(Wtf8Buf),
 }
@@ -85,20 +132,38 @@ impl Answer<'_> {
     pub fn into_buf(self) -> Wtf8Buf {
         match self {
             Answer::Part { text, utf8, .. } => Wtf8Buf::from_bytes(text.to_vec(), utf8),
-            Answer::Other(s) => s,
+            Answer::Json { text, .. } | Answer::Other(text) => text,
         }
     }
 }
 
-/// The answer for an entry, by precedence json path → query → range → format.
-pub fn fetch_entry<'a>(e: &'a Entry, spec: &FetchSpec) -> Answer<'a> {
+/// The answer for an entry, by precedence json path → pattern → query →
+/// lines → range → format. `max_output` (code points; `usize::MAX` for
+/// `fetch`) bounds what a pattern search writes.
+pub fn fetch_entry<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) -> Answer<'a> {
     let text = &e.text;
     let utf8 = text.is_utf8();
     if let Some(path) = &spec.json_path {
-        return Answer::Other(json_answer(e, path, usize::MAX).expect("no limit, no refusal"));
+        return Answer::Json {
+            text: json_answer(e, path, usize::MAX).expect("no limit, no refusal"),
+            path,
+        };
+    }
+    let id = &e.handle.mem_id;
+    if let Some(p) = &spec.pattern {
+        return Answer::Other(reads::pattern_answer(text, p, spec, id, max_output));
     }
     if let Some(q) = &spec.query {
-        return Answer::Other(query_windows(text, q, &e.handle.mem_id, e.blocks()));
+        let within = match spec.lines.as_deref().map(|l| reads::line_span(text, l, id)) {
+            None => None,
+            Some(Ok(span)) => Some(span),
+            Some(Err(msg)) => return Answer::Other(msg.into()),
+        };
+        let blocks = if within.is_none() { e.blocks() } else { None };
+        return Answer::Other(query_windows(text, q, id, blocks, spec.ignore_case, within));
+    }
+    if let Some(l) = &spec.lines {
+        return reads::lines_answer(text, l, id);
     }
     if spec.offset.is_some() || spec.max_chars.is_some() {
         let len = text.char_len();
@@ -108,6 +173,7 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &FetchSpec) -> Answer<'a> {
                 text: b"",
                 utf8: true,
                 start: len,
+                lines: None,
             };
         }
         let start = start as usize;
@@ -119,6 +185,7 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &FetchSpec) -> Answer<'a> {
             text: text.slice(start, end),
             utf8,
             start,
+            lines: None,
         };
     }
     if spec.full {
@@ -126,6 +193,7 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &FetchSpec) -> Answer<'a> {
             text: text.as_bytes(),
             utf8,
             start: 0,
+            lines: None,
         }
     } else {
         Answer::Other(e.handle.stub.clone().into())
@@ -153,7 +221,6 @@ pub fn json_answer(e: &Entry, path: &str, limit: usize) -> Option<Wtf8Buf> {
     })
 }
 
-/// `[tool_memory not found: <mem_id>]`.
 /// The answer when the store below the ledger failed to read an entry.
 pub fn store_failed(mem_id: &str, e: &crate::core::store::StoreError) -> String {
     format!(
@@ -163,8 +230,18 @@ pub fn store_failed(mem_id: &str, e: &crate::core::store::StoreError) -> String 
     )
 }
 
-pub fn not_found(mem_id: &str) -> String {
-    format!("[tool_memory not found: {}]", ellipsize(mem_id, ECHO_CHARS))
+/// `[tool_memory not found: <mem_id> in namespace '<ns>']` (`in the default
+/// namespace` for `""`): an id recalled in the wrong thread says where it looked.
+pub fn not_found(mem_id: &str, namespace: &str) -> String {
+    let id = ellipsize(mem_id, ECHO_CHARS);
+    if namespace.is_empty() {
+        format!("[tool_memory not found: {id} in the default namespace]")
+    } else {
+        format!(
+            "[tool_memory not found: {id} in namespace '{}']",
+            ellipsize(namespace, ECHO_CHARS)
+        )
+    }
 }
 
 /// Windows of 400 code points either side of each match (at most 5, `...`
@@ -174,22 +251,44 @@ pub fn not_found(mem_id: &str) -> String {
 /// Windows are payload slices and keep lone surrogates; the echoed query in
 /// the message lines is display text (a lone surrogate there shows as U+FFFD).
 /// With `blocks` (the payload's query index), ASCII searches read only the
-/// blocks where a match can start.
-pub fn query_windows(text: &Text, query: &Wtf8Buf, mem_id: &str, blocks: Option<&Blocks>) -> Wtf8Buf {
-    let hay = text.as_bytes();
+/// blocks where a match can start. With `ignore_case`, case-insensitive
+/// matches are shown whether or not exact ones exist; with `within`, only
+/// matches starting in those lines are counted.
+pub fn query_windows(
+    text: &Text,
+    query: &Wtf8Buf,
+    mem_id: &str,
+    blocks: Option<&Blocks>,
+    ignore_case: bool,
+    within: Option<Span>,
+) -> Wtf8Buf {
+    let (base, hay) = match within {
+        Some(s) => (s.start, &text.as_bytes()[s.start..s.end]),
+        None => (0, text.as_bytes()),
+    };
+    let base_c = text.char_of(base);
+    let at = |b: usize| text.char_of(base + b);
+    let place = match within {
+        Some(s) => format!("{mem_id} lines {}", LineRange::show(s.first, Some(s.last))),
+        None => mem_id.to_string(),
+    };
     let q = query.as_bytes();
     let q_chars = count_chars(q);
     let echo = || ellipsize(&query.to_string_lossy(), ECHO_CHARS);
-    let no_match = || Wtf8Buf::from(format!("[recall: no match for query '{}' in {}]", echo(), mem_id));
+    let no_match = || Wtf8Buf::from(format!("[recall: no match for query '{}' in {place}]", echo()));
     if q_chars > text.char_len() {
         return no_match();
     }
     let regions = |caseless| blocks.and_then(|b| b.regions(hay.len(), q, caseless));
-    let found = match regions(false) {
-        Some(r) => search::within(hay, q, false, MAX_WINDOWS, &r),
-        None => search::exact(hay, q, MAX_WINDOWS),
+    let found = if ignore_case {
+        search::Matches::default()
+    } else {
+        match regions(false) {
+            Some(r) => search::within(hay, q, false, MAX_WINDOWS, &r),
+            None => search::exact(hay, q, MAX_WINDOWS),
+        }
     };
-    let mut starts: Vec<usize> = found.first.iter().map(|&b| text.char_of(b)).collect();
+    let mut starts: Vec<usize> = found.first.iter().map(|&b| at(b)).collect();
     let mut total = found.total;
     let mut head = None;
     if total == 0 {
@@ -200,34 +299,41 @@ pub fn query_windows(text: &Text, query: &Wtf8Buf, mem_id: &str, blocks: Option<
                 Some(r) => search::within(hay, q, true, MAX_WINDOWS, &r),
                 None => search::ascii_caseless(hay, q, MAX_WINDOWS),
             };
-            (m.first.iter().map(|&b| text.char_of(b)).collect(), m.total)
+            (m.first.iter().map(|&b| at(b)).collect(), m.total)
         } else {
-            folded_matches(hay, q)
+            let (s, t) = folded_matches(hay, q);
+            (s.into_iter().map(|c| base_c + c).collect(), t)
         };
         if t == 0 {
             return no_match();
         }
         starts = s;
         total = t;
-        let shown = if total > MAX_WINDOWS {
-            format!("{total} case-insensitive matches, showing the first {MAX_WINDOWS}")
+        head = if ignore_case && total > MAX_WINDOWS {
+            Some(format!(
+                "[recall: {total} case-insensitive matches for query '{}' in {place}; showing the first {MAX_WINDOWS}]",
+                echo()
+            ))
+        } else if ignore_case {
+            None
         } else {
-            format!(
-                "showing {total} case-insensitive match{}",
-                if total == 1 { "" } else { "es" }
-            )
+            let shown = if total > MAX_WINDOWS {
+                format!("{total} case-insensitive matches, showing the first {MAX_WINDOWS}")
+            } else {
+                format!(
+                    "showing {total} case-insensitive match{}",
+                    if total == 1 { "" } else { "es" }
+                )
+            };
+            Some(format!(
+                "[recall: no exact match for query '{}' in {place}; {shown}]",
+                echo()
+            ))
         };
-        head = Some(format!(
-            "[recall: no exact match for query '{}' in {}; {}]",
-            echo(),
-            mem_id,
-            shown
-        ));
     } else if total > MAX_WINDOWS {
         head = Some(format!(
-            "[recall: {total} matches for query '{}' in {}; showing the first {MAX_WINDOWS}]",
-            echo(),
-            mem_id
+            "[recall: {total} matches for query '{}' in {place}; showing the first {MAX_WINDOWS}]",
+            echo()
         ));
     }
     let len = text.char_len();
@@ -328,48 +434,6 @@ fn folded_matches(hay: &[u8], query: &[u8]) -> (Vec<usize>, usize) {
     (starts, total)
 }
 
-/// Cuts an answer to `max` code points, marker included. A contiguous part
-/// of the payload also says where to continue.
-pub fn cap_answer(a: Answer<'_>, mem_id: &str, max: usize) -> Wtf8Buf {
-    match a {
-        Answer::Part { text, utf8, start } => cap_bytes(text, utf8, mem_id, max, Some(start)),
-        Answer::Other(s) => cap_output(&s, mem_id, max, None),
-    }
-}
-
-/// Cuts `text` so that text plus the truncation marker fit in `max` code points.
-pub fn cap_output(text: &Wtf8Buf, mem_id: &str, max: usize, contiguous_from: Option<usize>) -> Wtf8Buf {
-    cap_bytes(text.as_bytes(), text.is_utf8(), mem_id, max, contiguous_from)
-}
-
-/// [`cap_output`] on UTF-8 (or WTF-8, `utf8` false) bytes.
-fn cap_bytes(text: &[u8], utf8: bool, mem_id: &str, max: usize, contiguous_from: Option<usize>) -> Wtf8Buf {
-    // Bytes bound code points from above: most answers skip the count, and
-    // the count stops at `max` (a capped 5 MB answer reads only its head).
-    if text.len() <= max || take_chars_bytes(text, max).len() == text.len() {
-        return Wtf8Buf::from_bytes(text.to_vec(), utf8);
-    }
-    let id = ellipsize(mem_id, ECHO_CHARS);
-    let marker = |kept: usize| {
-        let cont = contiguous_from
-            .map(|s| format!("; continue with offset={}", s + kept))
-            .unwrap_or_default();
-        format!(
-            "\n...[recall_tool_result output truncated at {max} chars; mem_id={id} retains full data in the ledger{cont}]"
-        )
-    };
-    // The marker's length depends on the offset it names; an offset at most
-    // `start + max` has no more digits than the one we finally print.
-    let probe = count_chars(marker(max).as_bytes());
-    if probe >= max {
-        return Wtf8Buf::from_bytes(take_chars_bytes(text, max).to_vec(), utf8);
-    }
-    let kept = max - probe;
-    let mut out = take_chars_bytes(text, kept).to_vec();
-    out.extend_from_slice(marker(kept).as_bytes());
-    Wtf8Buf::from_bytes(out, utf8)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -379,13 +443,7 @@ mod tests {
     }
 
     fn qw(text: &Text, q: &str) -> String {
-        query_windows(text, &q.into(), "trm_x", None)
-            .to_string_lossy()
-            .into_owned()
-    }
-
-    fn cap(text: &str, id: &str, max: usize, from: Option<usize>) -> String {
-        cap_output(&text.into(), id, max, from)
+        query_windows(text, &q.into(), "trm_x", None, false, None)
             .to_string_lossy()
             .into_owned()
     }
@@ -520,15 +578,15 @@ mod tests {
         let units = [0x61, 0xD800, 0x62, 0xFFFD, 0x63, 0xD83D, 0xDE00];
         let text = Text::from_wtf8(wtf8::from_utf16(&units).0);
         let q = |u: &[u16]| Wtf8Buf::from_bytes(wtf8::from_utf16(u).0, false);
-        let w = query_windows(&text, &q(&[0xD800]), "trm_x", None);
+        let w = query_windows(&text, &q(&[0xD800]), "trm_x", None, false, None);
         assert_eq!(w.to_utf16(), units);
-        let w = query_windows(&text, &q(&[0xFFFD]), "trm_x", None);
+        let w = query_windows(&text, &q(&[0xFFFD]), "trm_x", None, false, None);
         assert_eq!(w.to_utf16(), units);
         // A lone lead never matches half of a pair.
-        let w = query_windows(&text, &q(&[0xD83D]), "trm_x", None);
+        let w = query_windows(&text, &q(&[0xD83D]), "trm_x", None, false, None);
         assert_eq!(w, "[recall: no match for query '\u{FFFD}' in trm_x]");
         // Caseless over WTF-8: surrogates fold to themselves.
-        let w = query_windows(&text, &q(&[0x42, 0xFFFD]), "trm_x", None);
+        let w = query_windows(&text, &q(&[0x42, 0xFFFD]), "trm_x", None, false, None);
         assert!(w.to_utf16().ends_with(&units), "{w:?}");
         // Ranges count a lone surrogate as one code point.
         assert_eq!(wtf8::to_utf16(text.slice(1, 2)), [0xD800]);
@@ -546,25 +604,5 @@ mod tests {
         let long = "ABC ".repeat(1000);
         assert!(qw(&text, &long).starts_with("[recall: no match"));
         assert!(qw(&text, &long[..40]).starts_with("[recall: no exact match"));
-    }
-
-    #[test]
-    fn cap_keeps_text_plus_marker_within_max() {
-        let text = "😀".repeat(100);
-        let out = cap(&text, "trm_x", 120, Some(0));
-        assert_eq!(out.chars().count(), 100);
-        let out = cap(&text, "trm_x", 99, None);
-        assert_eq!(out, crate::core::text::take_chars(&text, 99));
-        let big = "x".repeat(200_000);
-        let out = cap(&big, "trm_abc", MAX_OUTPUT_CHARS, Some(10));
-        assert!(out.chars().count() <= MAX_OUTPUT_CHARS);
-        let kept = out.find('\n').unwrap();
-        assert!(out.ends_with(&format!(
-            "\n...[recall_tool_result output truncated at 50000 chars; mem_id=trm_abc retains full data in the ledger; continue with offset={}]",
-            10 + kept
-        )));
-        let out = cap(&big, "trm_abc", MAX_OUTPUT_CHARS, None);
-        assert!(out.ends_with("\n...[recall_tool_result output truncated at 50000 chars; mem_id=trm_abc retains full data in the ledger]"));
-        assert_eq!(out.chars().count(), MAX_OUTPUT_CHARS);
     }
 }

@@ -90,10 +90,11 @@ pub struct ToolResultHandle {
     pub stub: String,
 }
 
-/// How to read an archived result. Precedence: `jsonPath`, then `query`, then
-/// `offset`/`maxChars`, then `format`. Answers that are parts of the payload
-/// keep its lone surrogates (each one code point, never half of a pair); the
-/// stub shows them as U+FFFD.
+/// How to read an archived result. Precedence: `jsonPath`, then `pattern`,
+/// then `query`, then `lines`, then `offset`/`maxChars`, then `format`
+/// (`lines` also narrows a `pattern` or `query` search; `ignoreCase` applies
+/// to both). Answers that are parts of the payload keep its lone surrogates
+/// (each one code point, never half of a pair); the stub shows them as U+FFFD.
 #[napi(object, object_to_js = false)]
 pub struct FetchOptions {
     /// `'summary'` (the stub; also for any unknown value) or `'full'` (the payload).
@@ -110,6 +111,18 @@ pub struct FetchOptions {
     pub max_chars: Option<f64>,
     /// A path into a JSON payload: RFC 9535 JSONPath (`$.rows[-1].price`, `$..sku`, `$.items[?@.stock==0].sku`), an RFC 6901 pointer (`#/a/b`), or a lenient form (`rows.0.price`); see docs/jsonpath.md.
     pub json_path: Option<String>,
+    /// A regular expression (Rust `regex` syntax, linear time; at most 1,000
+    /// code points): a header counting the matching lines, then each as
+    /// `N:line` (`N-line` for context, `--` between groups), like `grep -n`.
+    /// A pattern that does not compile answers `[recall: pattern ... does not compile: ...]`.
+    pub pattern: Option<String>,
+    /// Case-insensitive `pattern` and `query`. Default false.
+    pub ignore_case: Option<bool>,
+    /// Lines of context before and after each `pattern` match (0 to 50). Default 0.
+    pub context: Option<f64>,
+    /// A 1-based inclusive line range: `'120-180'`, `'120'`, or `'120-'` (to the
+    /// end). Alone, the lines' text; with `pattern` or `query`, the lines searched.
+    pub lines: Option<String>,
     /// The entry's namespace. Default `""`.
     pub namespace: Option<String>,
 }

@@ -35,7 +35,7 @@ impl Ledger {
             lru.touch(&key, now); // drops an expired entry, as `try_get` does
             lru.stats.misses += 1;
             drop(lru);
-            let miss = recall::not_found(mem_id).into();
+            let miss = recall::not_found(mem_id, namespace).into();
             return Some(if max_output == usize::MAX {
                 miss
             } else {
@@ -45,22 +45,23 @@ impl Ledger {
         drop(lru);
         // Answered outside the lock, then counted and made most recent.
         let answer = crate::core::quick::quick_answer(&entry, spec, max_output)?;
+        let answer = if max_output == usize::MAX {
+            answer.into_buf()
+        } else {
+            recall::cap_answer(&entry, answer, max_output)
+        };
         let mut lru = self.lock();
         lru.touch(&key, now);
         lru.stats.hits += 1;
         drop(lru);
-        Some(if max_output == usize::MAX {
-            answer.into_buf()
-        } else {
-            recall::cap_answer(answer, mem_id, max_output)
-        })
+        Some(answer)
     }
 
     /// `fetch` as the JS API exposes it: a string answer, never an error.
     pub fn fetch(&self, namespace: &str, mem_id: &str, spec: &FetchSpec) -> Wtf8Buf {
         match self.try_get(namespace, mem_id) {
-            Ok(Some(e)) => recall::fetch_entry(&e, spec).into_buf(),
-            Ok(None) => recall::not_found(mem_id).into(),
+            Ok(Some(e)) => recall::fetch_entry(&e, spec, usize::MAX).into_buf(),
+            Ok(None) => recall::not_found(mem_id, namespace).into(),
             Err(e) => recall::store_failed(mem_id, &e).into(),
         }
     }
@@ -76,9 +77,13 @@ impl Ledger {
     ) -> Wtf8Buf {
         let miss = match self.try_get(namespace, mem_id) {
             Ok(Some(e)) => {
-                return recall::cap_answer(recall::fetch_entry(&e, spec), mem_id, max_output_chars)
+                return recall::cap_answer(
+                    &e,
+                    recall::fetch_entry(&e, spec, max_output_chars),
+                    max_output_chars,
+                )
             }
-            Ok(None) => recall::not_found(mem_id),
+            Ok(None) => recall::not_found(mem_id, namespace),
             Err(e) => recall::store_failed(mem_id, &e),
         };
         recall::cap_output(&miss.into(), mem_id, max_output_chars, None)

@@ -38,7 +38,7 @@ fn record_is_idempotent_and_namespaced() {
     );
     assert_eq!(
         l.fetch("zz", &a.mem_id, &FetchSpec::default()),
-        format!("[tool_memory not found: {}]", a.mem_id)
+        format!("[tool_memory not found: {} in namespace 'zz']", a.mem_id)
     );
 }
 
@@ -197,7 +197,7 @@ fn recall_fits_every_answer_in_the_cap() {
     assert_eq!(l.recall("", "trm_000000000000", &full, 1), "[");
     assert_eq!(
         l.recall("", "trm_000000000000", &full, 1000),
-        "[tool_memory not found: trm_000000000000]"
+        "[tool_memory not found: trm_000000000000 in the default namespace]"
     );
 }
 

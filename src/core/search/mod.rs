@@ -15,6 +15,8 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use memchr::memmem;
 
 mod blocks;
+pub mod grep;
+pub mod lines;
 pub use blocks::{scanned, Blocks, Region, BLOCK};
 
 /// Where matches start (byte offsets, the first `keep`) and how many there are.

@@ -84,7 +84,7 @@ fn a_new_ledger_on_the_same_file_answers_every_read_with_identical_stubs() {
     );
     assert_eq!(
         b.fetch("other", &hj.mem_id, &path),
-        format!("[tool_memory not found: {}]", hj.mem_id)
+        format!("[tool_memory not found: {} in namespace 'other']", hj.mem_id)
     );
     assert_eq!(b.stats().store_misses, 1);
 }
@@ -146,7 +146,7 @@ fn expiry_applies_in_memory_and_in_the_store() {
     let full = spec(|_| ());
     assert_eq!(
         l.fetch("ns", &short.mem_id, &full),
-        format!("[tool_memory not found: {}]", short.mem_id)
+        format!("[tool_memory not found: {} in namespace 'ns']", short.mem_id)
     );
     assert_eq!(l.fetch("ns", &forever.mem_id, &full), "forever");
     let again = ledger(&db, usize::MAX, None);
