@@ -163,6 +163,15 @@ pub fn store_failed(mem_id: &str, e: &crate::core::store::StoreError) -> String 
     )
 }
 
+/// The store had the entry and its server evicted it (not a wrong id, not an expiry).
+pub fn evicted(mem_id: &str, why: &str) -> String {
+    format!(
+        "[tool_memory error: {} was evicted from the store: {}; it can no longer be recalled]",
+        ellipsize(mem_id, ECHO_CHARS),
+        ellipsize(why, ECHO_CHARS)
+    )
+}
+
 pub fn not_found(mem_id: &str) -> String {
     format!("[tool_memory not found: {}]", ellipsize(mem_id, ECHO_CHARS))
 }

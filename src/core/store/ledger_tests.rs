@@ -2,18 +2,17 @@
 //! on a miss, ids and collisions across ledgers sharing a file, expiry, and
 //! store errors as errors the caller sees.
 
-use super::sqlite::tests::TempDb;
-use super::sqlite::SqliteStore;
+use super::blocking::d;
+use super::sqlite::tests::{open, TempDb};
 use super::StoreSpec;
 use crate::core::ledger::{Ledger, LedgerConfig, LedgerError, RecordRequest, Ttl};
 use crate::core::recall::FetchSpec;
+use crate::core::runtime::block_on;
 use crate::core::text::Payload;
 
 fn ledger(db: &TempDb, max_bytes: usize, ttl_ms: Option<u64>) -> Ledger {
-    let store = StoreSpec::parse(&format!("sqlite:{}", db.0))
-        .unwrap()
-        .open()
-        .unwrap();
+    let spec = StoreSpec::parse(&format!("sqlite:{}", db.0)).unwrap();
+    let store = block_on(spec.open(d())).unwrap().unwrap();
     Ledger::with_store(
         LedgerConfig {
             max_bytes,
@@ -234,7 +233,8 @@ fn many_threads_record_and_read_one_file() {
     for w in workers {
         w.join().unwrap();
     }
-    assert_eq!(SqliteStore::open(&db.0).unwrap().integrity_check().unwrap(), "ok");
+    let s = open(&db.0).unwrap();
+    assert_eq!(block_on(s.integrity_check(d())).unwrap().unwrap(), "ok");
     assert_eq!(l.stats().store_errors, 0);
 }
 
