@@ -12,11 +12,12 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::ops::Deref;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
+use tokio::sync::Notify;
 
 use crate::core::json::JsonDoc;
 use crate::core::quick::QUICK_BYTES;
@@ -244,6 +245,20 @@ pub struct Shared {
     /// Test hook: the id every record gets instead of its hash (see `force_mem_id`).
     forced_id: Mutex<Option<String>>,
     closed: AtomicBool,
+    /// Async calls in flight: `close` waits for them before releasing the store.
+    in_flight: AtomicUsize,
+    idle: Notify,
+}
+
+/// An async call in flight (see [`Shared::enter`]).
+struct InFlight<'a>(&'a Shared);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
 }
 
 impl Deref for Ledger {
@@ -298,6 +313,8 @@ impl Ledger {
                 last_sweep: AtomicU64::new(now_ms()),
                 forced_id: Mutex::new(None),
                 closed: AtomicBool::new(false),
+                in_flight: AtomicUsize::new(0),
+                idle: Notify::new(),
             }),
         }
     }
@@ -326,6 +343,16 @@ impl Ledger {
         if !self.mark_closed() {
             return Ok(());
         }
+        // The calls in flight end first (each within its own bound).
+        loop {
+            let idle = self.idle.notified();
+            if self.in_flight.load(Ordering::SeqCst) == 0 {
+                break;
+            }
+            idle.await;
+        }
+        // What they admitted meanwhile goes too.
+        self.forget_in_memory();
         match &self.backing {
             Some(b) => b.close().await,
             None => Ok(()),
@@ -352,7 +379,7 @@ impl Shared {
     /// The part of `close` that waits on nothing: later calls fail, the
     /// in-memory entries are freed. False if it was closed already.
     pub fn mark_closed(&self) -> bool {
-        if self.closed.swap(true, Ordering::AcqRel) {
+        if self.closed.swap(true, Ordering::SeqCst) {
             return false;
         }
         self.forget_in_memory();
@@ -360,7 +387,17 @@ impl Shared {
     }
 
     pub fn is_closed(&self) -> bool {
-        self.closed.load(Ordering::Acquire)
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    /// Counts an async call in flight, unless the ledger is closed.
+    fn enter(&self) -> Result<InFlight<'_>, StoreError> {
+        // SeqCst here and in `close`: each side writes one flag and reads the
+        // other's, so at least one of them sees the other's write.
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        let guard = InFlight(self);
+        self.check_open()?;
+        Ok(guard)
     }
 
     fn check_open(&self) -> Result<(), StoreError> {
@@ -449,6 +486,7 @@ impl Ledger {
     }
 
     pub async fn sweep_async(&self, deadline: Deadline) -> Result<usize, StoreError> {
+        let _call = self.enter()?;
         self.lock().sweep(now_ms());
         match self.store(deadline).await? {
             Some(store) => store.sweep(deadline).await.map_err(|e| self.store_failed(e)),
@@ -475,6 +513,7 @@ impl Ledger {
         mem_id: &str,
         deadline: Deadline,
     ) -> Result<bool, StoreError> {
+        let _call = self.enter()?;
         let store = self.store(deadline).await?;
         let in_memory = self.lock().remove(&(namespace.to_string(), mem_id.to_string()));
         let stored = match store {
@@ -513,6 +552,7 @@ impl Ledger {
         namespace: Option<&str>,
         deadline: Deadline,
     ) -> Result<usize, StoreError> {
+        let _call = self.enter()?;
         let store = self.store(deadline).await?;
         let in_memory = self.clear_memory(namespace);
         let stored = match store {

@@ -89,7 +89,7 @@ impl Ledger {
         count: bool,
         deadline: Deadline,
     ) -> Result<Found, StoreError> {
-        self.check_open()?;
+        let _call = self.enter()?;
         let key: Key = (namespace.to_string(), mem_id.to_string());
         {
             let mut lru = self.lock();

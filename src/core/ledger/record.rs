@@ -68,9 +68,9 @@ impl Ledger {
         ttl: Ttl,
         deadline: Deadline,
     ) -> Result<Handle, LedgerError> {
-        if self.is_closed() {
+        let Ok(_call) = self.enter() else {
             return Err(LedgerError::Closed);
-        }
+        };
         let store = self.store(deadline).await.map_err(|e| self.refused(e))?;
         let shared = self.shared.clone();
         let encode = store.is_some();
