@@ -176,6 +176,8 @@ impl Inner {
     ) -> Result<T, StoreError> {
         match deadline.within(f).await {
             Some(Ok(v)) => Ok(v),
+            // The client's own timeout (a backstop at the same bound).
+            Some(Err(e)) if e.is_timeout() => Err(StoreError::timeout(op, &self.shown, &deadline, true)),
             Some(Err(e)) => Err(failure(op, &self.shown, e)),
             None => Err(StoreError::timeout(op, &self.shown, &deadline, true)),
         }

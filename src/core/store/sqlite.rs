@@ -120,24 +120,45 @@ fn set_up(c: &mut Connection, shown: &str, wal: bool, deadline: Deadline) -> Res
             ));
         }
     }
-    let tx = c
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(&open)?;
-    let version: i64 = tx
+    // Read first: a file already set up is opened without the write lock, so
+    // a ledger opens while another process holds it.
+    let version: i64 = c
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .map_err(&open)?;
     if version > SCHEMA_VERSION {
-        return Err(StoreError::new(
-            "open",
-            format!("{shown}: schema version {version} is newer than this build's ({SCHEMA_VERSION})"),
-        ));
+        return Err(newer(shown, version));
     }
-    tx.execute_batch(SCHEMA).map_err(&open)?;
-    tx.pragma_update(None, "user_version", SCHEMA_VERSION)
-        .map_err(&open)?;
-    tx.commit().map_err(&open)?;
-    sweep_rows(c, shown, deadline).map_err(|e| StoreError { op: "open", ..e })?;
+    if version < SCHEMA_VERSION {
+        let tx = c
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(&open)?;
+        let version: i64 = tx
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(&open)?;
+        if version > SCHEMA_VERSION {
+            return Err(newer(shown, version));
+        }
+        tx.execute_batch(SCHEMA).map_err(&open)?;
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)
+            .map_err(&open)?;
+        tx.commit().map_err(&open)?;
+    }
+    // The sweep is housekeeping: done if the write lock is free now, else
+    // left to a later one (a record sweeps at most once a minute).
+    match workers::without_waiting(|| sweep_rows(c, shown, deadline)) {
+        Err(e) if e.timed_out => {}
+        other => {
+            other.map_err(|e| StoreError { op: "open", ..e })?;
+        }
+    }
     Ok(())
+}
+
+fn newer(shown: &str, version: i64) -> StoreError {
+    StoreError::new(
+        "open",
+        format!("{shown}: schema version {version} is newer than this build's ({SCHEMA_VERSION})"),
+    )
 }
 
 impl SqliteStore {

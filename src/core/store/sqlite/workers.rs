@@ -21,6 +21,10 @@ use rusqlite::Connection;
 use super::super::{StoreError, StoreFuture};
 use crate::core::runtime::Deadline;
 
+/// How long before a job's deadline its lock wait ends; and how long past it
+/// a caller waits for the answer of a job that has started.
+const GIVE_UP_EARLY: Duration = Duration::from_millis(25);
+
 const QUEUED: u8 = 0;
 const STARTED: u8 = 1;
 const SKIPPED: u8 = 2;
@@ -49,13 +53,26 @@ pub(super) fn busy(count: i32) -> bool {
     let Some(deadline) = DEADLINE.get() else {
         return false;
     };
-    let left = deadline.saturating_duration_since(Instant::now());
+    // Gives up a little before the deadline, so that its certain answer
+    // ("not recorded") reaches the caller before the caller's own timer.
+    let left = deadline
+        .saturating_duration_since(Instant::now())
+        .saturating_sub(GIVE_UP_EARLY);
     if left.is_zero() {
         return false;
     }
     let step = Duration::from_millis(1u64 << count.clamp(0, 6) as u32).min(Duration::from_millis(50));
     std::thread::sleep(step.min(left));
     true
+}
+
+/// Runs `f` (on a worker thread) with no waiting for another connection's
+/// lock: a statement that needs it fails at once with `SQLITE_BUSY`.
+pub(super) fn without_waiting<T>(f: impl FnOnce() -> T) -> T {
+    let before = DEADLINE.replace(None);
+    let out = f();
+    DEADLINE.set(before);
+    out
 }
 
 /// A group of worker threads sharing one queue.
@@ -116,7 +133,8 @@ impl Workers {
             if !sent {
                 return Err(StoreError::new(op, format!("{what}: the store is closed")));
             }
-            match deadline.within(rx).await {
+            let mut rx = rx;
+            match deadline.within(&mut rx).await {
                 Some(Ok(answer)) => answer,
                 // Dropped unanswered: skipped (its deadline had passed) or it panicked.
                 Some(Err(_)) => Err(match state.load(Ordering::Acquire) {
@@ -127,7 +145,15 @@ impl Workers {
                     let never_started = state
                         .compare_exchange(QUEUED, SKIPPED, Ordering::AcqRel, Ordering::Acquire)
                         .is_ok();
-                    Err(StoreError::timeout(op, what, &deadline, !never_started))
+                    if never_started {
+                        return Err(StoreError::timeout(op, what, &deadline, false));
+                    }
+                    // Started: its lock wait ended with the deadline; its answer says what it did.
+                    let grace = Deadline::after(GIVE_UP_EARLY);
+                    match grace.within(rx).await {
+                        Some(Ok(answer)) => answer,
+                        _ => Err(StoreError::timeout(op, what, &deadline, true)),
+                    }
                 }
             }
         })
