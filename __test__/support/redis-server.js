@@ -157,6 +157,20 @@ async function startCluster({ masters = 3, replicas = 0, nodeTimeout = 1000 } = 
       }
       return out
     },
+    /** Resolves once every replica has every write its primary acknowledged. */
+    async synced(ms = 10000) {
+      await until(async () => {
+        for (const n of nodes) {
+          const info = await n.command('INFO replication')
+          if (info === null) continue // stopped
+          if (!info.includes('role:master')) continue
+          const offset = Number((/master_repl_offset:(\d+)/.exec(info) || [])[1])
+          const replicas = [...info.matchAll(/slave\d+:[^\r\n]*offset=(\d+)/g)].map((m) => Number(m[1]))
+          if (replicas.some((r) => r < offset)) return false
+        }
+        return true
+      }, ms, 'replicas caught up')
+    },
     stop: () => Promise.all(nodes.map((n) => n.stop())),
   }
 }

@@ -187,6 +187,9 @@ pub(super) async fn open(
                 first = Some(m);
                 break;
             }
+            Some(Err(e)) if names_a_db(url) && e.to_string().contains("cluster mode") => {
+                return Err(only_db0(url));
+            }
             Some(Err(e)) => last_error = Some(e),
             None => return Err(timed_out()),
         }
@@ -206,10 +209,7 @@ pub(super) async fn open(
     let mut conn = if cluster {
         drop(manager);
         if let Some(db) = spec.urls.iter().find(|u| names_a_db(u)) {
-            return Err(StoreError::new(
-                "open",
-                format!("{}: a Redis Cluster has only database 0", super::redact(db)),
-            ));
+            return Err(only_db0(db));
         }
         let client = ClusterClientBuilder::new(spec.urls.clone())
             .connection_timeout(connect_timeout)
@@ -242,6 +242,13 @@ pub(super) async fn open(
         ));
     }
     Ok((conn, settings))
+}
+
+fn only_db0(url: &str) -> StoreError {
+    StoreError::new(
+        "open",
+        format!("{}: a Redis Cluster has only database 0", super::redact(url)),
+    )
 }
 
 fn names_a_db(url: &str) -> bool {
