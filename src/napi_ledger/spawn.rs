@@ -57,12 +57,17 @@ pub(crate) fn emit_warnings(env: &Env) {
     }
     let emit = || -> Result<()> {
         let process: Object = env.get_global()?.get_named_property("process")?;
-        let f: Function<(String, String), Unknown> = process.get_named_property("emitWarning")?;
+        let f: Function<FnArgs<(String, String)>, Unknown> = process.get_named_property("emitWarning")?;
         for w in warnings {
-            f.apply(process, (w, "SymfonicWarning".to_string()))?;
+            f.apply(process, FnArgs::from((w, "SymfonicWarning".to_string())))?;
         }
         Ok(())
     };
-    // A warning that cannot be emitted must not fail the call it rode on.
-    let _ = emit();
+    // A warning that cannot be emitted must not fail the call it rode on:
+    // an exception it left pending is cleared, or the promise could not settle.
+    if emit().is_err() {
+        let mut pending = std::ptr::null_mut();
+        // SAFETY: on the JS thread, with its live env.
+        unsafe { sys::napi_get_and_clear_last_exception(env.raw(), &mut pending) };
+    }
 }

@@ -720,4 +720,55 @@ pub(crate) mod tests {
         assert_eq!(s.delete_now("", "trm_000000000001").unwrap_err().op, "delete");
         assert_eq!(s.clear_now(None).unwrap_err().op, "clear");
     }
+    #[test]
+    fn a_write_lock_held_elsewhere_fails_writes_at_their_deadline_with_nothing_done() {
+        let db = TempDb::new("locked");
+        let s = open(&db.0).unwrap();
+        put(&s, &handle("", "trm_000000000001", "c"), b"before", false, None);
+        let other = Connection::open(&db.0).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        // A second store opens all the same (the file is set up: no write needed).
+        let reopened = block_on(SqliteStore::open(db.0.clone(), d())).unwrap().unwrap();
+        let bound = std::time::Duration::from_millis(300);
+        let t = std::time::Instant::now();
+        let writes: Vec<_> = (0..4)
+            .map(|i| {
+                let h = handle("", &format!("trm_00000000000{}", i + 2), "c");
+                let content: crate::core::store::Bytes = Arc::new(b"x".to_vec());
+                s.put(NewEntry::new(h, content, false, None), Deadline::after(bound))
+            })
+            .collect();
+        for w in writes {
+            let e = block_on(w).unwrap().unwrap_err();
+            assert!(e.timed_out, "{e}");
+            assert_eq!(e.outcome, crate::core::store::Outcome::NotDone, "{e}");
+        }
+        let took = t.elapsed();
+        assert!(took < bound + std::time::Duration::from_millis(300), "{took:?}");
+        // Readers do not wait for the writer.
+        assert!(reopened.get_now("", "trm_000000000001").unwrap().is_some());
+        other.execute_batch("COMMIT").unwrap();
+        assert_eq!(
+            put(&s, &handle("", "trm_000000000009", "c"), b"after", false, None),
+            PutOutcome::Inserted
+        );
+    }
+
+    #[test]
+    fn a_memory_database_is_private_and_works_like_a_file() {
+        let a = block_on(SqliteStore::open_in_memory(d())).unwrap().unwrap();
+        let b = block_on(SqliteStore::open_in_memory(d())).unwrap().unwrap();
+        assert!(a.in_memory());
+        let h = handle("ns", "trm_000000000001", "c");
+        assert_eq!(put(&a, &h, b"in memory", false, None), PutOutcome::Inserted);
+        assert_eq!(
+            a.get_now("ns", "trm_000000000001").unwrap().unwrap().content,
+            b"in memory"
+        );
+        assert_eq!(b.get_now("ns", "trm_000000000001").unwrap(), None);
+        assert_eq!(a.clear_now(None).unwrap(), 1);
+        block_on(a.close()).unwrap().unwrap();
+        let e = a.get_now("ns", "trm_000000000001").unwrap_err();
+        assert!(e.message.contains("closed"), "{e}");
+    }
 }

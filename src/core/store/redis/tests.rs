@@ -445,6 +445,109 @@ fn a_corrupt_entry_is_an_error() {
     assert_eq!(s.get_now("", "trm_000000000002").unwrap_err().op, "get");
 }
 
+#[test]
+fn an_entry_gone_while_its_index_says_alive_reads_as_evicted_an_expired_or_deleted_one_as_missing() {
+    let server = RedisServer::start();
+    let s = open(&server.url());
+    let now = now_ms();
+    put(&s, &handle("n", "trm_000000000001", "c"), b"kept", false, None);
+    put(
+        &s,
+        &handle("n", "trm_000000000002", "c"),
+        b"soon",
+        false,
+        Some(now + 60_000),
+    );
+    put(
+        &s,
+        &handle("n", "trm_000000000003", "c"),
+        b"past",
+        false,
+        Some(now + 50),
+    );
+    // What eviction does: the key goes, nothing else is told.
+    for id in ["trm_000000000001", "trm_000000000002"] {
+        let _: i64 = raw(&server, redis::cmd("DEL").arg(format!("symfonic:{{n}}:{id}")));
+    }
+    for id in ["trm_000000000001", "trm_000000000002"] {
+        match s.lookup_now("n", id).unwrap() {
+            Lookup::Evicted(why) => assert!(why.contains("evicted it before its expiry"), "{why}"),
+            other => panic!("{id}: {other:?}"),
+        }
+    }
+    std::thread::sleep(Duration::from_millis(80));
+    assert_eq!(
+        s.lookup_now("n", "trm_000000000003").unwrap(),
+        Lookup::Missing,
+        "expired"
+    );
+    assert_eq!(
+        s.lookup_now("n", "trm_0000000000ff").unwrap(),
+        Lookup::Missing,
+        "never stored"
+    );
+    assert_eq!(
+        s.lookup_now("m", "trm_000000000001").unwrap(),
+        Lookup::Missing,
+        "another namespace"
+    );
+    // delete and clear take ids out of the index: gone on purpose is missing.
+    put(&s, &handle("n", "trm_000000000004", "c"), b"x", false, None);
+    assert!(s.delete_now("n", "trm_000000000004").unwrap());
+    assert_eq!(s.lookup_now("n", "trm_000000000004").unwrap(), Lookup::Missing);
+    assert_eq!(s.clear_now(Some("n")).unwrap(), 0);
+    assert_eq!(s.lookup_now("n", "trm_000000000001").unwrap(), Lookup::Missing);
+    let n: i64 = raw(&server, redis::cmd("EXISTS").arg("symfonic:{n}:index"));
+    assert_eq!(n, 0, "clear removes the index too");
+    // A put prunes expired members from the index.
+    put(
+        &s,
+        &handle("p", "trm_000000000001", "c"),
+        b"x",
+        false,
+        Some(now_ms() + 10),
+    );
+    std::thread::sleep(Duration::from_millis(30));
+    put(&s, &handle("p", "trm_000000000002", "c"), b"y", false, None);
+    let members: Vec<String> = raw(
+        &server,
+        redis::cmd("ZRANGE").arg("symfonic:{p}:index").arg(0).arg(-1),
+    );
+    assert_eq!(members, ["trm_000000000002"]);
+}
+
+#[test]
+fn a_payload_above_the_servers_value_limit_is_refused_before_it_is_sent() {
+    let server = RedisServer::start();
+    let _: () = raw(
+        &server,
+        redis::cmd("CONFIG")
+            .arg("SET")
+            .arg("proto-max-bulk-len")
+            .arg("1mb"),
+    );
+    let s = open(&server.url());
+    // Incompressible: 1.5 MB of pseudo-random bytes (the store does not read them as text).
+    let mut x: u64 = 0x9e3779b97f4a7c15;
+    let noise: Vec<u8> = (0..1_500_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    let e = s
+        .put_now(&handle("", "trm_000000000001", "c"), &noise, false, None)
+        .unwrap_err();
+    assert!(e.message.contains("proto-max-bulk-len"), "{e}");
+    assert_eq!(e.outcome, crate::core::store::Outcome::NotDone);
+    assert_eq!(
+        put(&s, &handle("", "trm_000000000002", "c"), b"small", false, None),
+        PutOutcome::Inserted
+    );
+}
+
 // The ledger over Redis: two ledgers (as two replicas) on one server.
 
 fn ledger(url: &str, max_bytes: usize, ttl_ms: Option<u64>) -> Ledger {
@@ -565,4 +668,29 @@ fn ledger_store_failures_are_errors_and_answers() {
         "{text}"
     );
     assert_eq!(l.stats().store_errors, 2);
+}
+
+#[test]
+fn a_recall_of_an_evicted_entry_says_so() {
+    let server = RedisServer::start();
+    let a = ledger(&server.url(), usize::MAX, None);
+    let h = a.record(req("e", Payload::Utf8("soon evicted".into()))).unwrap();
+    let _: i64 = raw(
+        &server,
+        redis::cmd("DEL").arg(format!("symfonic:{{ns}}:{}", h.mem_id)),
+    );
+    let b = ledger(&server.url(), usize::MAX, None);
+    let answer = b.recall("ns", &h.mem_id, &full(), 1000);
+    let text = String::from_utf8(answer.as_bytes().to_vec()).unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "[tool_memory error: {} was evicted from the store: the Redis server ",
+            h.mem_id
+        )),
+        "{text}"
+    );
+    assert!(b.try_handle("ns", &h.mem_id).unwrap().is_none());
+    assert_eq!(b.stats().store_misses, 2);
+    // The memory of the first ledger still has it: a cache above the store.
+    assert_eq!(a.fetch("ns", &h.mem_id, &full()), "soon evicted");
 }
