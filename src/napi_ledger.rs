@@ -18,7 +18,7 @@ use napi_derive::napi;
 use crate::core::ids::mem_id_for as core_mem_id;
 use crate::core::ledger::{self as core, Found, LedgerConfig, RecordRequest, Ttl};
 use crate::core::recall::{cap_output, FetchSpec, MAX_OUTPUT_CHARS as MAX_OUT};
-use crate::core::runtime::DEFAULT_TIMEOUT;
+use crate::core::runtime::{Deadline, DEFAULT_TIMEOUT};
 use crate::core::store::StoreSpec;
 use crate::error::{closed_error, guard, ledger_error, napi_error, store_error, type_error, Code, JsResult};
 use crate::napi_external::{release, sync};
@@ -202,6 +202,22 @@ impl Ledger {
         })
     }
 
+    /// `work(ledger, deadline)` on the store runtime: a promise of its value,
+    /// settled once the external memory it may have grown is reported.
+    fn on_store<'env, T, F, Fut>(&self, env: &'env Env, work: F) -> JsResult<Object<'env>>
+    where
+        F: FnOnce(Arc<core::Ledger>, Deadline) -> Fut,
+        Fut: std::future::Future<Output = JsResult<T>> + Send + 'static,
+        T: ToNapiValue + Send + 'static,
+    {
+        let (inner, reported) = (self.inner.clone(), self.reported.clone());
+        let work = work(inner.clone(), inner.deadline());
+        spawn(env, work, move |env, v| {
+            sync(env, &inner, &reported);
+            Ok(v)
+        })
+    }
+
     /// A sync twin on a ledger whose store waits on a file or a server: refused.
     fn sync_allowed(&self, env: &Env, method: &str, instead: &str) -> JsResult<()> {
         if self.inner.is_closed() {
@@ -251,16 +267,10 @@ impl Ledger {
                     ttl,
                 })));
             }
-            let (inner, reported) = (self.inner.clone(), self.reported.clone());
             let req = request(input);
-            let deadline = inner.deadline();
-            let work = {
-                let inner = inner.clone();
-                async move { inner.record_async(req, ttl, deadline).await.map_err(ledger_error) }
-            };
-            spawn(env, work, move |env, h| {
-                sync(env, &inner, &reported);
-                Ok(to_handle(h))
+            self.on_store(env, move |inner, deadline| async move {
+                let h = inner.record_async(req, ttl, deadline).await;
+                h.map(to_handle).map_err(ledger_error)
             })
             .map(Either::B)
         })
@@ -443,30 +453,19 @@ impl Ledger {
             return Ok(Either3::B(AsyncTask::new(task)));
         }
         let FetchTask {
-            inner,
-            reported,
             namespace,
             mem_id,
             read,
+            ..
         } = task;
         let (spec, max) = match read {
             Read::Fetch(spec) => (spec, usize::MAX),
             Read::Recall(spec, max) => (spec, max),
         };
-        let deadline = inner.deadline();
         let method = method.to_string();
-        let work = {
-            let inner = inner.clone();
-            async move {
-                inner
-                    .read_async(namespace, mem_id, spec, max, deadline)
-                    .await
-                    .map_err(|_| closed_error(&method))
-            }
-        };
-        spawn(env, work, move |env, text| {
-            sync(env, &inner, &reported);
-            Ok(JsText(text))
+        self.on_store(env, move |inner, deadline| async move {
+            let text = inner.read_async(namespace, mem_id, spec, max, deadline).await;
+            text.map(JsText).map_err(|_| closed_error(&method))
         })
         .map(Either3::C)
     }
@@ -512,29 +511,17 @@ impl Ledger {
             let found = here.map_or(Found::Missing, Found::Entry);
             return resolved(env, then(&self.inner, found));
         }
-        let inner = self.inner.clone();
-        let reported = self.reported.clone();
-        let deadline = inner.deadline();
         let method = method.to_string();
-        let work = {
-            let inner = inner.clone();
-            async move {
-                let found = inner
-                    .find_async(&namespace, &mem_id, false, deadline)
-                    .await
-                    .map_err(|e| {
-                        if inner.is_closed() {
-                            closed_error(&method)
-                        } else {
-                            store_error(e)
-                        }
-                    })?;
-                Ok(then(&inner, found))
-            }
-        };
-        spawn(env, work, move |env, v| {
-            sync(env, &inner, &reported);
-            Ok(v)
+        self.on_store(env, move |inner, deadline| async move {
+            let found = inner.find_async(&namespace, &mem_id, false, deadline).await;
+            let found = found.map_err(|e| {
+                if inner.is_closed() {
+                    closed_error(&method)
+                } else {
+                    store_error(e)
+                }
+            })?;
+            Ok(then(&inner, found))
         })
         .map(Either::B)
     }
@@ -630,20 +617,11 @@ impl Ledger {
                 sync(env, &self.inner, &self.reported);
                 return resolved(env, removed);
             }
-            let (inner, reported) = (self.inner.clone(), self.reported.clone());
-            let deadline = inner.deadline();
-            let work = {
-                let inner = inner.clone();
-                async move {
-                    inner
-                        .delete_async(&ns, &mem_id, deadline)
-                        .await
-                        .map_err(store_error)
-                }
-            };
-            spawn(env, work, move |env, removed| {
-                sync(env, &inner, &reported);
-                Ok(removed)
+            self.on_store(env, move |inner, deadline| async move {
+                inner
+                    .delete_async(&ns, &mem_id, deadline)
+                    .await
+                    .map_err(store_error)
             })
             .map(Either::B)
         })
@@ -665,21 +643,9 @@ impl Ledger {
                 sync(env, &self.inner, &self.reported);
                 return resolved(env, n.min(u32::MAX as usize) as u32);
             }
-            let (inner, reported) = (self.inner.clone(), self.reported.clone());
-            let deadline = inner.deadline();
-            let work = {
-                let inner = inner.clone();
-                async move {
-                    inner
-                        .clear_async(namespace.as_deref(), deadline)
-                        .await
-                        .map(|n| n.min(u32::MAX as usize) as u32)
-                        .map_err(store_error)
-                }
-            };
-            spawn(env, work, move |env, n| {
-                sync(env, &inner, &reported);
-                Ok(n)
+            self.on_store(env, move |inner, deadline| async move {
+                let n = inner.clear_async(namespace.as_deref(), deadline).await;
+                n.map(|n| n.min(u32::MAX as usize) as u32).map_err(store_error)
             })
             .map(Either::B)
         })
