@@ -44,6 +44,39 @@ export type Crossing = __Crossing
  */
 export declare class Ledger {
   /**
+   * The handle of an archived result, or null. With a store, a memory miss
+   * reads it (off the JS thread); a failed read rejects with
+   * `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
+   */
+  handle(memId: string, namespace?: string | undefined | null): Promise<ToolResultHandle | null>
+  /**
+   * The stub of an archived result, or null. `options.previewChars` renders it
+   * with another preview length (deterministically, like the original). With a
+   * store, a memory miss reads it (off the JS thread); a failed read rejects
+   * with `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
+   */
+  stub(memId: string, namespace?: string | undefined | null, options?: StubOptions | undefined | null): Promise<string | null>
+  /**
+   * Whether the ledger holds a live entry under `memId` in
+   * `options.namespace` (default `""`): in memory, or in the store (then
+   * read and kept in memory). Counts no hit or miss. A failed store read
+   * rejects with `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
+   */
+  has(memId: string, options?: HasOptions | undefined | null): Promise<boolean>
+  /**
+   * Removes one entry (from the store too); resolves to whether it was there.
+   * A failed store delete rejects with `ERR_SYMFONIC_STORE`
+   * (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`: it may have been deleted).
+   */
+  delete(memId: string, namespace?: string | undefined | null): Promise<boolean>
+  /**
+   * Removes every entry, or only those of `namespace` (from the store too);
+   * resolves to how many were removed. A failed store clear rejects with
+   * `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
+   * Without a store the entries are gone when `clear` returns.
+   */
+  clear(namespace?: string | undefined | null): Promise<number>
+  /**
    * Creates an empty ledger, or one over a store. The store starts opening
    * at once, off the JS thread (a SQLite file opened, created if missing and
    * swept of expired entries; a Redis server connected and its settings
@@ -108,39 +141,6 @@ export declare class Ledger {
    * answer that is a contiguous part of the payload says where to continue.
    */
   recall(memId: string, options?: FetchOptions | undefined | null, maxOutputChars?: number | undefined | null): Promise<string>
-  /**
-   * The handle of an archived result, or null. With a store, a memory miss
-   * reads it (off the JS thread); a failed read rejects with
-   * `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
-   */
-  handle(memId: string, namespace?: string | undefined | null): Promise<ToolResultHandle | null>
-  /**
-   * The stub of an archived result, or null. `options.previewChars` renders it
-   * with another preview length (deterministically, like the original). With a
-   * store, a memory miss reads it (off the JS thread); a failed read rejects
-   * with `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
-   */
-  stub(memId: string, namespace?: string | undefined | null, options?: StubOptions | undefined | null): Promise<string | null>
-  /**
-   * Whether the ledger holds a live entry under `memId` in
-   * `options.namespace` (default `""`): in memory, or in the store (then
-   * read and kept in memory). Counts no hit or miss. A failed store read
-   * rejects with `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
-   */
-  has(memId: string, options?: HasOptions | undefined | null): Promise<boolean>
-  /**
-   * Removes one entry (from the store too); resolves to whether it was there.
-   * A failed store delete rejects with `ERR_SYMFONIC_STORE`
-   * (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`: it may have been deleted).
-   */
-  delete(memId: string, namespace?: string | undefined | null): Promise<boolean>
-  /**
-   * Removes every entry, or only those of `namespace` (from the store too);
-   * resolves to how many were removed. A failed store clear rejects with
-   * `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
-   * Without a store the entries are gone when `clear` returns.
-   */
-  clear(namespace?: string | undefined | null): Promise<number>
   /** Entries, bytes held, fetch hits and misses, evictions, store hits, misses and errors. */
   stats(): LedgerStats
 }
