@@ -77,6 +77,11 @@ describe('Redis Cluster', () => {
     expect(await recall(other, ha.memId, { namespace: 'iso-a', format: 'full' })).toBe(`[tool_memory not found: ${ha.memId}]`)
     expect(await recall(other, hb.memId, { namespace: 'iso-b', format: 'full' })).toBe('one result')
     expect(await recall(other, ha.memId, { namespace: 'iso-c', format: 'full' })).toBe(`[tool_memory not found: ${ha.memId}]`)
+    // The default namespace too ('' is tagged '%': an empty tag would split an entry from its index).
+    const hd = await l.record({ toolCallId: 'default', toolName: 't', content: 'in the default namespace' })
+    expect(await slot(`symfonic:{%}:${hd.memId}`)).toBe(await slot('symfonic:{%}:index'))
+    expect(await recall(other, hd.memId, { format: 'full' })).toBe('in the default namespace')
+    expect(await other.clear('')).toBe(1)
     await Promise.all([l.close(), other.close()])
   }, 20000)
 

@@ -19,8 +19,8 @@
 //! namespace is the keys' hash tag, so a namespace's keys live on one
 //! cluster slot and every script touches keys of one slot, named in `KEYS`.
 //! `{`, `}` and `%` in a namespace are percent-encoded so the tag is always
-//! the whole namespace. Fields: the handle (`call`, `tool`, `size`, `summary`,
-//! `schema`, `preview`, `stub`), the payload (`p`, encoded by [`codec`] like
+//! the whole namespace, and the empty namespace is `%`. Fields: the handle
+//! (`call`, `tool`, `size`, `summary`, `schema`, `preview`, `stub`), the payload (`p`, encoded by [`codec`] like
 //! the SQLite store's, with `codec`, `len` and `wtf8`) and `exp` (Unix ms,
 //! absent for never). Expiry is Redis's own (`PEXPIREAT`), and `exp` is
 //! checked on read too, against this process's clock, as the SQLite store does.
@@ -57,8 +57,13 @@ pub const DEFAULT_PREFIX: &str = "symfonic:";
 const SCAN_COUNT: usize = 1000;
 
 /// A namespace as written inside its key's hash tag: `%`, `{` and `}`
-/// percent-encoded, so the tag is exactly the namespace.
+/// percent-encoded, so the tag is exactly the namespace. The empty namespace
+/// is `%` (no other namespace encodes to it): Redis Cluster ignores an empty
+/// tag `{}` and would hash an entry and its index to different slots.
 fn encode_namespace(ns: &str) -> String {
+    if ns.is_empty() {
+        return "%".into();
+    }
     let mut out = String::with_capacity(ns.len());
     for c in ns.chars() {
         match c {

@@ -176,7 +176,7 @@ fn the_prefix_comes_from_the_url() {
     put(&s, &handle("", "trm_000000000001", "c"), b"x", false, None);
     let mut keys: Vec<String> = raw(&server, redis::cmd("KEYS").arg("*"));
     keys.sort();
-    assert_eq!(keys, ["app:one:{}:index", "app:one:{}:trm_000000000001"]);
+    assert_eq!(keys, ["app:one:{%}:index", "app:one:{%}:trm_000000000001"]);
     // Another prefix is another ledger on the same server.
     let other = open(&format!("{}?prefix=b:", server.url()));
     assert_eq!(other.get_now("", "trm_000000000001").unwrap(), None);
@@ -211,7 +211,7 @@ fn a_different_result_under_a_stored_id_is_a_collision_in_any_client() {
         PutOutcome::Collision
     );
     // Stored raw (another codec's bytes) but the same result: decoded and compared.
-    let key = "symfonic:{}:trm_00000000000a";
+    let key = "symfonic:{%}:trm_00000000000a";
     let _: () = raw(
         &server,
         redis::cmd("HSET").arg(key).arg("codec").arg(0).arg("p").arg(&big),
@@ -292,7 +292,7 @@ fn expiry_is_redis_expire_and_honoured_on_read() {
         Some(now + 60_000),
     );
     put(&s, &handle("", "trm_0000000000e3", "c"), b"never", false, None);
-    let ttl: i64 = raw(&server, redis::cmd("PTTL").arg("symfonic:{}:trm_0000000000e2"));
+    let ttl: i64 = raw(&server, redis::cmd("PTTL").arg("symfonic:{%}:trm_0000000000e2"));
     assert!(ttl > 50_000 && ttl <= 60_000, "{ttl}");
     let end = Instant::now() + Duration::from_secs(2);
     while s.get_now("", "trm_0000000000e1").unwrap().is_some() {
@@ -302,7 +302,7 @@ fn expiry_is_redis_expire_and_honoured_on_read() {
     // Redis removed the key itself.
     let end = Instant::now() + Duration::from_secs(2);
     loop {
-        let n: i64 = raw(&server, redis::cmd("EXISTS").arg("symfonic:{}:trm_0000000000e1"));
+        let n: i64 = raw(&server, redis::cmd("EXISTS").arg("symfonic:{%}:trm_0000000000e1"));
         if n == 0 {
             break;
         }
@@ -314,7 +314,7 @@ fn expiry_is_redis_expire_and_honoured_on_read() {
     assert_eq!(put(&s, &h, b"new", false, None), PutOutcome::Inserted);
     let h2 = handle("", "trm_0000000000e2", "c");
     assert_eq!(put(&s, &h2, b"kept", false, None), PutOutcome::Existing);
-    let ttl: i64 = raw(&server, redis::cmd("PTTL").arg("symfonic:{}:trm_0000000000e2"));
+    let ttl: i64 = raw(&server, redis::cmd("PTTL").arg("symfonic:{%}:trm_0000000000e2"));
     assert_eq!(ttl, -1, "persisted");
     assert_eq!(
         s.get_now("", "trm_0000000000e2").unwrap().unwrap().expires_at,
@@ -434,13 +434,13 @@ fn a_corrupt_entry_is_an_error() {
     put(&s, &handle("", "trm_000000000001", "c"), b"x", false, None);
     let _: () = raw(
         &server,
-        redis::cmd("HDEL").arg("symfonic:{}:trm_000000000001").arg("len"),
+        redis::cmd("HDEL").arg("symfonic:{%}:trm_000000000001").arg("len"),
     );
     let e = s.get_now("", "trm_000000000001").unwrap_err();
     assert!(e.message.contains("corrupt entry"), "{e}");
     let _: () = raw(
         &server,
-        redis::cmd("SET").arg("symfonic:{}:trm_000000000002").arg("x"),
+        redis::cmd("SET").arg("symfonic:{%}:trm_000000000002").arg("x"),
     );
     assert_eq!(s.get_now("", "trm_000000000002").unwrap_err().op, "get");
 }
