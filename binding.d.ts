@@ -44,9 +44,44 @@ export type Crossing = __Crossing
  */
 export declare class Ledger {
   /**
-   * Creates an empty ledger, or one over a store (a SQLite file is opened,
-   * created if missing, and swept of expired entries here, on the calling
-   * thread; a Redis store connects on its first command, off this thread).
+   * The handle of an archived result, or null. With a store, a memory miss
+   * reads it (off the JS thread); a failed read rejects with
+   * `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
+   */
+  handle(memId: string, namespace?: string | undefined | null): Promise<ToolResultHandle | null>
+  /**
+   * The stub of an archived result, or null. `options.previewChars` renders it
+   * with another preview length (deterministically, like the original). With a
+   * store, a memory miss reads it (off the JS thread); a failed read rejects
+   * with `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
+   */
+  stub(memId: string, namespace?: string | undefined | null, options?: StubOptions | undefined | null): Promise<string | null>
+  /**
+   * Whether the ledger holds a live entry under `memId` in
+   * `options.namespace` (default `""`): in memory, or in the store (then
+   * read and kept in memory). Counts no hit or miss. A failed store read
+   * rejects with `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
+   */
+  has(memId: string, options?: HasOptions | undefined | null): Promise<boolean>
+  /**
+   * Removes one entry (from the store too); resolves to whether it was there.
+   * A failed store delete rejects with `ERR_SYMFONIC_STORE`
+   * (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`: it may have been deleted).
+   */
+  delete(memId: string, namespace?: string | undefined | null): Promise<boolean>
+  /**
+   * Removes every entry, or only those of `namespace` (from the store too);
+   * resolves to how many were removed. A failed store clear rejects with
+   * `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
+   * Without a store the entries are gone when `clear` returns.
+   */
+  clear(namespace?: string | undefined | null): Promise<number>
+  /**
+   * Creates an empty ledger, or one over a store. The store starts opening
+   * at once, off the JS thread (a SQLite file opened, created if missing and
+   * swept of expired entries; a Redis server connected and its settings
+   * read): the constructor never waits for it, each call waits for the open
+   * within its bound, and `await Ledger.open(options)` resolves once it is open.
    */
   constructor(options?: LedgerOptions | undefined | null)
   /**
@@ -56,30 +91,50 @@ export declare class Ledger {
    * already holds the same id (never serves the wrong payload),
    * `ERR_SYMFONIC_NAMESPACE_TOO_LONG` for a namespace over 1,024 code points, and
    * `ERR_SYMFONIC_CONTENT_TOO_LARGE` for content over 4,000,000,000 bytes of UTF-8.
-   * With a store, resolves only once the row is committed, and rejects with
-   * `ERR_SYMFONIC_STORE` if the store fails (the result is then not recorded)
-   * and with `ERR_SYMFONIC_MEM_ID_COLLISION` if the store holds a different
-   * result under the id (recorded by any process sharing it).
+   * With a store, resolves only once the store has the entry, and rejects with
+   * `ERR_SYMFONIC_MEM_ID_COLLISION` if the store holds a different result under
+   * the id (recorded by any process sharing it), `ERR_SYMFONIC_STORE` if the
+   * store failed (the message says whether the result was not recorded or the
+   * outcome is unknown), and `ERR_SYMFONIC_STORE_TIMEOUT` if it did not answer
+   * within `timeoutMs` (the outcome is then unknown unless the message says the
+   * result was not recorded; recording it again is always safe).
+   * `ERR_SYMFONIC_CLOSED` once the ledger is closed.
    */
   record(input: RecordInput): Promise<ToolResultHandle>
   /**
-   * `record` on the calling thread (with a store, the commit too); throws
-   * the errors `record` rejects with.
+   * `record` on the calling thread. Without a store, or with `sqlite::memory:`;
+   * a ledger over a file or a server throws a `TypeError` (use `record`).
+   * Throws the errors `record` rejects with.
    */
   recordSync(input: RecordInput): ToolResultHandle
+  /**
+   * Closes the ledger: its entries are freed, its store released (its
+   * connection closed, its threads ended) once the calls in flight have
+   * ended, and every later call rejects (or throws) with `code`
+   * `ERR_SYMFONIC_CLOSED`. Closing again resolves at once. Also
+   * `[Symbol.asyncDispose]`, for `await using`.
+   */
+  close(): Promise<void>
   /**
    * Reads an archived result (see `FetchOptions` for the precedence). Cheap
    * answers (a range, the summary, an indexed json path, anything on a
    * payload up to 64 KiB, a query that the payload's query index confines
    * to a few blocks) are computed on the calling thread and returned as an
-   * already resolved Promise; scans and copies of large payloads, and store
-   * reads, run on the libuv pool.
+   * already resolved Promise; scans and copies of large payloads run on the
+   * libuv pool, and with a store, a memory miss reads it on the store's own
+   * runtime, bounded by `timeoutMs`.
    * Unknown ids, and ids from another namespace, answer
    * `[tool_memory not found: <id> in namespace '<ns>']` (`in the default namespace` for `""`);
-   * a failed store read answers `[tool_memory error: store read failed for <id>: ...]`.
+   * a failed or timed-out store read answers
+   * `[tool_memory error: store read failed for <id>: ...]`, and an entry the
+   * store's server evicted `[tool_memory error: <id> was evicted from the store: ...]`.
+   * Rejects with `ERR_SYMFONIC_CLOSED` once the ledger is closed.
    */
   fetch(memId: string, options?: FetchOptions | undefined | null): Promise<string>
-  /** `fetch` on the calling thread (with a store, a memory miss reads it here). */
+  /**
+   * `fetch` on the calling thread. Without a store, or with `sqlite::memory:`;
+   * a ledger over a file or a server throws a `TypeError` (use `fetch`).
+   */
   fetchSync(memId: string, options?: FetchOptions | undefined | null): string
   /**
    * Fetch plus the output cap, in one pass: a full multi-megabyte payload is cut
@@ -87,28 +142,6 @@ export declare class Ledger {
    * answer that is a contiguous part of the payload says where to continue.
    */
   recall(memId: string, options?: FetchOptions | undefined | null, maxOutputChars?: number | undefined | null): Promise<string>
-  /**
-   * The handle of an archived result, or null. With a store, a memory miss
-   * reads it (on the calling thread); a failed read throws `ERR_SYMFONIC_STORE`.
-   */
-  handle(memId: string, namespace?: string | undefined | null): ToolResultHandle | null
-  /**
-   * The stub of an archived result, or null. `options.previewChars` renders it
-   * with another preview length (deterministically, like the original).
-   * With a store, a memory miss reads it (on the calling thread); a failed
-   * read throws `ERR_SYMFONIC_STORE`.
-   */
-  stub(memId: string, namespace?: string | undefined | null, options?: StubOptions | undefined | null): string | null
-  /**
-   * Removes one entry (from the store too); true if it was there. A failed
-   * store delete throws `ERR_SYMFONIC_STORE`.
-   */
-  delete(memId: string, namespace?: string | undefined | null): boolean
-  /**
-   * Removes every entry, or only those of `namespace` (from the store too);
-   * returns how many were removed. A failed store clear throws `ERR_SYMFONIC_STORE`.
-   */
-  clear(namespace?: string | undefined | null): number
   /** Entries, bytes held, fetch hits and misses, evictions, store hits, misses and errors. */
   stats(): LedgerStats
 }
@@ -226,6 +259,12 @@ export interface FetchOptions {
   namespace?: string
 }
 
+/** Options for `Ledger.has`. */
+export interface HasOptions {
+  /** The entry's namespace. Default `""`. */
+  namespace?: string
+}
+
 /** Options for `new Ledger(options)`. */
 export interface LedgerOptions {
   /**
@@ -238,18 +277,28 @@ export interface LedgerOptions {
   previewChars?: number
   /**
    * A store below the in-memory LRU: `'sqlite:<path>'` (a relative path is
-   * relative to the process's cwd; the file is created if missing) or a
-   * Redis URL, `'redis://[user:password@]host[:port][/db]'` (`rediss://` for
-   * TLS; `?prefix=app:` sets the key prefix, default `symfonic:`). Records
-   * are written through (`record` resolves once the store has the entry: the
-   * SQLite row committed and fsynced, the Redis script answered); a memory
-   * miss reloads the entry from the store, so entries survive eviction and
-   * restarts and are shared by every process using the file or the server.
-   * A SQLite file that cannot be opened throws `ERR_SYMFONIC_STORE`; a Redis
-   * store connects on first use (the constructor does no network I/O), and
-   * an unreachable server rejects `record` with `ERR_SYMFONIC_STORE`.
+   * relative to the process's cwd; the file is created if missing),
+   * `'sqlite::memory:'` (a database in this process's memory, private to this
+   * ledger: for tests), or a Redis URL, `'redis://[user:password@]host[:port][/db]'`
+   * (`rediss://` for TLS; `?prefix=app:` sets the key prefix, default
+   * `symfonic:`). A URL naming a node of a Redis Cluster follows the cluster;
+   * an array of URLs names a cluster's seed nodes. Records are written through
+   * (`record` resolves once the store has the entry: the SQLite row committed
+   * and fsynced, the Redis script answered); a memory miss reloads the entry
+   * from the store, so entries survive eviction and restarts and are shared
+   * by every process using the file or the server. The store opens in the
+   * background (the constructor never waits); a store that cannot be opened
+   * rejects calls with `ERR_SYMFONIC_STORE` (the next call tries again), and
+   * `await Ledger.open(options)` rejects with it.
    */
-  store?: string
+  store?: string | string[]
+  /**
+   * Bound, in milliseconds, on each call that reaches the store, end to end
+   * (waiting for the store to open, queueing, the store's answer). Past it
+   * the call rejects with `ERR_SYMFONIC_STORE_TIMEOUT` (`fetch` and `recall`
+   * answer `[tool_memory error: ...]`). Default 5000.
+   */
+  timeoutMs?: number
   /**
    * Seconds an entry lives after its record (fractions allowed; `Infinity`:
    * forever, the default). Expired entries answer as not found, in memory

@@ -10,12 +10,31 @@ import type {
   RecordInput,
   ToolResultHandle,
   FetchOptions,
+  HasOptions,
   StubOptions,
   LedgerStats,
 } from './binding'
 
-export type { LedgerOptions, RecordInput, ToolResultHandle, FetchOptions, StubOptions, LedgerStats }
+export type { LedgerOptions, RecordInput, ToolResultHandle, FetchOptions, HasOptions, StubOptions, LedgerStats }
 export { Ledger, memIdFor } from './binding'
+
+// What the JS entry adds to the native class.
+declare module './binding' {
+  interface Ledger {
+    /** `close()`, for `await using ledger = await Ledger.open(options)`. */
+    [Symbol.asyncDispose](): Promise<void>
+  }
+  namespace Ledger {
+    /**
+     * A new ledger, once its store (if any) is open: the SQLite file opened
+     * (created if missing, swept), or the Redis server connected and its
+     * settings read. Rejects with the open's error (`ERR_SYMFONIC_STORE`, or
+     * `ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`). `new Ledger(options)`
+     * returns at once and opens in the background instead.
+     */
+    function open(options?: LedgerOptions | null): Promise<Ledger>
+  }
+}
 
 /** The cap on what `recall` returns: 50,000 code points, marker included. */
 export declare const MAX_OUTPUT_CHARS: 50000

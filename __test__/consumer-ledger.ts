@@ -9,6 +9,7 @@ import {
   type RecordInput,
   type ToolResultHandle,
   type FetchOptions,
+  type HasOptions,
   type RecallOptions,
   type StubOptions,
   type LedgerStats,
@@ -34,16 +35,25 @@ async function main(): Promise<void> {
   const fetchOptions: FetchOptions = { format: 'full', jsonPath: 'rows', namespace: 'thread-1' }
   const text: string = await ledger.fetch(id, fetchOptions)
   const sync: string = ledger.fetchSync(id, { query: 'rows', offset: 0, maxChars: 10 })
-  const maybe: ToolResultHandle | null = ledger.handle(id, 'thread-1')
+  const maybe: ToolResultHandle | null = await ledger.handle(id, 'thread-1')
   const stubOptions: StubOptions = { previewChars: 2000 }
-  const stub: string | null = ledger.stub(id, 'thread-1', stubOptions)
-  const removed: boolean = ledger.delete(id, 'thread-1')
-  const cleared: number = ledger.clear()
+  const stub: string | null = await ledger.stub(id, 'thread-1', stubOptions)
+  const hasOptions: HasOptions = { namespace: 'thread-1' }
+  const held: boolean = await ledger.has(id, hasOptions)
+  const removed: boolean = await ledger.delete(id, 'thread-1')
+  const cleared: number = await ledger.clear()
   const stats: LedgerStats = ledger.stats()
   const n: number = stats.entries + stats.bytes + stats.hits + stats.misses + stats.evictions
   const storeCounts: number = stats.storeHits + stats.storeMisses + stats.storeErrors
   const stored: LedgerOptions = { store: 'sqlite:./ledger.db', ttlSeconds: 3600, maxBytes: 1024 }
-  const shared: LedgerOptions = { store: 'redis://:secret@127.0.0.1:6379/0?prefix=app:', ttlSeconds: 60 }
+  const shared: LedgerOptions = { store: 'redis://:secret@127.0.0.1:6379/0?prefix=app:', ttlSeconds: 60, timeoutMs: 2000 }
+  const cluster: LedgerOptions = { store: ['redis://10.0.0.1:7000', 'redis://10.0.0.2:7001'] }
+  const opened: Ledger = await Ledger.open({ store: 'sqlite::memory:' })
+  await opened.close()
+  {
+    await using scoped = await Ledger.open()
+    scoped.recordSync({ toolCallId: 'c', toolName: 't', content: 'x' })
+  }
   const ttlInput: RecordInput = { toolCallId: 'c', toolName: 't', content: 'x', ttlSeconds: Infinity }
   const computed: string = memIdFor('call_1', 'content')
   const cap: 50000 = MAX_OUTPUT_CHARS
@@ -63,7 +73,7 @@ async function main(): Promise<void> {
   ledger.__forceMemIdForTest(null)
   // @ts-expect-error the test hooks are not part of the typed API
   ledger.__panicForTest(false)
-  console.log(text, sync, maybe, stub, removed, cleared, n, computed, cap, a, b, grep, read, size, schema, preview, bad, storeCounts, stored, shared, ttlInput)
+  console.log(text, sync, maybe, stub, held, removed, cluster, cleared, n, computed, cap, a, b, grep, read, size, schema, preview, bad, storeCounts, stored, shared, ttlInput)
 }
 
 void main()

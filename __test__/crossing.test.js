@@ -27,13 +27,13 @@ function forms(s, { latin1 }) {
 }
 
 /** Answers of one recorded payload: full text, a range, a query window, a JSON path. */
-function answers(ledger, memId, { query, jsonPath, offset }) {
+async function answers(ledger, memId, { query, jsonPath, offset }) {
   return [
     ledger.fetchSync(memId, { format: 'full' }),
     ledger.fetchSync(memId, { offset, maxChars: 37 }),
     ledger.fetchSync(memId, { query }),
     ledger.fetchSync(memId, { jsonPath }),
-    ledger.stub(memId),
+    await ledger.stub(memId),
   ]
 }
 
@@ -47,10 +47,10 @@ async function expectSameEverywhere(s, opts) {
     const hs = b.recordSync({ toolCallId: 'call_x', toolName: 'feed', content })
     expect(hs).toEqual(h)
     expect(memIdFor('call_x', content)).toBe(h.memId)
-    const got = answers(a, h.memId, opts)
+    const got = await answers(a, h.memId, opts)
     // Whole-payload comparisons stay booleans: a 5 MB diff helps no one.
     expect(got[0] === s).toBe(true)
-    expect(answers(b, h.memId, opts)).toEqual(got)
+    expect(await answers(b, h.memId, opts)).toEqual(got)
     expect(await a.fetch(h.memId, { format: 'full' }) === s).toBe(true)
     expect(await recall(a, h.memId, { jsonPath: opts.jsonPath })).toBe(got[3])
     seen.push({ name, h, got })

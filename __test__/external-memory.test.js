@@ -57,7 +57,7 @@ test('a record is counted by V8 once the quiet spell after it ends, not before',
     await quiet()
     const grew = counted() - before
     const held = l.stats().bytes
-    l.clear()
+    await l.clear()
     return { settled, keptAlive, grew, held, afterClear: counted() - before, quietMs: external.QUIET_MS }
   })
   expect(r.held).toBeGreaterThan(6 * MB)
@@ -76,7 +76,7 @@ test('a ledger cleared within the quiet spell is never counted', () => {
     await Promise.all(['a', 'b'].map((t) => l.record({ toolCallId: t, toolName: 't', content: payload(t) })))
     const held = l.stats().bytes
     seen.push(counted() - before)
-    l.clear()
+    await l.clear()
     seen.push(counted() - before)
     await quiet()
     seen.push(counted() - before)
@@ -155,7 +155,7 @@ test('a decrease is counted at once, even during a burst', () => {
     const grew = counted() - before
     const held = l.stats().bytes
     external.recordBegins()
-    const deleted = l.delete(h.memId)
+    const deleted = await l.delete(h.memId)
     const during = counted() - before
     external.recordSettles()
     return { grew, held, deleted, during, after: counted() - before }

@@ -145,8 +145,9 @@ describe('class 6: one validation path, one error style', () => {
     expect(() => ledger.fetchSync(id, opts)).toThrow(message)
   })
 
-  test.each([null, -1, Number.NaN, 1.5, '10'])('stub(id, ns, { previewChars: %p }) is a TypeError', (v) => {
-    expect(() => ledger.stub(id, '', { previewChars: v })).toThrow(/Ledger.stub\(memId, namespace, options\): previewChars must be a non-negative integer/)
+  test.each([null, -1, Number.NaN, 1.5, '10'])('stub(id, ns, { previewChars: %p }) rejects with a TypeError', async (v) => {
+    await expect(ledger.stub(id, '', { previewChars: v })).rejects.toThrow(TypeError)
+    await expect(ledger.stub(id, '', { previewChars: v })).rejects.toThrow(/Ledger.stub\(memId, namespace, options\): previewChars must be a non-negative integer/)
   })
 
   test('hostile inputs to compactToolMessages and applyPalette are TypeErrors, not raw errors', async () => {
@@ -186,9 +187,9 @@ describe('class 2 (namespaces): two threads never share entries through lossy te
     await expect(ledger.record(input)).rejects.toThrow(/namespace must be well-formed text/)
     expect(() => ledger.recordSync(input)).toThrow(TypeError)
     const id = ledger.recordSync({ ...input, namespace: 'thread-\uFFFD' }).memId
-    expect(() => ledger.handle(id, 'thread-\uDBFF')).toThrow(/namespace must be well-formed text/)
+    await expect(ledger.handle(id, 'thread-\uDBFF')).rejects.toThrow(/namespace must be well-formed text/)
     await expect(ledger.fetch(id, { namespace: 'thread-\uDBFF', format: 'full' })).rejects.toThrow(/namespace must be well-formed text/)
-    expect(() => ledger.clear('thread-\uDBFF')).toThrow(TypeError)
+    await expect(ledger.clear('thread-\uDBFF')).rejects.toThrow(TypeError)
     // The recall tool answers, it does not throw, and gives nothing of the other namespace.
     const recallTool = createRecallToolResultTool(ledger)
     const answer = await recallTool.invoke({ mem_id: id, format: 'full' }, { configurable: { thread_id: 'thread-\uDBFF' } })

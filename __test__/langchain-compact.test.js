@@ -175,13 +175,13 @@ describe('compactToolMessages: evicted results', () => {
     const out = await compactToolMessages(input, ledger, { ...OPTS, namespace: 'n1' })
     const m = byCallId(out, 'g')
     const memId = memIdFor('g', giant)
-    expect(m.content).toBe(ledger.stub(memId, 'n1', { previewChars: 2000 }))
+    expect(m.content).toBe(await ledger.stub(memId, 'n1', { previewChars: 2000 }))
     // The longer preview: the model never saw the body, so it gets its first 2,000 characters.
     expect(m.content.includes(giant.slice(0, 2000))).toBe(true)
     expect(m.content.includes(giant.slice(0, 2001))).toBe(false)
     expect(m.content.length).toBeLessThan(giant.length / 20)
     // The normal stub is shorter: its preview is the ledger's default.
-    expect(ledger.stub(memId, 'n1').includes(giant.slice(0, 1000))).toBe(false)
+    expect((await ledger.stub(memId, 'n1')).includes(giant.slice(0, 1000))).toBe(false)
   })
 
   test('the evicted stub stays byte-identical once the result is also old', async () => {
@@ -199,7 +199,7 @@ describe('compactToolMessages: evicted results', () => {
     const off = await compactToolMessages(input, ledger, { ...OPTS, evictChars: Infinity })
     expect(byCallId(off, 'g')).toBe(byCallId(input, 'g'))
     const short = await compactToolMessages(input, ledger, { ...OPTS, evictPreviewChars: 300 })
-    expect(byCallId(short, 'g').content).toBe(ledger.stub(memIdFor('g', giant), '', { previewChars: 300 }))
+    expect(byCallId(short, 'g').content).toBe(await ledger.stub(memIdFor('g', giant), '', { previewChars: 300 }))
   })
 })
 
@@ -353,9 +353,9 @@ describe('compactToolMessages: determinism and cost', () => {
     const list = session(10)
     const out = await compactToolMessages(list, ledger, { ...OPTS, namespace: 'thread-a' })
     const memId = out.find(isStub).response_metadata.tool_memory.memId
-    expect(ledger.handle(memId, 'thread-a')).not.toBeNull()
-    expect(ledger.handle(memId, 'thread-b')).toBeNull()
-    expect(ledger.handle(memId)).toBeNull()
+    expect(await ledger.handle(memId, 'thread-a')).not.toBeNull()
+    expect(await ledger.handle(memId, 'thread-b')).toBeNull()
+    expect(await ledger.handle(memId)).toBeNull()
   })
 })
 

@@ -93,11 +93,11 @@ describe('createAgent + toolMemoryMiddleware', () => {
     expect(seen(2, 'p1')).toBe(originals.p1)
     expect(seen(2, 'p2')).toBe(originals.p2)
     const catMem = memIdFor('cat', CATALOG_JSON)
-    expect(seen(3, 'cat')).toBe(ledger.stub(catMem, 'th-1', { previewChars: 2000 }))
+    expect(seen(3, 'cat')).toBe(await ledger.stub(catMem, 'th-1', { previewChars: 2000 }))
     expect(seen(3, 'cat').includes(CATALOG_JSON.slice(0, 2000))).toBe(true)
     // Turn 2: p1 and p2 are settled and older than the last settled result (the catalog): stubs.
-    expect(seen(4, 'p1')).toBe(ledger.handle(memIdFor('p1', originals.p1), 'th-1').stub)
-    expect(seen(4, 'p2')).toBe(ledger.handle(memIdFor('p2', originals.p2), 'th-1').stub)
+    expect(seen(4, 'p1')).toBe((await ledger.handle(memIdFor('p1', originals.p1), 'th-1')).stub)
+    expect(seen(4, 'p2')).toBe((await ledger.handle(memIdFor('p2', originals.p2), 'th-1')).stub)
     expect(seen(5, 'p3')).toBe(originals.p3) // fresh, inside the turn
     // Turn 3: p3 is now the last settled result and stays; everything older is a stub.
     expect(seen(6, 'p3')).toBe(originals.p3)
@@ -181,8 +181,8 @@ describe('createAgent + toolMemoryMiddleware', () => {
   test('the ledger namespace is the thread id', async () => {
     const ctx = await runThreeTurns(build(), 'thread-x')
     const memId = memIdFor('cat', CATALOG_JSON)
-    expect(ctx.ledger.handle(memId, 'thread-x')).not.toBeNull()
-    expect(ctx.ledger.handle(memId, '')).toBeNull()
+    expect(await ctx.ledger.handle(memId, 'thread-x')).not.toBeNull()
+    expect(await ctx.ledger.handle(memId, '')).toBeNull()
   })
 
   test('the cache model is picked from the wrapped model (Anthropic → breakpoint defaults)', async () => {
@@ -230,7 +230,7 @@ describe('createAgent + toolMemoryMiddleware', () => {
       for (const call of log.calls) expect(call.tools.map((t) => t.name)).toEqual(['get_catalog', 'recall_tool_result'])
       // Compaction still applies, and the recall tool runs through the palette's guard.
       const memId = memIdFor('cat', CATALOG_JSON)
-      expect(toolMsg(log.calls[1].messages, 'cat').content).toBe(ledger.stub(memId, order, { previewChars: 2000 }))
+      expect(toolMsg(log.calls[1].messages, 'cat').content).toBe(await ledger.stub(memId, order, { previewChars: 2000 }))
       expect(toolMsg(result.messages, 'r1').content).toBe(CATALOG_JSON.slice(10, 35))
       expect(toolMsg(result.messages, 'cat').content).toBe(CATALOG_JSON)
     }
@@ -294,8 +294,8 @@ describe('recall_tool_result through the agent', () => {
     expect(answer('r_full').length).toBeLessThanOrEqual(50000)
     expect(answer('r_full').startsWith(CATALOG_JSON.slice(0, 40000))).toBe(true)
     expect(answer('r_full').includes(memId)).toBe(true)
-    expect(answer('r_summary')).toBe(ledger.stub(memId, 'rt'))
-    expect(answer('r_badformat')).toBe(ledger.stub(memId, 'rt'))
+    expect(answer('r_summary')).toBe(await ledger.stub(memId, 'rt'))
+    expect(answer('r_badformat')).toBe(await ledger.stub(memId, 'rt'))
     expect(answer('r_unknown')).toBe("[tool_memory not found: trm_000000000000 in namespace 'rt']")
     const badId = '[tool_memory error: mem_id must be a non-empty string]'
     expect(answer('r_empty')).toBe(badId)
@@ -336,10 +336,10 @@ describe('lossless across restarts, isolated across threads', () => {
     const agent2 = createAgent({
       model: new ScriptedChatModel(
         [
-          (messages) => {
+          async (messages) => {
             const id = memIdIn(stubOf(messages, 'cat'))
-            ledger2.clear()
-            expect(ledger2.handle(id, 't-restart')).toBeNull()
+            await ledger2.clear()
+            expect(await ledger2.handle(id, 't-restart')).toBeNull()
             return callTool('r1', 'recall_tool_result', { mem_id: id, json_path: 'rows[-1].sku' })()
           },
           say('done'),
@@ -352,7 +352,7 @@ describe('lossless across restarts, isolated across threads', () => {
     })
     const result = await agent2.invoke(user('last sku?'), thread('t-restart'))
     expect(toolMsg(result.messages, 'r1').content).toBe(JSON.stringify(CATALOG.rows.at(-1).sku))
-    expect(ledger2.handle(memId, 't-restart')).not.toBeNull()
+    expect(await ledger2.handle(memId, 't-restart')).not.toBeNull()
   })
 
   test('two threads on one ledger cannot recall each other’s ids', async () => {
@@ -377,8 +377,8 @@ describe('lossless across restarts, isolated across threads', () => {
     expect(toolMsg(b.messages, 'rb').content).toBe(`[tool_memory not found: ${memId} in namespace 'B']`)
     const a = await agent.invoke(user('count'), thread('A'))
     expect(toolMsg(a.messages, 'ra').content).toBe('2400')
-    expect(ledger.handle(memId, 'A')).not.toBeNull()
-    expect(ledger.handle(memId, 'B')).toBeNull()
+    expect(await ledger.handle(memId, 'A')).not.toBeNull()
+    expect(await ledger.handle(memId, 'B')).toBeNull()
   })
 })
 
@@ -430,7 +430,7 @@ describe('the recall tool on its own', () => {
     const memId = memIdFor('k1', body)
     const t = createRecallToolResultTool(ledger)
     expect(await t.invoke({ mem_id: memId, json_path: 'a.b[2]' }, { ...thread('s1'), state: { messages } })).toBe('3')
-    expect(ledger.handle(memId, 's1')).not.toBeNull()
+    expect(await ledger.handle(memId, 's1')).not.toBeNull()
     // Without the original in the state, it stays a structured not-found.
     const other = 'trm_ffffffffffff'
     expect(await t.invoke({ mem_id: other }, { ...thread('s1'), state: { messages } })).toBe(`[tool_memory not found: ${other} in namespace 's1']`)
@@ -475,10 +475,10 @@ describe('createReactAgent + toolMemoryPreModelHook', () => {
     expect(log.calls).toHaveLength(5)
     // The catalog is a stub from its first appearance; p1 in full while the turn lasts.
     const catStub = toolMsg(log.calls[2].messages, 'cat').content
-    expect(catStub).toBe(ledger.stub(memIdFor('cat', CATALOG_JSON), 'ra', { previewChars: 2000 }))
+    expect(catStub).toBe(await ledger.stub(memIdFor('cat', CATALOG_JSON), 'ra', { previewChars: 2000 }))
     expect(toolMsg(log.calls[2].messages, 'p1').content).toBe(page(1))
     // Turn 2: p1 is settled and old → stub; the recall answer is exempt.
-    expect(toolMsg(log.calls[4].messages, 'p1').content).toBe(ledger.handle(memIdFor('p1', page(1)), 'ra').stub)
+    expect(toolMsg(log.calls[4].messages, 'p1').content).toBe((await ledger.handle(memIdFor('p1', page(1)), 'ra')).stub)
     expect(toolMsg(log.calls[4].messages, 'r1').content).toBe(JSON.stringify(CATALOG.rows[10].title))
     expect(toolMsg(log.calls[4].messages, 'cat').content).toBe(catStub)
     // Tools identical on every call.

@@ -95,7 +95,7 @@ describe('ids', () => {
 describe('stub', () => {
   const rows = Array.from({ length: 300 }, (_, i) => ({ asin: `B${i}`, price: i, bsr: i * 2, a: 1, b: 2, c: 3 }))
 
-  test('format v2, line by line', () => {
+  test('format v2, line by line', async () => {
     const l = new Ledger()
     const content = 'line one\nline two\nline three\n\tline four'
     const h = l.recordSync({ toolCallId: 'call_9', toolName: 'read_log', toolArgs: { path: '/var/log/x', tail: 3 }, content })
@@ -113,8 +113,8 @@ describe('stub', () => {
     expect(h.summary).toBe("read_log (path='/var/log/x', tail=3): text, 4 lines")
     expect(h.preview).toBe('line one line two line three line four')
     expect(h.sizeChars).toBe(content.length)
-    expect(l.stub(h.memId)).toBe(h.stub)
-    expect(l.handle(h.memId)).toEqual(h)
+    expect(await l.stub(h.memId)).toBe(h.stub)
+    expect(await l.handle(h.memId)).toEqual(h)
   })
 
   test('byte-identical for identical input in another process', () => {
@@ -158,14 +158,14 @@ describe('stub', () => {
     expect(Array.from(line.replace('tool=t call_id=', '')).length).toBeLessThanOrEqual(64)
   })
 
-  test('previewChars option and a per-call longer preview', () => {
+  test('previewChars option and a per-call longer preview', async () => {
     const body = 'word '.repeat(1000)
     const l = new Ledger({ previewChars: 20 })
     const h = l.recordSync({ toolCallId: 'c', toolName: 't', content: body })
     expect(h.preview).toBe(body.slice(0, 20).trim())
-    const long = l.stub(h.memId, '', { previewChars: 2000 })
+    const long = await l.stub(h.memId, '', { previewChars: 2000 })
     expect(long).toContain(`preview: ${body.slice(0, 2000).trim()}`)
-    expect(l.stub(h.memId, '', { previewChars: 2000 })).toBe(long)
+    expect(await l.stub(h.memId, '', { previewChars: 2000 })).toBe(long)
     expect(new Ledger({ previewChars: 0 }).recordSync({ toolCallId: 'c', toolName: 't', content: body }).preview).toBeNull()
   })
 })
@@ -233,14 +233,14 @@ describe('fetch', () => {
     expect(l.fetchSync(h.memId, { format: 'full', jsonPath: '', query: '' })).toBe(JSON.stringify({ meta: { count: 7 }, note: 'FINDME' }))
   })
 
-  test('unknown ids and ids from another namespace are not found', () => {
+  test('unknown ids and ids from another namespace are not found', async () => {
     const h = rec(l, 'secret', { toolCallId: 'ns', namespace: 'thread-a' })
     expect(l.fetchSync(h.memId, { format: 'full', namespace: 'thread-a' })).toBe('secret')
     expect(l.fetchSync(h.memId, { format: 'full' })).toBe(`[tool_memory not found: ${h.memId} in the default namespace]`)
     expect(l.fetchSync(h.memId, { format: 'full', namespace: 'thread-b' })).toBe(`[tool_memory not found: ${h.memId} in namespace 'thread-b']`)
     expect(l.fetchSync('trm_000000000000')).toBe('[tool_memory not found: trm_000000000000 in the default namespace]')
-    expect(l.handle(h.memId)).toBeNull()
-    expect(l.handle(h.memId, 'thread-a').namespace).toBe('thread-a')
+    expect(await l.handle(h.memId)).toBeNull()
+    expect((await l.handle(h.memId, 'thread-a')).namespace).toBe('thread-a')
   })
 })
 
@@ -474,14 +474,14 @@ describe('recall', () => {
 })
 
 describe('storage', () => {
-  test('maxBytes evicts least-recently-used entries and counts it', () => {
+  test('maxBytes evicts least-recently-used entries and counts it', async () => {
     const l = new Ledger({ maxBytes: 250_000 })
     const a = rec(l, 'a'.repeat(100_000), { toolCallId: 'a' })
     const b = rec(l, 'b'.repeat(100_000), { toolCallId: 'b' })
     expect(l.fetchSync(a.memId, { maxChars: 1 })).toBe('a') // a is now the most recent
     rec(l, 'c'.repeat(100_000), { toolCallId: 'c' })
-    expect(l.handle(b.memId)).toBeNull()
-    expect(l.handle(a.memId)).not.toBeNull()
+    expect(await l.handle(b.memId)).toBeNull()
+    expect(await l.handle(a.memId)).not.toBeNull()
     const s = l.stats()
     expect(s.entries).toBe(2)
     expect(s.evictions).toBe(1)
@@ -489,7 +489,7 @@ describe('storage', () => {
     expect(s.bytes).toBeGreaterThanOrEqual(200_000)
   })
 
-  test('hits, misses, delete and clear by namespace', () => {
+  test('hits, misses, delete and clear by namespace', async () => {
     const l = new Ledger()
     const a = rec(l, 'one', { namespace: 'x' })
     rec(l, 'two', { namespace: 'x' })
@@ -497,11 +497,11 @@ describe('storage', () => {
     l.fetchSync(a.memId, { namespace: 'x' })
     l.fetchSync(a.memId)
     expect(l.stats()).toMatchObject({ entries: 3, hits: 1, misses: 1, evictions: 0 })
-    expect(l.delete(a.memId, 'x')).toBe(true)
-    expect(l.delete(a.memId, 'x')).toBe(false)
-    expect(l.clear('x')).toBe(1)
+    expect(await l.delete(a.memId, 'x')).toBe(true)
+    expect(await l.delete(a.memId, 'x')).toBe(false)
+    expect(await l.clear('x')).toBe(1)
     expect(l.stats().entries).toBe(1)
-    expect(l.clear()).toBe(1)
+    expect(await l.clear()).toBe(1)
     expect(l.stats()).toMatchObject({ entries: 0, bytes: 0 })
   })
 

@@ -94,6 +94,39 @@ describe('offload mode', () => {
     expect(checkpointBytes(saver)).toBeLessThan(CATALOG.length)
   })
 
+  test("with the in-memory store 'sqlite::memory:' (no file): offload works, and entries past maxBytes are recalled from the store", async () => {
+    // maxBytes far below the 2 MB result: the LRU cannot keep it, the store does.
+    const ledger = await Ledger.open({ store: 'sqlite::memory:', maxBytes: 1000 })
+    const saver = new MemorySaver()
+    const log = { calls: [] }
+    const agent = createAgent({
+      model: new ScriptedChatModel(
+        [
+          calls('c1', 'get_catalog', {}),
+          calls('c2', 'get_catalog', {}), // a second copy evicts the first from memory
+          (messages) => {
+            const memId = /mem=(trm_[0-9a-f]+)/.exec(textOf(messages.find((m) => m.tool_call_id === 'c1').content))[1]
+            return calls('r1', 'recall_tool_result', { mem_id: memId, json_path: 'items.26999.sku' })()
+          },
+          () => new AIMessage('done'),
+        ],
+        log,
+      ),
+      tools: [catalogTool],
+      checkpointer: saver,
+      middleware: [toolMemoryMiddleware({ ledger, offload: true })],
+    })
+    const out = await agent.invoke({ messages: [new HumanMessage('load it twice')] }, thread('memory-store'))
+    expect(out.messages.find((m) => m.tool_call_id === 'r1').content).toBe('"SKU-26999"')
+    expect(ledger.stats().evictions).toBeGreaterThan(0)
+    expect(ledger.stats().storeHits).toBeGreaterThan(0)
+    expect(checkpointBytes(saver)).toBeLessThan(CATALOG.length)
+    // The sync twins serve a store in memory.
+    const memId = out.messages.find((m) => m.tool_call_id === 'c1').response_metadata.tool_memory.memId
+    expect(ledger.fetchSync(memId, { jsonPath: 'items.1.sku', namespace: 'memory-store' })).toBe('"SKU-00001"')
+    await ledger.close()
+  })
+
   test('needs a ledger with a store, for the middleware and for the hook and its tools', () => {
     expect(() => toolMemoryMiddleware({ offload: true })).toThrow(/^toolMemoryMiddleware: offload needs a ledger with a store/)
     expect(() => toolMemoryMiddleware({ offload: true, ledger: new Ledger() })).toThrow(TypeError)
@@ -102,6 +135,7 @@ describe('offload mode', () => {
     expect(() => toolMemoryPreModelHook({ ledger: new Ledger({ store: store() }) }).offloadTools([catalogTool])).toThrow(/offloadTools needs the hook made with \{ offload: true \}/)
     expect(() => toolMemoryPreModelHook({ ledger: new Ledger({ store: store() }), offload: true }).offloadTools([{}])).toThrow(/tools\[0\] is not a LangChain tool/)
     expect(typeof toolMemoryMiddleware({ offload: true, ledger: new Ledger({ store: store() }) }).name).toBe('string')
+    expect(typeof toolMemoryMiddleware({ offload: true, ledger: new Ledger({ store: 'sqlite::memory:' }) }).name).toBe('string')
   })
 
   test('checkpoints hold the stub, not the 2 MB result; the model sees the same stubs as without offload', async () => {

@@ -28,7 +28,6 @@ describe('unknown options: a TypeError naming the function, with the closest val
     [() => new StaticPaletteResolver({ roleTools: {}, loger: console }), /^StaticPaletteResolver: unknown option "loger"; did you mean "logger"\?/],
     [() => new Ledger({ maxbytes: 10 }), /^new Ledger\(options\): unknown option "maxbytes"; did you mean "maxBytes"\?/],
     [() => new Ledger().fetchSync('trm_0123456789ab', { json_path: 'a' }), /^Ledger.fetchSync\(memId, options\): unknown option "json_path"; did you mean "jsonPath"\?/],
-    [() => new Ledger().stub('trm_0123456789ab', '', { preview: 3 }), /unknown option "preview"; did you mean "previewChars"\?/],
     [() => new Ledger().recordSync({ toolCallId: 'a', toolName: 't', contents: 'x' }), /^Ledger.recordSync\(input\): unknown option "contents"; did you mean "content"\?/],
     [() => toolMemoryMiddleware({ ledger: { fetch() {} } }), /^toolMemoryMiddleware: ledger must be a Ledger or an object with record\(\), fetch\(\), handle\(\), stub\(\) \(missing: record, handle, stub\)/],
     [() => toolMemoryPreModelHook({ ledger: 'ledger' }), /^toolMemoryPreModelHook: ledger must be a Ledger/],
@@ -44,6 +43,9 @@ describe('unknown options: a TypeError naming the function, with the closest val
     const ledger = new Ledger()
     const fetching = ledger.fetch('trm_0123456789ab', { maxchars: 3 })
     await expect(fetching).rejects.toThrow(/^Ledger.fetch\(memId, options\): unknown option "maxchars"; did you mean "maxChars"\?/)
+    await expect(ledger.stub('trm_0123456789ab', '', { preview: 3 })).rejects.toThrow(/unknown option "preview"; did you mean "previewChars"\?/)
+    await expect(ledger.has('trm_0123456789ab', { namespce: 'a' })).rejects.toThrow(/^Ledger.has\(memId, options\): unknown option "namespce"; did you mean "namespace"\?/)
+    await expect(Ledger.open({ stor: 'sqlite::memory:' })).rejects.toThrow(/^Ledger.open\(options\): unknown option "stor"; did you mean "store"\?/)
     await expect(resolvePalette({}, 'action', [], { roleTool: {} })).rejects.toThrow(/^resolvePalette: unknown option "roleTool"; did you mean "roleTools"\?/)
     await expect(applyPalette({ allTool: [] })).rejects.toThrow(/^applyPalette: unknown option "allTool"; did you mean "allTools"\?/)
     await expect(compactToolMessages([], { record() {} })).rejects.toThrow(/^compactToolMessages: ledger must be .*\(missing: stub\)/)

@@ -58,8 +58,13 @@ describe('new Ledger({ store })', () => {
   test('the options are checked', () => {
     expect(() => new Ledger({ store: 'mysql://localhost' })).toThrow(TypeError)
     expect(() => new Ledger({ store: 'redis://h/?prefix=a{b}' })).toThrow(/may not contain/)
-    expect(() => new Ledger({ store: 'sqlite:' })).toThrow(/store must be a string 'sqlite:<path>'/)
-    expect(() => new Ledger({ store: 'sqlite::memory:' })).toThrow(/not supported/)
+    expect(() => new Ledger({ store: 'sqlite:' })).toThrow(/store must be 'sqlite:<path>'/)
+    expect(() => new Ledger({ store: 'sqlite::memory' })).toThrow(/not supported/)
+    expect(() => new Ledger({ store: 'sqlite:file:x.db' })).toThrow(/not supported/)
+    expect(() => new Ledger({ store: [] })).toThrow(/an array of Redis URLs/)
+    expect(() => new Ledger({ store: ['sqlite:x'] })).toThrow(/an array of Redis URLs/)
+    expect(() => new Ledger({ timeoutMs: 0 })).toThrow(/timeoutMs must be a positive number of milliseconds/)
+    expect(() => new Ledger({ timeoutMs: Infinity })).toThrow(TypeError)
     expect(() => new Ledger({ ttlSeconds: 0 })).toThrow(/ttlSeconds must be a positive number/)
     expect(() => new Ledger({ ttlSeconds: -1 })).toThrow(TypeError)
     expect(() => new Ledger({ stor: 'sqlite:x' })).toThrow(/did you mean "store"/)
@@ -68,21 +73,37 @@ describe('new Ledger({ store })', () => {
     expect(l.stats()).toMatchObject({ storeHits: 0, storeMisses: 0, storeErrors: 0 })
   })
 
-  test('a store that cannot be opened throws ERR_SYMFONIC_STORE', () => {
-    const e = (() => {
-      try {
-        new Ledger({ store: `sqlite:${path.join(dir, 'missing-dir', 'x.db')}` })
-      } catch (err) {
-        return err
-      }
-    })()
+  test('a store that cannot be opened: the constructor returns, Ledger.open and every call reject with ERR_SYMFONIC_STORE', async () => {
+    const options = { store: `sqlite:${path.join(dir, 'missing-dir', 'x.db')}` }
+    const e = await Ledger.open(options).catch((err) => err)
     expect(e && e.name).toBe('Error') // a native error: of the main realm, not jest's
     expect(e.code).toBe('ERR_SYMFONIC_STORE')
     expect(e.message).toMatch(/^ERR_SYMFONIC_STORE: store open failed: /)
+    const l = new Ledger(options)
+    await expect(l.record({ toolCallId: 'c', toolName: 't', content: 'x' })).rejects.toMatchObject({
+      code: 'ERR_SYMFONIC_STORE',
+      message: expect.stringMatching(/^ERR_SYMFONIC_STORE: store open failed: .*not recorded/),
+    })
+    await expect(l.handle('trm_0123456789ab')).rejects.toMatchObject({ code: 'ERR_SYMFONIC_STORE' })
+    expect(await l.fetch('trm_0123456789ab')).toMatch(/^\[tool_memory error: store read failed for trm_0123456789ab: store open failed: /)
+    // The next call tries the open again: once the directory exists, it works.
+    fs.mkdirSync(path.join(dir, 'missing-dir'))
+    const h = await l.record({ toolCallId: 'c', toolName: 't', content: 'x' })
+    expect(await l.has(h.memId)).toBe(true)
+    await l.close()
+  })
+
+  test('sync twins refuse a store on a file (they would block the JS thread on it)', async () => {
+    const l = await Ledger.open({ store: `sqlite:${dbFile()}` })
+    expect(() => l.recordSync({ toolCallId: 'c', toolName: 't', content: 'x' })).toThrow(TypeError)
+    expect(() => l.recordSync({ toolCallId: 'c', toolName: 't', content: 'x' })).toThrow(/^Ledger.recordSync\(input\): this ledger's store \('sqlite:.*'\) is a file or a server.*use await ledger.record\(input\)/)
+    expect(() => l.fetchSync('trm_0123456789ab')).toThrow(/^Ledger.fetchSync\(memId, options\): .*use await ledger.fetch/)
+    expect(l.stats()).toMatchObject({ entries: 0, storeErrors: 0 })
+    await l.close()
   })
 
   test('a relative path is relative to the cwd', () => {
-    const out = execFileSync(process.execPath, ['-e', `const {Ledger}=require(${JSON.stringify(path.join(__dirname, '..'))}); new Ledger({store:'sqlite:./rel.db'}).recordSync({toolCallId:'c',toolName:'t',content:'x'})`], { cwd: dir, encoding: 'utf8' })
+    const out = execFileSync(process.execPath, ['-e', `const {Ledger}=require(${JSON.stringify(path.join(__dirname, '..'))}); Ledger.open({store:'sqlite:./rel.db'}).then((l) => l.record({toolCallId:'c',toolName:'t',content:'x'}).then(() => l.close()))`], { cwd: dir, encoding: 'utf8' })
     expect(out).toBe('')
     expect(fs.existsSync(path.join(dir, 'rel.db'))).toBe(true)
   })
@@ -140,7 +161,8 @@ describe('durability', () => {
     }
     expect(acked.length).toBeGreaterThanOrEqual(15 + 25 + 35)
     const ledger = new Ledger({ store: `sqlite:${db}` })
-    const missing = acked.filter((id) => ledger.handle(id, 'kill') === null)
+    const missing = []
+    for (const id of acked) if ((await ledger.handle(id, 'kill')) === null) missing.push(id)
     expect(missing).toEqual([])
     for (const id of acked.slice(0, 10)) expect(await recall(ledger, id, { format: 'full', namespace: 'kill' })).not.toMatch(/^\[tool_memory/)
     expect(sqlite(db, 'PRAGMA integrity_check')).toBe('ok')
@@ -179,12 +201,12 @@ describe('ttlSeconds', () => {
     const ledger = new Ledger({ store: `sqlite:${db}`, ttlSeconds: 0.15 })
     const short = await ledger.record({ toolCallId: 'a', toolName: 't', content: 'short lived' })
     const kept = await ledger.record({ toolCallId: 'b', toolName: 't', content: 'kept', ttlSeconds: Infinity })
-    const longer = ledger.recordSync({ toolCallId: 'c', toolName: 't', content: 'an hour', ttlSeconds: 3600 })
+    const longer = await ledger.record({ toolCallId: 'c', toolName: 't', content: 'an hour', ttlSeconds: 3600 })
     expect(await ledger.fetch(short.memId, { format: 'full' })).toBe('short lived')
     await until(async () => (await ledger.fetch(short.memId, { format: 'full' })) === `[tool_memory not found: ${short.memId} in the default namespace]`)
     const other = new Ledger({ store: `sqlite:${db}` })
-    expect(other.handle(short.memId)).toBeNull()
-    expect(other.handle(kept.memId)).not.toBeNull()
+    expect(await other.handle(short.memId)).toBeNull()
+    expect(await other.handle(kept.memId)).not.toBeNull()
     expect(await other.fetch(longer.memId, { format: 'full' })).toBe('an hour')
     expect(await ledger.fetch(kept.memId, { format: 'full' })).toBe('kept')
   })
@@ -192,8 +214,8 @@ describe('ttlSeconds', () => {
   test('works without a store too', async () => {
     const ledger = new Ledger({ ttlSeconds: 0.05 })
     const h = await ledger.record({ toolCallId: 'a', toolName: 't', content: 'x' })
-    expect(ledger.handle(h.memId)).not.toBeNull()
-    await until(() => ledger.handle(h.memId) === null)
+    expect(await ledger.handle(h.memId)).not.toBeNull()
+    await until(async () => (await ledger.handle(h.memId)) === null)
   })
 })
 
@@ -208,7 +230,7 @@ describe('memory bound with a store', () => {
     expect(ledger.stats().evictions).toBeGreaterThan(50)
     for (const [i, h] of handles.entries()) {
       expect(await recall(ledger, h.memId, { jsonPath: 'i' })).toBe(String(i))
-      expect(ledger.stub(h.memId)).toBe(h.stub)
+      expect(await ledger.stub(h.memId)).toBe(h.stub)
     }
     const s = ledger.stats()
     expect(s.storeHits).toBeGreaterThan(50)
@@ -220,11 +242,11 @@ describe('memory bound with a store', () => {
     const a = new Ledger({ store: `sqlite:${db}` })
     const h1 = await a.record({ toolCallId: '1', toolName: 't', content: 'one', namespace: 'x' })
     const h2 = await a.record({ toolCallId: '2', toolName: 't', content: 'two', namespace: 'y' })
-    expect(a.delete(h1.memId, 'x')).toBe(true)
-    expect(a.clear('y')).toBe(1)
+    expect(await a.delete(h1.memId, 'x')).toBe(true)
+    expect(await a.clear('y')).toBe(1)
     const b = new Ledger({ store: `sqlite:${db}` })
-    expect(b.handle(h1.memId, 'x')).toBeNull()
-    expect(b.handle(h2.memId, 'y')).toBeNull()
+    expect(await b.handle(h1.memId, 'x')).toBeNull()
+    expect(await b.handle(h2.memId, 'y')).toBeNull()
   })
 })
 
@@ -239,10 +261,9 @@ describe('store errors', () => {
       code: 'ERR_SYMFONIC_STORE',
       message: expect.stringMatching(/^ERR_SYMFONIC_STORE: store put failed: .*not recorded/),
     })
-    expect(() => ledger.recordSync({ toolCallId: '4', toolName: 't', content: 'four' })).toThrow(expect.objectContaining({ code: 'ERR_SYMFONIC_STORE' }))
     expect(await recall(ledger, h.memId)).toMatch(new RegExp(`^\\[tool_memory error: store read failed for ${h.memId}: store get failed: `))
     expect(await ledger.fetch(h.memId)).toMatch(/^\[tool_memory error: store read failed/)
-    expect(() => ledger.handle(h.memId)).toThrow(expect.objectContaining({ code: 'ERR_SYMFONIC_STORE' }))
-    expect(ledger.stats().storeErrors).toBe(5)
+    await expect(ledger.handle(h.memId)).rejects.toMatchObject({ code: 'ERR_SYMFONIC_STORE' })
+    expect(ledger.stats().storeErrors).toBe(4)
   })
 })

@@ -130,7 +130,7 @@ describe('stubs recorded as v1 stay v1', () => {
     const db = path.join(dir, 'v1.db')
     const content = read('ci-failure.log')
     const first = new Ledger({ store: `sqlite:${db}` })
-    const h = first.recordSync({ toolCallId: 'c1', toolName: 'read_log', content })
+    const h = await first.record({ toolCallId: 'c1', toolName: 'read_log', content })
     // The row as a release before v2 wrote it: the v1 stub, schema and summary.
     const head = (n) => content.slice(0, n * 2).replace(/\r\n|[\r\n]/g, ' ').slice(0, n).trim()
     const v1 = (n) => [
@@ -144,16 +144,17 @@ describe('stubs recorded as v1 stay v1', () => {
     ].join('\n')
     const q = (s) => `'${s.replace(/'/g, "''")}'`
     sql(db, `UPDATE entries SET stub = ${q(v1(200))}, schema = 'text: lines=217', summary = ${q(`read_log: text result, first line: ${content.split('\n')[0]}`)}, preview = ${q(head(200))} WHERE mem_id = '${h.memId}'`)
-    first.close?.()
+    await first.close()
 
     const ledger = new Ledger({ store: `sqlite:${db}` })
-    expect(ledger.stub(h.memId)).toBe(v1(200))
-    expect(ledger.stub(h.memId, '', { previewChars: 2000 })).toBe(v1(2000))
+    expect(await ledger.stub(h.memId)).toBe(v1(200))
+    expect(await ledger.stub(h.memId, '', { previewChars: 2000 })).toBe(v1(2000))
     // An offloaded v1 stub read back from a checkpoint: verified against the
     // ledger, recognised as compacted, sent unchanged.
     const offloaded = new ToolMessage({ content: v1(2000), tool_call_id: 'c1', name: 'read_log', response_metadata: { tool_memory: { memId: h.memId, compacted: true, offloaded: true, previewChars: 2000 } } })
     const list = [new HumanMessage('go'), new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'read_log', args: {}, type: 'tool_call' }] }), offloaded, new AIMessage('read it'), new HumanMessage('next')]
     const out = await compactToolMessages(list, ledger, { compactAfter: 'seen', keepLastN: 0, sizeChars: 100, evictChars: 1000 })
     expect(out[2].content).toBe(v1(2000))
+    await ledger.close()
   })
 })

@@ -71,10 +71,10 @@ async function recordOnce(ledger, cache, ns, m, info, call) {
   return entry
 }
 
-function evictedStub(ledger, entry, ns, previewChars) {
+async function evictedStub(ledger, entry, ns, previewChars) {
   let stub = entry.evicted.get(previewChars)
   if (stub === undefined) {
-    stub = ledger.stub(entry.memId, ns, { previewChars })
+    stub = await ledger.stub(entry.memId, ns, { previewChars })
     if (typeof stub !== 'string') return null
     entry.evicted.set(previewChars, stub)
   }
@@ -199,7 +199,9 @@ function unarchivedMessage(m, info, previewChars, reason) {
 async function compact(messages, ledger, o, ns) {
   const out = messages.slice()
   // Stubs that offload mode put into the state are compacted already (verified, not trusted).
-  for (const m of messages) if (m && m.response_metadata && m.response_metadata.tool_memory) verifyOffloaded(m, ledger, ns)
+  const offloaded = []
+  for (const m of messages) if (m && m.response_metadata && m.response_metadata.tool_memory) offloaded.push(verifyOffloaded(m, ledger, ns))
+  if (offloaded.length > 0) await Promise.all(offloaded)
   const { decisions, marks } = plan(messages, o)
   if (decisions.size === 0 && marks.length === 0) return out
   const report = reporter(o.logger, o.onEvent)
@@ -222,12 +224,12 @@ async function compact(messages, ledger, o, ns) {
   }
   const variant = (kind) => (kind === 'evict' ? o.evictPreviewChars : kind === 'note' ? -1 : 0)
 
-  // Sync: false when the ledger lost the entry (LRU) and it must be recorded again.
-  const place = (i, kind, entry) => {
+  // False when the ledger lost the entry (LRU) and it must be recorded again.
+  const place = async (i, kind, entry) => {
     const m = messages[i]
     let stub = entry.stub
     if (kind === 'evict') {
-      stub = evictedStub(ledger, entry, ns, o.evictPreviewChars)
+      stub = await evictedStub(ledger, entry, ns, o.evictPreviewChars)
       if (stub === null) return false
     }
     const message = compactedMessage(m, stub, entry.memId)
@@ -262,13 +264,13 @@ async function compact(messages, ledger, o, ns) {
     const entry = cache.byCall.get(key)
     if (entry !== undefined && entry.text === info.text) {
       entry.text = info.text // equal content from a reloaded state: share one string from now on
-      if (place(i, kind, entry)) continue
+      if (await place(i, kind, entry)) continue
       cache.byCall.delete(key)
     }
     pending.push(
       recordOnce(ledger, cache, ns, m, info, callOf(m.tool_call_id))
-        .then((e) => {
-          if (!place(i, kind, e)) out[i] = compactedMessage(m, e.stub, e.memId)
+        .then(async (e) => {
+          if (!(await place(i, kind, e))) out[i] = compactedMessage(m, e.stub, e.memId)
         })
         .catch((err) => {
           // Never fail a model call over compaction: a medium result is sent in

@@ -16,7 +16,7 @@ const verified = new WeakMap()
  * marker names a memId and its text is exactly the ledger's stub for it. The
  * marker alone is never trusted (a tool could write it): the text must match.
  */
-function verifyOffloaded(m, ledger, ns) {
+async function verifyOffloaded(m, ledger, ns) {
   if (!isTool(m) || isOurs(m)) return
   const tm = m.response_metadata && m.response_metadata.tool_memory
   if (!tm || tm.offloaded !== true || typeof tm.memId !== 'string') return
@@ -24,7 +24,7 @@ function verifyOffloaded(m, ledger, ns) {
   if (ok === undefined) {
     try {
       const previewChars = Number.isSafeInteger(tm.previewChars) && tm.previewChars >= 0 ? tm.previewChars : undefined
-      const stub = ledger.stub(tm.memId, ns, previewChars === undefined ? undefined : { previewChars })
+      const stub = await ledger.stub(tm.memId, ns, previewChars === undefined ? undefined : { previewChars })
       ok = typeof stub === 'string' && stub === m.content
     } catch {
       ok = false
@@ -54,7 +54,7 @@ async function offloaded(result, request, ledger, policy, ns, report) {
   try {
     const handle = await ledger.record({ toolCallId: result.tool_call_id, toolName: name, toolArgs: callArgs(call), content: info.text, namespace: ns })
     memId = handle.memId
-    stub = ledger.stub(memId, ns, { previewChars: policy.evictPreviewChars })
+    stub = await ledger.stub(memId, ns, { previewChars: policy.evictPreviewChars })
     if (typeof stub !== 'string') throw new Error('the ledger lost the entry it just recorded')
   } catch (err) {
     const reason = String((err && err.message) || err).slice(0, 200)

@@ -190,7 +190,7 @@ function createRecallToolResultTool(ledger, options, fn = 'createRecallToolResul
         }
         let refilled = false
         try {
-          if (typeof memId === 'string' && memId !== '' && typeof ledger.handle === 'function' && ledger.handle(memId, ns) == null) {
+          if (typeof memId === 'string' && memId !== '' && typeof ledger.handle === 'function' && (await ledger.handle(memId, ns)) == null) {
             const outcome = await refillFromState(ledger, runtime, memId, ns)
             if (outcome === 'collision') {
               return answered(memId, ns, opts, `[tool_memory error: ${memId} matches two different results in this conversation (an id collision); refusing to guess which one]`, false)

@@ -47,24 +47,34 @@ function ttlSeconds(where, v) {
   return v
 }
 
+const STORE_SHAPE = "store must be 'sqlite:<path>' (e.g. 'sqlite:./ledger.db'), 'sqlite::memory:', a Redis URL 'redis://host:port/db', or an array of Redis URLs (a cluster's seed nodes)"
+
 function storeSpec(where, v) {
   if (v === undefined || v === null) return undefined
-  if (typeof v !== 'string' || !/^(sqlite:.|rediss?:\/\/.)/.test(v)) {
-    throw fail(where, "store must be a string 'sqlite:<path>' (e.g. 'sqlite:./ledger.db') or 'redis://host:port/db'", v)
+  if (typeof v === 'string' && /^(sqlite:.|rediss?:\/\/.)/.test(v)) return v
+  if (Array.isArray(v) && v.length > 0 && v.every((u) => typeof u === 'string' && /^rediss?:\/\/./.test(u))) return v.slice()
+  throw fail(where, STORE_SHAPE, v)
+}
+
+// A bound on store calls: positive milliseconds, at most a day.
+function timeoutMs(where, v) {
+  if (v === undefined || v === null) return undefined
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > 86_400_000) {
+    throw fail(where, 'timeoutMs must be a positive number of milliseconds (at most 86400000, a day)', v)
   }
   return v
 }
 
-function ledgerOptions(options) {
+function ledgerOptions(options, where = 'new Ledger(options)') {
   if (options === undefined || options === null) return undefined
-  const where = 'new Ledger(options)'
   if (!isPlainObject(options)) throw fail(where, 'options must be an object', options)
-  checkKeys(where, options, ['maxBytes', 'previewChars', 'store', 'ttlSeconds'])
+  checkKeys(where, options, ['maxBytes', 'previewChars', 'store', 'ttlSeconds', 'timeoutMs'])
   return {
     maxBytes: count(where, 'maxBytes', options.maxBytes),
     previewChars: count(where, 'previewChars', options.previewChars),
     store: storeSpec(where, options.store),
     ttlSeconds: ttlSeconds(where, options.ttlSeconds),
+    timeoutMs: timeoutMs(where, options.timeoutMs),
   }
 }
 
@@ -148,6 +158,7 @@ function recordInput(where, input) {
 }
 
 const RECORD_KEYS = ['toolCallId', 'toolName', 'toolArgs', 'content', 'namespace', 'ttlSeconds']
+const HAS_KEYS = ['namespace']
 const FETCH_KEYS = ['format', 'query', 'offset', 'maxChars', 'jsonPath', 'pattern', 'ignoreCase', 'context', 'lines', 'namespace']
 const RECALL_KEYS = [...FETCH_KEYS, 'maxOutputChars']
 const STUB_KEYS = ['previewChars']
@@ -193,12 +204,46 @@ function fetchOptions(where, options, keys = FETCH_KEYS) {
 // which refuses a memory-only ledger). Internal: not part of the public API.
 const stores = new WeakMap()
 
-/** The store `ledger` was opened over (`'sqlite:…'`), or null. */
+/** The store `ledger` was opened over (`'sqlite:…'`, `'redis://…'`, or seed URLs), or null. */
 function storeOf(ledger) {
   return (ledger !== null && typeof ledger === 'object' && stores.get(ledger)) || null
 }
 
+// The sync twins serve a ledger in memory (no store, or 'sqlite::memory:'):
+// on a file or a server they would hold the JS thread while it answers.
+function syncAllowed(ledger, where, instead) {
+  const store = stores.get(ledger)
+  if (store === undefined || store === 'sqlite::memory:') return
+  const shown = Array.isArray(store) ? 'a Redis Cluster' : `'${store.startsWith('sqlite:') ? store : store.replace(/\/\/[^@/]*@/, '//***@')}'`
+  throw new TypeError(`${where}: this ledger's store (${shown}) is a file or a server, and a sync call would block the JS thread on it; use ${instead}`)
+}
+
+// An async method's argument mistakes reject (as its store failures do).
+function rejecting(f) {
+  try {
+    return f()
+  } catch (e) {
+    return Promise.reject(e)
+  }
+}
+
 class Ledger extends binding.Ledger {
+  /**
+   * A ledger whose store (if any) is open: resolves once the SQLite file is
+   * opened or the Redis server connected and its settings read, rejects with
+   * the open's error (`ERR_SYMFONIC_STORE`, `ERR_SYMFONIC_STORE_TIMEOUT`).
+   */
+  static async open(options) {
+    const ledger = new this(ledgerOptions(options, 'Ledger.open(options)'))
+    try {
+      await ledger.__opened()
+    } catch (e) {
+      await ledger.close().catch(() => {})
+      throw e
+    }
+    return ledger
+  }
+
   constructor(options) {
     const o = ledgerOptions(options)
     super(o)
@@ -226,7 +271,9 @@ class Ledger extends binding.Ledger {
   }
 
   recordSync(input) {
-    return super.recordSync(recordInput('Ledger.recordSync(input)', input))
+    const checked = recordInput('Ledger.recordSync(input)', input)
+    syncAllowed(this, 'Ledger.recordSync(input)', 'await ledger.record(input)')
+    return super.recordSync(checked)
   }
 
   fetch(memId, options) {
@@ -241,31 +288,58 @@ class Ledger extends binding.Ledger {
 
   fetchSync(memId, options) {
     requiredString('Ledger.fetchSync(memId)', 'memId', memId)
-    return super.fetchSync(memId, fetchOptions('Ledger.fetchSync(memId, options)', options))
+    options = fetchOptions('Ledger.fetchSync(memId, options)', options)
+    syncAllowed(this, 'Ledger.fetchSync(memId, options)', 'await ledger.fetch(memId, options)')
+    return super.fetchSync(memId, options)
   }
 
   handle(memId, namespace) {
-    requiredString('Ledger.handle(memId)', 'memId', memId)
-    return super.handle(memId, namespaceOf('Ledger.handle(memId, namespace)', namespace))
+    return rejecting(() => {
+      requiredString('Ledger.handle(memId)', 'memId', memId)
+      return super.handle(memId, namespaceOf('Ledger.handle(memId, namespace)', namespace))
+    })
   }
 
   stub(memId, namespace, options) {
-    requiredString('Ledger.stub(memId)', 'memId', memId)
-    return super.stub(
-      memId,
-      namespaceOf('Ledger.stub(memId, namespace)', namespace),
-      fetchOptions('Ledger.stub(memId, namespace, options)', options, STUB_KEYS),
-    )
+    return rejecting(() => {
+      requiredString('Ledger.stub(memId)', 'memId', memId)
+      return super.stub(
+        memId,
+        namespaceOf('Ledger.stub(memId, namespace)', namespace),
+        fetchOptions('Ledger.stub(memId, namespace, options)', options, STUB_KEYS),
+      )
+    })
+  }
+
+  has(memId, options) {
+    return rejecting(() => {
+      requiredString('Ledger.has(memId)', 'memId', memId)
+      const o = fetchOptions('Ledger.has(memId, options)', options, HAS_KEYS)
+      return super.has(memId, o)
+    })
   }
 
   delete(memId, namespace) {
-    requiredString('Ledger.delete(memId)', 'memId', memId)
-    return super.delete(memId, namespaceOf('Ledger.delete(memId, namespace)', namespace))
+    return rejecting(() => {
+      requiredString('Ledger.delete(memId)', 'memId', memId)
+      return super.delete(memId, namespaceOf('Ledger.delete(memId, namespace)', namespace))
+    })
   }
 
   clear(namespace) {
-    return super.clear(namespaceOf('Ledger.clear(namespace)', namespace))
+    return rejecting(() => super.clear(namespaceOf('Ledger.clear(namespace)', namespace)))
   }
+}
+
+// `await using ledger = await Ledger.open(...)`: closed at the end of the scope.
+if (typeof Symbol.asyncDispose === 'symbol') {
+  Object.defineProperty(Ledger.prototype, Symbol.asyncDispose, {
+    value: function asyncDispose() {
+      return this.close()
+    },
+    writable: true,
+    configurable: true,
+  })
 }
 
 function memIdFor(toolCallId, text) {

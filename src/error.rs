@@ -23,6 +23,8 @@ pub enum Code {
     NamespaceTooLong,
     ContentTooLarge,
     Store,
+    StoreTimeout,
+    Closed,
     Internal,
 }
 
@@ -34,6 +36,8 @@ impl AsRef<str> for Code {
             Code::NamespaceTooLong => "ERR_SYMFONIC_NAMESPACE_TOO_LONG",
             Code::ContentTooLarge => "ERR_SYMFONIC_CONTENT_TOO_LARGE",
             Code::Store => "ERR_SYMFONIC_STORE",
+            Code::StoreTimeout => "ERR_SYMFONIC_STORE_TIMEOUT",
+            Code::Closed => "ERR_SYMFONIC_CLOSED",
             Code::Internal => "ERR_SYMFONIC_INTERNAL",
         }
     }
@@ -50,15 +54,31 @@ pub fn ledger_error(e: LedgerError) -> Error<Code> {
         LedgerError::Collision { .. } => Code::MemIdCollision,
         LedgerError::NamespaceTooLong { .. } => Code::NamespaceTooLong,
         LedgerError::ContentTooLarge { .. } => Code::ContentTooLarge,
+        LedgerError::Store(ref e) if e.timed_out => Code::StoreTimeout,
         LedgerError::Store(_) => Code::Store,
+        LedgerError::Closed => Code::Closed,
     };
     Error::new(code, format!("{}: {e}", code.as_ref()))
 }
 
 /// A failed store operation (open, read, delete, clear) as a JS `Error` with
-/// `code` `ERR_SYMFONIC_STORE`; a failed record comes through [`ledger_error`].
+/// `code` `ERR_SYMFONIC_STORE`, or `ERR_SYMFONIC_STORE_TIMEOUT` when it had no
+/// answer within its bound; a failed record comes through [`ledger_error`].
 pub fn store_error(e: StoreError) -> Error<Code> {
-    Error::new(Code::Store, format!("{}: {e}", Code::Store.as_ref()))
+    let code = if e.timed_out {
+        Code::StoreTimeout
+    } else {
+        Code::Store
+    };
+    Error::new(code, format!("{}: {e}", code.as_ref()))
+}
+
+/// A call on a closed ledger: `ERR_SYMFONIC_CLOSED`, naming the method.
+pub fn closed_error(method: &str) -> Error<Code> {
+    Error::new(
+        Code::Closed,
+        format!("{}: {method}: the ledger is closed", Code::Closed.as_ref()),
+    )
 }
 
 /// A napi-rs error, its status kept as the code.
@@ -85,7 +105,7 @@ pub fn guard<T>(f: impl FnOnce() -> JsResult<T>) -> JsResult<T> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| Err(panic_error(payload)))
 }
 
-fn panic_error(payload: Box<dyn Any + Send>) -> Error<Code> {
+pub fn panic_error(payload: Box<dyn Any + Send>) -> Error<Code> {
     let message = if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {

@@ -1,11 +1,16 @@
-//! napi bindings for the Ledger: argument conversion and the async tasks
-//! (each with a sync twin sharing the same work); external-memory reports go
-//! through `napi_external`.
+//! napi bindings for the Ledger: argument conversion, and where each call
+//! runs. Without a store: cheap answers on the JS thread, the rest as libuv
+//! tasks (`tasks`), each with a sync twin sharing the same work. With a
+//! store: every call that may reach it is a future on the store runtime
+//! (`spawn`), bounded by the ledger's `timeoutMs`; its sync twins refuse a
+//! store on a file or a server (they would block the JS thread on it).
+//! External-memory reports go through `napi_external`.
 //! Programmer-error checks with precise `TypeError`s live in `lib/ledger.js`;
 //! the checks here are the backstop for callers of the raw binding.
 
 use std::sync::atomic::AtomicI64;
 use std::sync::Arc;
+use std::time::Duration;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -13,9 +18,9 @@ use napi_derive::napi;
 use crate::core::ids::mem_id_for as core_mem_id;
 use crate::core::ledger::{self as core, LedgerConfig, RecordRequest, Ttl};
 use crate::core::recall::{cap_output, FetchSpec, MAX_OUTPUT_CHARS as MAX_OUT};
+use crate::core::runtime::{Deadline, DEFAULT_TIMEOUT};
 use crate::core::store::StoreSpec;
-use crate::core::wtf8::Wtf8Buf;
-use crate::error::{guard, ledger_error, napi_error, rejection, store_error, type_error, Code, JsResult};
+use crate::error::{closed_error, guard, ledger_error, napi_error, store_error, type_error, Code, JsResult};
 use crate::napi_external::{release, sync};
 use crate::napi_text::{ContentRef, JsStr, JsText};
 
@@ -23,8 +28,16 @@ use crate::napi_text::{ContentRef, JsStr, JsText};
 #[napi]
 pub const MAX_OUTPUT_CHARS: u32 = MAX_OUT as u32;
 
+mod lookups;
 mod objects;
-pub use objects::{FetchOptions, LedgerOptions, LedgerStats, RecordInput, StubOptions, ToolResultHandle};
+mod spawn;
+mod tasks;
+pub use objects::{
+    FetchOptions, HasOptions, LedgerOptions, LedgerStats, RecordInput, StubOptions, ToolResultHandle,
+};
+use spawn::{rejected, spawn};
+use tasks::Read;
+pub use tasks::{FetchTask, PanicTask, RecordTask};
 
 /// An archive of large tool results, keyed by memory id and namespace, bounded
 /// by bytes with least-recently-used eviction. Keeps payloads out of the prompt:
@@ -36,7 +49,7 @@ pub struct Ledger {
     reported: Arc<AtomicI64>,
 }
 
-fn to_handle(h: core::Handle) -> ToolResultHandle {
+pub(crate) fn to_handle(h: core::Handle) -> ToolResultHandle {
     ToolResultHandle {
         mem_id: h.mem_id,
         namespace: h.namespace,
@@ -122,91 +135,45 @@ fn max_output(x: Option<f64>) -> usize {
     }
 }
 
-/// Records off the JS thread (the payload crossed the boundary once, before);
-/// with a store, the row is committed here too, on the libuv pool.
-pub struct RecordTask {
-    inner: Arc<core::Ledger>,
-    reported: Arc<AtomicI64>,
-    req: Option<RecordRequest>,
-    ttl: Ttl,
-}
-
-#[napi]
-impl Task for RecordTask {
-    // The coded error travels as output: `compute`'s own error type has no code.
-    type Output = JsResult<core::Handle>;
-    type JsValue = ToolResultHandle;
-
-    fn compute(&mut self) -> Result<Self::Output> {
-        Ok(guard(|| {
-            let req = self.req.take().expect("a task computes once");
-            self.inner.record_with(req, self.ttl).map_err(ledger_error)
-        }))
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        match output.and_then(|h| guard(|| Ok(to_handle(h)))) {
-            Ok(h) => {
-                sync(&env, &self.inner, &self.reported);
-                Ok(h)
-            }
-            Err(e) => Err(rejection(&env, e)),
-        }
+/// A `timeoutMs`: a positive finite number of milliseconds, else a TypeError.
+fn timeout(env: &Env, v: f64) -> JsResult<Duration> {
+    if v.is_finite() && v > 0.0 && v <= 86_400_000.0 {
+        Ok(Duration::from_micros((v * 1000.0).ceil() as u64))
+    } else {
+        Err(type_error(
+            env,
+            "Ledger: timeoutMs must be a positive number of milliseconds (at most a day)",
+        ))
     }
 }
 
-enum Read {
-    Fetch(FetchSpec),
-    Recall(FetchSpec, usize),
+/// A promise: already resolved (answered without the store), or settled by the store runtime.
+type Now<'env, V> = Either<PromiseRaw<'env, V>, Object<'env>>;
+
+fn resolved<V: ToNapiValue + FromNapiValue, W>(env: &Env, v: V) -> JsResult<Either<PromiseRaw<'_, V>, W>> {
+    PromiseRaw::resolve(env, v).map(Either::A).map_err(napi_error)
 }
 
-/// Fetches (or recalls) off the JS thread; only the answer crosses back. A
-/// memory miss reloads from the store here, on the libuv pool.
-pub struct FetchTask {
-    inner: Arc<core::Ledger>,
-    reported: Arc<AtomicI64>,
-    namespace: String,
-    mem_id: String,
-    read: Read,
-}
-
-impl FetchTask {
-    fn run(&self) -> Wtf8Buf {
-        match &self.read {
-            Read::Fetch(spec) => self.inner.fetch(&self.namespace, &self.mem_id, spec),
-            Read::Recall(spec, max) => self.inner.recall(&self.namespace, &self.mem_id, spec, *max),
-        }
-    }
-}
-
-#[napi]
-impl Task for FetchTask {
-    type Output = JsResult<Wtf8Buf>;
-    type JsValue = JsText;
-
-    fn compute(&mut self) -> Result<Self::Output> {
-        Ok(guard(|| Ok(self.run())))
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        // A reload from the store may have grown the memory held.
-        if self.inner.has_store() {
-            sync(&env, &self.inner, &self.reported);
-        }
-        output.map(JsText).map_err(|e| rejection(&env, e))
-    }
+fn store_spec(env: &Env, store: Either<String, Vec<String>>) -> JsResult<StoreSpec> {
+    let parsed = match store {
+        Either::A(s) => StoreSpec::parse(&s),
+        Either::B(seeds) => StoreSpec::parse_seeds(&seeds),
+    };
+    parsed.map_err(|m| type_error(env, &format!("Ledger: {m}")))
 }
 
 #[napi]
 impl Ledger {
-    /// Creates an empty ledger, or one over a store (a SQLite file is opened,
-    /// created if missing, and swept of expired entries here, on the calling
-    /// thread; a Redis store connects on its first command, off this thread).
+    /// Creates an empty ledger, or one over a store. The store starts opening
+    /// at once, off the JS thread (a SQLite file opened, created if missing and
+    /// swept of expired entries; a Redis server connected and its settings
+    /// read): the constructor never waits for it, each call waits for the open
+    /// within its bound, and `await Ledger.open(options)` resolves once it is open.
     #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, options: Option<LedgerOptions>) -> Result<Self, Code> {
         guard(|| {
             let mut config = LedgerConfig::default();
-            let (mut store, mut ttl_ms) = (None, None);
+            let (mut spec, mut ttl_ms, mut bound) = (None, None, DEFAULT_TIMEOUT);
             if let Some(o) = options {
                 if let Some(m) = o.max_bytes {
                     config.max_bytes = non_negative(&env, "maxBytes", m)?;
@@ -214,22 +181,59 @@ impl Ledger {
                 if let Some(p) = o.preview_chars {
                     config.preview_chars = non_negative(&env, "previewChars", p)?;
                 }
+                if let Some(t) = o.timeout_ms {
+                    bound = timeout(&env, t)?;
+                }
                 if let Some(t) = o.ttl_seconds {
                     if let Ttl::Millis(ms) = ttl(&env, "Ledger", t)? {
                         ttl_ms = Some(ms);
                     }
                 }
-                if let Some(spec) = o.store {
-                    let spec =
-                        StoreSpec::parse(&spec).map_err(|m| type_error(&env, &format!("Ledger: {m}")))?;
-                    store = Some(spec.open().map_err(store_error)?);
+                if let Some(s) = o.store {
+                    spec = Some(store_spec(&env, s)?);
                 }
             }
+            let inner = match spec {
+                Some(spec) => core::Ledger::over(config, spec, ttl_ms, bound),
+                None => core::Ledger::with_store(config, None, ttl_ms),
+            };
             Ok(Ledger {
-                inner: Arc::new(core::Ledger::with_store(config, store, ttl_ms)),
+                inner: Arc::new(inner),
                 reported: Arc::new(AtomicI64::new(0)),
             })
         })
+    }
+
+    /// `work(ledger, deadline)` on the store runtime: a promise of its value,
+    /// settled once the external memory it may have grown is reported.
+    fn on_store<'env, T, F, Fut>(&self, env: &'env Env, work: F) -> JsResult<Object<'env>>
+    where
+        F: FnOnce(Arc<core::Ledger>, Deadline) -> Fut,
+        Fut: std::future::Future<Output = JsResult<T>> + Send + 'static,
+        T: ToNapiValue + Send + 'static,
+    {
+        let (inner, reported) = (self.inner.clone(), self.reported.clone());
+        let work = work(inner.clone(), inner.deadline());
+        spawn(env, work, move |env, v| {
+            sync(env, &inner, &reported);
+            Ok(v)
+        })
+    }
+
+    /// A sync twin on a ledger whose store waits on a file or a server: refused.
+    fn sync_allowed(&self, env: &Env, method: &str, instead: &str) -> JsResult<()> {
+        if self.inner.is_closed() {
+            return Err(closed_error(method));
+        }
+        if !self.inner.store_in_memory() {
+            return Err(type_error(
+                env,
+                &format!(
+                    "{method}: this ledger's store is a file or a server, and a sync call would block the JS thread on it; use {instead}"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Records a tool result off the JS thread and resolves to its handle. Recording
@@ -238,29 +242,50 @@ impl Ledger {
     /// already holds the same id (never serves the wrong payload),
     /// `ERR_SYMFONIC_NAMESPACE_TOO_LONG` for a namespace over 1,024 code points, and
     /// `ERR_SYMFONIC_CONTENT_TOO_LARGE` for content over 4,000,000,000 bytes of UTF-8.
-    /// With a store, resolves only once the row is committed, and rejects with
-    /// `ERR_SYMFONIC_STORE` if the store fails (the result is then not recorded)
-    /// and with `ERR_SYMFONIC_MEM_ID_COLLISION` if the store holds a different
-    /// result under the id (recorded by any process sharing it).
+    /// With a store, resolves only once the store has the entry, and rejects with
+    /// `ERR_SYMFONIC_MEM_ID_COLLISION` if the store holds a different result under
+    /// the id (recorded by any process sharing it), `ERR_SYMFONIC_STORE` if the
+    /// store failed (the message says whether the result was not recorded or the
+    /// outcome is unknown), and `ERR_SYMFONIC_STORE_TIMEOUT` if it did not answer
+    /// within `timeoutMs` (the outcome is then unknown unless the message says the
+    /// result was not recorded; recording it again is always safe).
+    /// `ERR_SYMFONIC_CLOSED` once the ledger is closed.
     #[napi(ts_return_type = "Promise<ToolResultHandle>", catch_unwind)]
-    pub fn record(&self, env: Env, input: RecordInput) -> Result<AsyncTask<RecordTask>, Code> {
+    pub fn record<'env>(
+        &self,
+        env: &'env Env,
+        input: RecordInput,
+    ) -> Result<Either<AsyncTask<RecordTask>, Object<'env>>, Code> {
         guard(|| {
-            let ttl = record_ttl(&env, "Ledger.record", input.ttl_seconds)?;
-            Ok(AsyncTask::new(RecordTask {
-                inner: self.inner.clone(),
-                reported: self.reported.clone(),
-                req: Some(request(input)),
-                ttl,
-            }))
+            let ttl = record_ttl(env, "Ledger.record", input.ttl_seconds)?;
+            if self.inner.is_closed() {
+                return rejected(env, closed_error("Ledger.record")).map(Either::B);
+            }
+            if !self.inner.has_store() {
+                return Ok(Either::A(AsyncTask::new(RecordTask {
+                    inner: self.inner.clone(),
+                    reported: self.reported.clone(),
+                    req: Some(request(input)),
+                    ttl,
+                })));
+            }
+            let req = request(input);
+            self.on_store(env, move |inner, deadline| async move {
+                let h = inner.record_async(req, ttl, deadline).await;
+                h.map(to_handle).map_err(ledger_error)
+            })
+            .map(Either::B)
         })
     }
 
-    /// `record` on the calling thread (with a store, the commit too); throws
-    /// the errors `record` rejects with.
+    /// `record` on the calling thread. Without a store, or with `sqlite::memory:`;
+    /// a ledger over a file or a server throws a `TypeError` (use `record`).
+    /// Throws the errors `record` rejects with.
     #[napi(catch_unwind)]
     pub fn record_sync(&self, env: Env, input: RecordInput) -> Result<ToolResultHandle, Code> {
         guard(|| {
             let ttl = record_ttl(&env, "Ledger.recordSync", input.ttl_seconds)?;
+            self.sync_allowed(&env, "Ledger.recordSync", "await ledger.record(input)")?;
             let h = self
                 .inner
                 .record_with(request(input), ttl)
@@ -297,26 +322,73 @@ impl Ledger {
         })
     }
 
+    /// Internal: resolves once the store is open (at once without one); rejects
+    /// with the open's error. `Ledger.open(options)` waits for it. Not in the typings.
+    #[doc(hidden)]
+    #[napi(js_name = "__opened", skip_typescript, catch_unwind)]
+    pub fn opened<'env>(&self, env: &'env Env) -> Result<Object<'env>, Code> {
+        guard(|| {
+            let inner = self.inner.clone();
+            spawn(
+                env,
+                async move { inner.opened().await.map_err(store_error) },
+                |_, ()| Ok(()),
+            )
+        })
+    }
+
+    /// Closes the ledger: its entries are freed, its store released (its
+    /// connection closed, its threads ended) once the calls in flight have
+    /// ended, and every later call rejects (or throws) with `code`
+    /// `ERR_SYMFONIC_CLOSED`. Closing again resolves at once. Also
+    /// `[Symbol.asyncDispose]`, for `await using`.
+    #[napi(ts_return_type = "Promise<void>", catch_unwind)]
+    pub fn close<'env>(&self, env: &'env Env) -> Result<Now<'env, ()>, Code> {
+        guard(|| {
+            if !self.inner.has_store() {
+                self.inner.mark_closed();
+                release(env, &self.reported);
+                return resolved(env, ());
+            }
+            let inner = self.inner.clone();
+            let reported = self.reported.clone();
+            spawn(
+                env,
+                async move { inner.close().await.map_err(store_error) },
+                move |env, ()| {
+                    release(env, &reported);
+                    Ok(())
+                },
+            )
+            .map(Either::B)
+        })
+    }
+
     /// Reads an archived result (see `FetchOptions` for the precedence). Cheap
     /// answers (a range, the summary, an indexed json path, anything on a
     /// payload up to 64 KiB, a query that the payload's query index confines
     /// to a few blocks) are computed on the calling thread and returned as an
-    /// already resolved Promise; scans and copies of large payloads, and store
-    /// reads, run on the libuv pool.
+    /// already resolved Promise; scans and copies of large payloads run on the
+    /// libuv pool, and with a store, a memory miss reads it on the store's own
+    /// runtime, bounded by `timeoutMs`.
     /// Unknown ids, and ids from another namespace, answer
     /// `[tool_memory not found: <id> in namespace '<ns>']` (`in the default namespace` for `""`);
-    /// a failed store read answers `[tool_memory error: store read failed for <id>: ...]`.
+    /// a failed or timed-out store read answers
+    /// `[tool_memory error: store read failed for <id>: ...]`, and an entry the
+    /// store's server evicted `[tool_memory error: <id> was evicted from the store: ...]`.
+    /// Rejects with `ERR_SYMFONIC_CLOSED` once the ledger is closed.
     #[napi(ts_return_type = "Promise<string>", catch_unwind)]
     pub fn fetch<'env>(
         &self,
         env: &'env Env,
         mem_id: String,
         options: Option<FetchOptions>,
-    ) -> Result<Either<PromiseRaw<'env, JsText>, AsyncTask<FetchTask>>, Code> {
-        guard(|| self.quick_or_task(env, self.fetch_task(mem_id, options)))
+    ) -> Result<Either3<PromiseRaw<'env, JsText>, AsyncTask<FetchTask>, Object<'env>>, Code> {
+        guard(|| self.read(env, self.fetch_task(mem_id, options), "Ledger.fetch"))
     }
 
-    /// `fetch` on the calling thread (with a store, a memory miss reads it here).
+    /// `fetch` on the calling thread. Without a store, or with `sqlite::memory:`;
+    /// a ledger over a file or a server throws a `TypeError` (use `fetch`).
     #[napi(ts_return_type = "string", catch_unwind)]
     pub fn fetch_sync(
         &self,
@@ -325,6 +397,7 @@ impl Ledger {
         options: Option<FetchOptions>,
     ) -> Result<JsText, Code> {
         guard(|| {
+            self.sync_allowed(&env, "Ledger.fetchSync", "await ledger.fetch(memId, options)")?;
             let out = JsText(self.fetch_task(mem_id, options).run());
             self.sync_store_memory(&env);
             Ok(out)
@@ -341,7 +414,7 @@ impl Ledger {
         mem_id: String,
         options: Option<FetchOptions>,
         max_output_chars: Option<f64>,
-    ) -> Result<Either<PromiseRaw<'env, JsText>, AsyncTask<FetchTask>>, Code> {
+    ) -> Result<Either3<PromiseRaw<'env, JsText>, AsyncTask<FetchTask>, Object<'env>>, Code> {
         guard(|| {
             let (mut spec, namespace) = fetch_spec(options);
             if spec.keyed() {
@@ -354,27 +427,50 @@ impl Ledger {
                 mem_id,
                 read: Read::Recall(spec, max_output(max_output_chars)),
             };
-            self.quick_or_task(env, task)
+            self.read(env, task, "Ledger.recall")
         })
     }
 
     /// The task's answer as a resolved Promise when it is cheap (see
-    /// `core::quick`), else the task itself, for the pool.
-    fn quick_or_task<'env>(
+    /// `core::quick`); else the task itself, for the pool (no store), or the
+    /// read on the store runtime.
+    fn read<'env>(
         &self,
         env: &'env Env,
         task: FetchTask,
-    ) -> JsResult<Either<PromiseRaw<'env, JsText>, AsyncTask<FetchTask>>> {
+        method: &str,
+    ) -> JsResult<Either3<PromiseRaw<'env, JsText>, AsyncTask<FetchTask>, Object<'env>>> {
+        if self.inner.is_closed() {
+            return rejected(env, closed_error(method)).map(Either3::C);
+        }
         let (spec, max) = match &task.read {
             Read::Fetch(spec) => (spec, usize::MAX),
             Read::Recall(spec, max) => (spec, *max),
         };
-        match self.inner.answer_quick(&task.namespace, &task.mem_id, spec, max) {
-            Some(text) => Ok(Either::A(
+        if let Some(text) = self.inner.answer_quick(&task.namespace, &task.mem_id, spec, max) {
+            return Ok(Either3::A(
                 PromiseRaw::resolve(env, JsText(text)).map_err(napi_error)?,
-            )),
-            None => Ok(Either::B(AsyncTask::new(task))),
+            ));
         }
+        if !self.inner.has_store() {
+            return Ok(Either3::B(AsyncTask::new(task)));
+        }
+        let FetchTask {
+            namespace,
+            mem_id,
+            read,
+            ..
+        } = task;
+        let (spec, max) = match read {
+            Read::Fetch(spec) => (spec, usize::MAX),
+            Read::Recall(spec, max) => (spec, max),
+        };
+        let method = method.to_string();
+        self.on_store(env, move |inner, deadline| async move {
+            let text = inner.read_async(namespace, mem_id, spec, max, deadline).await;
+            text.map(JsText).map_err(|_| closed_error(&method))
+        })
+        .map(Either3::C)
     }
 
     fn fetch_task(&self, mem_id: String, options: Option<FetchOptions>) -> FetchTask {
@@ -393,76 +489,6 @@ impl Ledger {
         if self.inner.has_store() {
             sync(env, &self.inner, &self.reported);
         }
-    }
-
-    /// The handle of an archived result, or null. With a store, a memory miss
-    /// reads it (on the calling thread); a failed read throws `ERR_SYMFONIC_STORE`.
-    #[napi(catch_unwind)]
-    pub fn handle(
-        &self,
-        env: Env,
-        mem_id: String,
-        namespace: Option<String>,
-    ) -> Result<Option<ToolResultHandle>, Code> {
-        guard(|| {
-            let h = self
-                .inner
-                .try_handle(namespace.as_deref().unwrap_or(""), &mem_id)
-                .map_err(store_error)?;
-            self.sync_store_memory(&env);
-            Ok(h.map(to_handle))
-        })
-    }
-
-    /// The stub of an archived result, or null. `options.previewChars` renders it
-    /// with another preview length (deterministically, like the original).
-    #[napi(catch_unwind)]
-    /// With a store, a memory miss reads it (on the calling thread); a failed
-    /// read throws `ERR_SYMFONIC_STORE`.
-    pub fn stub(
-        &self,
-        env: Env,
-        mem_id: String,
-        namespace: Option<String>,
-        options: Option<StubOptions>,
-    ) -> Result<Option<String>, Code> {
-        guard(|| {
-            let preview = options
-                .and_then(|o| o.preview_chars)
-                .filter(|p| p.is_finite() && *p >= 0.0)
-                .map(|p| p as usize);
-            let stub = self
-                .inner
-                .try_stub(namespace.as_deref().unwrap_or(""), &mem_id, preview)
-                .map_err(store_error)?;
-            self.sync_store_memory(&env);
-            Ok(stub)
-        })
-    }
-
-    /// Removes one entry (from the store too); true if it was there. A failed
-    /// store delete throws `ERR_SYMFONIC_STORE`.
-    #[napi(catch_unwind)]
-    pub fn delete(&self, env: Env, mem_id: String, namespace: Option<String>) -> Result<bool, Code> {
-        guard(|| {
-            let removed = self
-                .inner
-                .try_delete(namespace.as_deref().unwrap_or(""), &mem_id)
-                .map_err(store_error)?;
-            sync(&env, &self.inner, &self.reported);
-            Ok(removed)
-        })
-    }
-
-    /// Removes every entry, or only those of `namespace` (from the store too);
-    /// returns how many were removed. A failed store clear throws `ERR_SYMFONIC_STORE`.
-    #[napi(catch_unwind)]
-    pub fn clear(&self, env: Env, namespace: Option<String>) -> Result<u32, Code> {
-        guard(|| {
-            let n = self.inner.try_clear(namespace.as_deref()).map_err(store_error)?;
-            sync(&env, &self.inner, &self.reported);
-            Ok(n as u32)
-        })
     }
 
     /// Entries, bytes held, fetch hits and misses, evictions, store hits, misses and errors.
@@ -487,9 +513,9 @@ impl Ledger {
 impl ObjectFinalize for Ledger {
     fn finalize(self, env: Env) -> Result<()> {
         release(&env, &self.reported);
-        // Unless a task still holds the ledger (its thread then drops it), its
+        // Unless a call still holds the ledger (its thread then drops it), its
         // payloads are freed as removed entries are, off the JS thread; its
-        // store, if any, is closed here.
+        // store, if any, is closed where the last holder drops it.
         if Arc::strong_count(&self.inner) == 1 {
             self.inner.forget_in_memory();
         }
@@ -529,22 +555,4 @@ pub fn cap_recall_output(
             from,
         )))
     })
-}
-
-/// Internal, for tests only: a task whose `compute` panics.
-#[doc(hidden)]
-pub struct PanicTask;
-
-#[napi]
-impl Task for PanicTask {
-    type Output = JsResult<()>;
-    type JsValue = ();
-
-    fn compute(&mut self) -> Result<Self::Output> {
-        Ok(guard(|| panic!("deliberate panic for a test (async)")))
-    }
-
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
-        output.map_err(|e| rejection(&env, e))
-    }
 }

@@ -2,19 +2,29 @@
 //! payload bytes with least-recently-used eviction. The lock is held only to
 //! look up or insert an `Arc<Entry>`; analysis and slicing run outside it, so
 //! concurrent async fetches on the libuv pool do not serialise.
+//!
+//! With a store below (`backing`), every call that may reach the store has an
+//! async form (`*_async`) run on the store runtime (`core::runtime`) and
+//! bounded end to end by the ledger's `timeout`; the sync forms of such a
+//! ledger wait for the async ones (for tests, and for a store in memory).
+//! A ledger without a store never touches the runtime.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::ops::Deref;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
 use serde_json::{Map, Value};
+use tokio::sync::Notify;
 
 use crate::core::json::JsonDoc;
 use crate::core::outline::Outline;
 use crate::core::quick::QUICK_BYTES;
+use crate::core::runtime::{self, Deadline, DEFAULT_TIMEOUT};
 use crate::core::search::Blocks;
-use crate::core::store::{expired, now_ms, Store, StoreError};
+use crate::core::store::{expired, now_ms, Outcome, Store, StoreError, StoreSpec};
 use crate::core::text::{Payload, Text};
 
 /// Default bound on payload bytes held: 256 MiB.
@@ -107,6 +117,13 @@ impl Entry {
     }
 }
 
+impl AsRef<[u8]> for Entry {
+    /// The payload as stored: UTF-8, or WTF-8.
+    fn as_ref(&self) -> &[u8] {
+        self.text.as_bytes()
+    }
+}
+
 /// Whether a payload of `len` bytes gets a query index (smaller ones are
 /// scanned whole, at once).
 fn has_query_index(len: usize) -> bool {
@@ -133,8 +150,11 @@ pub enum LedgerError {
     NamespaceTooLong { chars: usize },
     /// A payload larger than `MAX_CONTENT_BYTES` bytes.
     ContentTooLarge { bytes: usize },
-    /// The store below the ledger failed (the entry was not recorded).
+    /// The store below the ledger failed; its outcome says whether the
+    /// entry may be stored all the same.
     Store(StoreError),
+    /// `close()` was called.
+    Closed,
 }
 
 impl fmt::Display for LedgerError {
@@ -152,7 +172,12 @@ impl fmt::Display for LedgerError {
                 f,
                 "content is {bytes} bytes of UTF-8; at most {MAX_CONTENT_BYTES} bytes can be recorded"
             ),
+            LedgerError::Store(e) if e.outcome == Outcome::Unknown => write!(
+                f,
+                "{e}; the outcome is unknown: the result may have been stored (recording it again is safe: its id is bound to its content)"
+            ),
             LedgerError::Store(e) => write!(f, "{e}; the result was not recorded"),
+            LedgerError::Closed => write!(f, "the ledger is closed"),
         }
     }
 }
@@ -191,49 +216,110 @@ pub const SWEEP_EVERY_MS: u64 = 60_000;
 
 type Key = (String, String);
 
+mod backing;
 mod entry;
 mod lru;
 mod read;
 mod record;
+mod remove;
+use backing::Backing;
 use entry::rebuild_entry;
 use lru::{Locked, Lru};
+pub use read::Found;
 pub use record::{check_content_len, check_namespace};
 
-/// The ledger. Cheap to share behind an `Arc`.
+/// The ledger. Cheap to share behind an `Arc`; its state is shared by the
+/// async calls in flight (each holds a clone of it).
 pub struct Ledger {
+    shared: Arc<Shared>,
+}
+
+/// What a ledger holds.
+pub struct Shared {
     config: LedgerConfig,
     lru: Mutex<Lru>,
     /// The store below the LRU (write-through), if any.
-    backing: Option<Box<dyn Store>>,
+    backing: Option<Backing>,
     /// Default time to live of an entry, in milliseconds.
     ttl_ms: Option<u64>,
+    /// The bound on each call that reaches the store, end to end.
+    timeout: Duration,
     /// When the last sweep ran (Unix ms).
     last_sweep: AtomicU64,
     /// Test hook: the id every record gets instead of its hash (see `force_mem_id`).
     forced_id: Mutex<Option<String>>,
+    closed: AtomicBool,
+    /// Async calls in flight: `close` waits for them before releasing the store.
+    in_flight: AtomicUsize,
+    idle: Notify,
+}
+
+/// An async call in flight (see [`Shared::enter`]).
+struct InFlight<'a>(&'a Shared);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}
+
+impl Deref for Ledger {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.shared
+    }
 }
 
 impl Ledger {
     pub fn new(config: LedgerConfig) -> Self {
-        Ledger::with_store(config, None, None)
+        Ledger::with_backing(config, None, None)
     }
 
-    /// A ledger over `store` (write-through; misses reload from it), whose
-    /// entries live `ttl_ms` milliseconds unless a record says otherwise.
-    pub fn with_store(config: LedgerConfig, store: Option<Box<dyn Store>>, ttl_ms: Option<u64>) -> Self {
+    /// A ledger over an open `store` (write-through; misses reload from it),
+    /// whose entries live `ttl_ms` milliseconds unless a record says otherwise.
+    pub fn with_store(config: LedgerConfig, store: Option<Arc<dyn Store>>, ttl_ms: Option<u64>) -> Self {
+        Ledger::with_backing(config, store.map(Backing::open), ttl_ms)
+    }
+
+    /// A ledger over the store `spec` names, which starts opening now, in the
+    /// background (on the store runtime: nothing here waits for it). Calls
+    /// wait for the open within their own bound; a failed open is retried by
+    /// the next call. See [`opened`](Self::opened).
+    pub fn over(config: LedgerConfig, spec: StoreSpec, ttl_ms: Option<u64>, timeout: Duration) -> Self {
+        let backing = Backing::opening(spec, timeout);
+        Ledger::with_backing(config, Some(backing), ttl_ms).with_timeout(timeout)
+    }
+
+    /// The same ledger with another bound on its store calls (default 5 s).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.timeout = timeout;
+        }
+        self
+    }
+
+    fn with_backing(config: LedgerConfig, backing: Option<Backing>, ttl_ms: Option<u64>) -> Self {
         Ledger {
-            config,
-            lru: Mutex::new(Lru {
-                map: HashMap::new(),
-                order: BTreeMap::new(),
-                tick: 0,
-                stats: Stats::default(),
-                dead: Vec::new(),
+            shared: Arc::new(Shared {
+                config,
+                lru: Mutex::new(Lru {
+                    map: HashMap::new(),
+                    order: BTreeMap::new(),
+                    tick: 0,
+                    stats: Stats::default(),
+                    dead: Vec::new(),
+                }),
+                backing,
+                ttl_ms,
+                timeout: DEFAULT_TIMEOUT,
+                last_sweep: AtomicU64::new(now_ms()),
+                forced_id: Mutex::new(None),
+                closed: AtomicBool::new(false),
+                in_flight: AtomicUsize::new(0),
+                idle: Notify::new(),
             }),
-            backing: store,
-            ttl_ms,
-            last_sweep: AtomicU64::new(now_ms()),
-            forced_id: Mutex::new(None),
         }
     }
 
@@ -245,6 +331,40 @@ impl Ledger {
         *self.forced_id.lock().unwrap_or_else(|e| e.into_inner()) = mem_id;
     }
 
+    /// Once the store is open (at once without one, or with one already
+    /// open); the open's error if it fails or does not end within the bound.
+    pub async fn opened(&self) -> Result<(), StoreError> {
+        match &self.backing {
+            Some(b) => b.get(self.deadline()).await.map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    /// Closes the ledger: later calls fail with [`LedgerError::Closed`], the
+    /// in-memory entries are freed, and the store (if any) is released once
+    /// the calls in flight have ended.
+    pub async fn close(&self) -> Result<(), StoreError> {
+        if !self.mark_closed() {
+            return Ok(());
+        }
+        // The calls in flight end first (each within its own bound).
+        loop {
+            let idle = self.idle.notified();
+            if self.in_flight.load(Ordering::SeqCst) == 0 {
+                break;
+            }
+            idle.await;
+        }
+        // What they admitted meanwhile goes too.
+        self.forget_in_memory();
+        match &self.backing {
+            Some(b) => b.close().await,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Shared {
     pub fn config(&self) -> LedgerConfig {
         self.config
     }
@@ -252,6 +372,49 @@ impl Ledger {
     /// Whether a store is below the LRU.
     pub fn has_store(&self) -> bool {
         self.backing.is_some()
+    }
+
+    /// Whether the store (if any) lives in this process's memory, so that a
+    /// call waits on nothing outside it (the sync API is then fine on the JS thread).
+    pub fn store_in_memory(&self) -> bool {
+        self.backing.as_ref().is_none_or(Backing::in_memory)
+    }
+
+    /// The part of `close` that waits on nothing: later calls fail, the
+    /// in-memory entries are freed. False if it was closed already.
+    pub fn mark_closed(&self) -> bool {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return false;
+        }
+        self.forget_in_memory();
+        true
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    /// Counts an async call in flight, unless the ledger is closed.
+    fn enter(&self) -> Result<InFlight<'_>, StoreError> {
+        // SeqCst here and in `close`: each side writes one flag and reads the
+        // other's, so at least one of them sees the other's write.
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        let guard = InFlight(self);
+        self.check_open()?;
+        Ok(guard)
+    }
+
+    fn check_open(&self) -> Result<(), StoreError> {
+        if self.is_closed() {
+            Err(StoreError::new("open", "the ledger is closed"))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// A new deadline: the ledger's bound from now.
+    pub fn deadline(&self) -> Deadline {
+        Deadline::after(self.timeout)
     }
 
     fn lock(&self) -> Locked<'_> {
@@ -279,132 +442,23 @@ impl Ledger {
         e
     }
 
-    /// Sweeps expired entries from memory and the store, at most every `SWEEP_EVERY_MS`.
-    fn maybe_sweep(&self, now: u64) {
+    /// The store, opened (waiting for its open within `deadline`).
+    async fn store(&self, deadline: Deadline) -> Result<Option<Arc<dyn Store>>, StoreError> {
+        self.check_open()?;
+        match &self.backing {
+            Some(b) => b.get(deadline).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Whether a sweep is due (at most every `SWEEP_EVERY_MS`); claims it if so.
+    fn sweep_due(&self, now: u64) -> bool {
         let last = self.last_sweep.load(Ordering::Relaxed);
-        if now < last.saturating_add(SWEEP_EVERY_MS)
-            || self
+        now >= last.saturating_add(SWEEP_EVERY_MS)
+            && self
                 .last_sweep
                 .compare_exchange(last, now, Ordering::AcqRel, Ordering::Relaxed)
-                .is_err()
-        {
-            return;
-        }
-        let _ = self.sweep();
-    }
-
-    /// Removes expired entries from memory and the store now; returns how many the store removed.
-    pub fn sweep(&self) -> Result<usize, StoreError> {
-        self.lock().sweep(now_ms());
-        match &self.backing {
-            Some(store) => store.sweep().map_err(|e| self.store_failed(e)),
-            None => Ok(0),
-        }
-    }
-
-    /// Looks an entry up for a fetch, counting a hit or a miss; a store error
-    /// counts and reads as absent (see [`try_get`](Self::try_get)).
-    pub fn get(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
-        self.try_get(namespace, mem_id).ok().flatten()
-    }
-
-    /// Looks an entry up for a fetch, counting a hit or a miss; a memory miss
-    /// reloads from the store.
-    pub fn try_get(&self, namespace: &str, mem_id: &str) -> Result<Option<Arc<Entry>>, StoreError> {
-        let key: Key = (namespace.to_string(), mem_id.to_string());
-        {
-            let mut lru = self.lock();
-            let found = lru.touch(&key, now_ms());
-            if found.is_some() {
-                lru.stats.hits += 1;
-                return Ok(found);
-            }
-            lru.stats.misses += 1;
-        }
-        self.load(key)
-    }
-
-    /// Reloads an entry the memory does not hold from the store, re-indexes
-    /// it and puts it in memory.
-    fn load(&self, key: Key) -> Result<Option<Arc<Entry>>, StoreError> {
-        let Some(store) = &self.backing else {
-            return Ok(None);
-        };
-        let stored = match store.get(&key.0, &key.1) {
-            Ok(Some(s)) => s,
-            Ok(None) => {
-                self.lock().stats.store_misses += 1;
-                return Ok(None);
-            }
-            Err(e) => return Err(self.store_failed(e)),
-        };
-        let entry = match rebuild_entry(stored, self.forced().is_none()) {
-            Ok(e) => Arc::new(e),
-            Err(e) => return Err(self.store_failed(e)),
-        };
-        let mut lru = self.lock();
-        lru.stats.store_hits += 1;
-        Ok(Some(
-            match lru.admit(&key, entry.clone(), self.config.max_bytes, now_ms()) {
-                Ok(()) => entry,
-                Err(existing) => existing,
-            },
-        ))
-    }
-
-    /// Looks an entry up without counting a hit or a miss or reordering;
-    /// a memory miss reloads from the store (counted as a store hit or miss).
-    pub fn try_peek(&self, namespace: &str, mem_id: &str) -> Result<Option<Arc<Entry>>, StoreError> {
-        let key: Key = (namespace.to_string(), mem_id.to_string());
-        {
-            let lru = self.lock();
-            if let Some(s) = lru.map.get(&key) {
-                if !s.entry.expired(now_ms()) {
-                    return Ok(Some(s.entry.clone()));
-                }
-            }
-        }
-        self.load(key)
-    }
-
-    /// [`try_peek`](Self::try_peek), a store error reading as absent.
-    pub fn peek(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
-        self.try_peek(namespace, mem_id).ok().flatten()
-    }
-
-    pub fn delete(&self, namespace: &str, mem_id: &str) -> bool {
-        self.try_delete(namespace, mem_id).unwrap_or(false)
-    }
-
-    /// Removes one entry from memory and the store; true if either held it.
-    pub fn try_delete(&self, namespace: &str, mem_id: &str) -> Result<bool, StoreError> {
-        let in_memory = self.lock().remove(&(namespace.to_string(), mem_id.to_string()));
-        let stored = match &self.backing {
-            Some(store) => store
-                .delete(namespace, mem_id)
-                .map_err(|e| self.store_failed(e))?,
-            None => false,
-        };
-        Ok(in_memory || stored)
-    }
-
-    /// Removes every entry, or those of one namespace; returns how many.
-    pub fn clear(&self, namespace: Option<&str>) -> usize {
-        self.try_clear(namespace).unwrap_or(0)
-    }
-
-    /// [`clear`](Self::clear) in memory and in the store; the count is the
-    /// larger of the two (the store holds every live entry the memory does,
-    /// unless another process removed some).
-    pub fn try_clear(&self, namespace: Option<&str>) -> Result<usize, StoreError> {
-        let in_memory = self
-            .lock()
-            .remove_where(|(ns, _), _| namespace.is_none_or(|n| n == ns));
-        let stored = match &self.backing {
-            Some(store) => store.clear(namespace).map_err(|e| self.store_failed(e))?,
-            None => 0,
-        };
-        Ok(in_memory.max(stored))
+                .is_ok()
     }
 
     pub fn stats(&self) -> Stats {
@@ -418,6 +472,11 @@ impl Ledger {
     pub fn forget_in_memory(&self) {
         self.lock().remove_where(|_, _| true);
     }
+}
+
+/// Runs a store ledger's async call to its end on this thread (the sync API).
+fn wait<T>(f: impl std::future::Future<Output = Result<T, StoreError>>) -> Result<T, StoreError> {
+    runtime::block_on(f).map_err(|e| StoreError::new("open", e))?
 }
 
 #[cfg(test)]

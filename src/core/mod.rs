@@ -10,6 +10,7 @@ pub mod palette;
 pub mod quick;
 pub mod reap;
 pub mod recall;
+pub mod runtime;
 pub mod search;
 pub mod store;
 pub mod stub;

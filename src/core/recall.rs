@@ -230,6 +230,15 @@ pub fn store_failed(mem_id: &str, e: &crate::core::store::StoreError) -> String 
     )
 }
 
+/// The store had the entry and its server evicted it (not a wrong id, not an expiry).
+pub fn evicted(mem_id: &str, why: &str) -> String {
+    format!(
+        "[tool_memory error: {} was evicted from the store: {}; it can no longer be recalled]",
+        ellipsize(mem_id, ECHO_CHARS),
+        ellipsize(why, ECHO_CHARS)
+    )
+}
+
 /// `[tool_memory not found: <mem_id> in namespace '<ns>']` (`in the default
 /// namespace` for `""`): an id recalled in the wrong thread says where it looked.
 pub fn not_found(mem_id: &str, namespace: &str) -> String {

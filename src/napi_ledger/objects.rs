@@ -17,17 +17,26 @@ pub struct LedgerOptions {
     /// Code points of head preview shown in each stub. Default 200; 0 hides it.
     pub preview_chars: Option<f64>,
     /// A store below the in-memory LRU: `'sqlite:<path>'` (a relative path is
-    /// relative to the process's cwd; the file is created if missing) or a
-    /// Redis URL, `'redis://[user:password@]host[:port][/db]'` (`rediss://` for
-    /// TLS; `?prefix=app:` sets the key prefix, default `symfonic:`). Records
-    /// are written through (`record` resolves once the store has the entry: the
-    /// SQLite row committed and fsynced, the Redis script answered); a memory
-    /// miss reloads the entry from the store, so entries survive eviction and
-    /// restarts and are shared by every process using the file or the server.
-    /// A SQLite file that cannot be opened throws `ERR_SYMFONIC_STORE`; a Redis
-    /// store connects on first use (the constructor does no network I/O), and
-    /// an unreachable server rejects `record` with `ERR_SYMFONIC_STORE`.
-    pub store: Option<String>,
+    /// relative to the process's cwd; the file is created if missing),
+    /// `'sqlite::memory:'` (a database in this process's memory, private to this
+    /// ledger: for tests), or a Redis URL, `'redis://[user:password@]host[:port][/db]'`
+    /// (`rediss://` for TLS; `?prefix=app:` sets the key prefix, default
+    /// `symfonic:`). A URL naming a node of a Redis Cluster follows the cluster;
+    /// an array of URLs names a cluster's seed nodes. Records are written through
+    /// (`record` resolves once the store has the entry: the SQLite row committed
+    /// and fsynced, the Redis script answered); a memory miss reloads the entry
+    /// from the store, so entries survive eviction and restarts and are shared
+    /// by every process using the file or the server. The store opens in the
+    /// background (the constructor never waits); a store that cannot be opened
+    /// rejects calls with `ERR_SYMFONIC_STORE` (the next call tries again), and
+    /// `await Ledger.open(options)` rejects with it.
+    #[napi(ts_type = "string | string[]")]
+    pub store: Option<Either<String, Vec<String>>>,
+    /// Bound, in milliseconds, on each call that reaches the store, end to end
+    /// (waiting for the store to open, queueing, the store's answer). Past it
+    /// the call rejects with `ERR_SYMFONIC_STORE_TIMEOUT` (`fetch` and `recall`
+    /// answer `[tool_memory error: ...]`). Default 5000.
+    pub timeout_ms: Option<f64>,
     /// Seconds an entry lives after its record (fractions allowed; `Infinity`:
     /// forever, the default). Expired entries answer as not found, in memory
     /// and in the store, and are swept on open and at most once a minute on record.
@@ -123,6 +132,13 @@ pub struct FetchOptions {
     /// A 1-based inclusive line range: `'120-180'`, `'120'`, or `'120-'` (to the
     /// end). Alone, the lines' text; with `pattern` or `query`, the lines searched.
     pub lines: Option<String>,
+    /// The entry's namespace. Default `""`.
+    pub namespace: Option<String>,
+}
+
+/// Options for `Ledger.has`.
+#[napi(object)]
+pub struct HasOptions {
     /// The entry's namespace. Default `""`.
     pub namespace: Option<String>,
 }

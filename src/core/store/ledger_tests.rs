@@ -2,18 +2,17 @@
 //! on a miss, ids and collisions across ledgers sharing a file, expiry, and
 //! store errors as errors the caller sees.
 
-use super::sqlite::tests::TempDb;
-use super::sqlite::SqliteStore;
+use super::blocking::d;
+use super::sqlite::tests::{open, TempDb};
 use super::StoreSpec;
 use crate::core::ledger::{Ledger, LedgerConfig, LedgerError, RecordRequest, Ttl};
 use crate::core::recall::FetchSpec;
+use crate::core::runtime::block_on;
 use crate::core::text::Payload;
 
 fn ledger(db: &TempDb, max_bytes: usize, ttl_ms: Option<u64>) -> Ledger {
-    let store = StoreSpec::parse(&format!("sqlite:{}", db.0))
-        .unwrap()
-        .open()
-        .unwrap();
+    let spec = StoreSpec::parse(&format!("sqlite:{}", db.0)).unwrap();
+    let store = block_on(spec.open(d())).unwrap().unwrap();
     Ledger::with_store(
         LedgerConfig {
             max_bytes,
@@ -234,7 +233,8 @@ fn many_threads_record_and_read_one_file() {
     for w in workers {
         w.join().unwrap();
     }
-    assert_eq!(SqliteStore::open(&db.0).unwrap().integrity_check().unwrap(), "ok");
+    let s = open(&db.0).unwrap();
+    assert_eq!(block_on(s.integrity_check(d())).unwrap().unwrap(), "ok");
     assert_eq!(l.stats().store_errors, 0);
 }
 
@@ -250,4 +250,46 @@ fn forgetting_in_memory_keeps_the_rows_and_a_miss_reloads_them() {
     assert_eq!((a.stats().entries, a.stats().bytes), (0, 0));
     assert_eq!(a.fetch("ns", &h.mem_id, &spec(|_| {})), "kept in the store");
     assert_eq!(a.stats().store_hits, 1);
+}
+
+#[test]
+fn close_waits_for_the_calls_in_flight_then_refuses_every_call() {
+    use crate::core::runtime::Deadline;
+    use std::future::Future;
+    use std::task::Poll;
+    let db = TempDb::new("close");
+    let l = std::sync::Arc::new(ledger(&db, usize::MAX, None));
+    let h = block_on(async {
+        let d = Deadline::after(std::time::Duration::from_secs(5));
+        let mut rec = Box::pin(l.record_async(
+            req("in-flight", Payload::Utf8("x".repeat(100_000))),
+            Ttl::Default,
+            d,
+        ));
+        // Its first step counts it in flight; then close starts, beside it.
+        std::future::poll_fn(|cx| {
+            let _ = rec.as_mut().poll(cx);
+            Poll::Ready(())
+        })
+        .await;
+        let closing = {
+            let l = l.clone();
+            tokio::spawn(async move { l.close().await })
+        };
+        let h = rec.await;
+        closing.await.unwrap().unwrap();
+        h
+    })
+    .unwrap()
+    .unwrap();
+    assert!(l.is_closed());
+    assert!(matches!(
+        l.record(req("after", "late".into())),
+        Err(LedgerError::Closed)
+    ));
+    assert!(l.try_handle("ns", &h.mem_id).is_err());
+    assert_eq!(l.stats().entries, 0, "freed");
+    // The entry reached the file before the store closed.
+    let other = ledger(&db, usize::MAX, None);
+    assert_eq!(other.fetch("ns", &h.mem_id, &spec(|_| {})), "x".repeat(100_000));
 }

@@ -1,181 +1,69 @@
-//! The Redis store (`redis://` / `rediss://`): one Redis (or Valkey) that
-//! several processes, on several hosts, share.
+//! The Redis store (`redis://` / `rediss://`): one Redis (or Valkey), or one
+//! Redis Cluster, that several processes, on several hosts, share.
 //!
-//! Runtime: the `redis` crate's async client, driven on one process-wide
-//! tokio runtime that this module owns ([`runtime`]: one worker thread, built
-//! on first use, never dropped). The trait is synchronous and is called from
-//! the libuv pool (`AsyncTask::compute`) or from a sync method, so each call
-//! spawns its command onto that runtime and waits on a channel for the answer:
-//! the calling thread never needs to be (or not be) inside a tokio context,
-//! and the network I/O itself always runs on the runtime's worker. The core
-//! stays free of napi (and `cargo test` runs it as is), and the runtime that
-//! the `ConnectionManager`'s reconnect tasks are spawned on outlives every
-//! ledger and every napi env.
+//! Runtime: the `redis` crate's async clients, driven on the crate's runtime
+//! (`core::runtime`): every operation is a future bounded by its call's
+//! deadline, so a hung server costs each caller its bound and no thread
+//! waits for it. A write whose deadline passes, or whose connection drops,
+//! after it was sent has an unknown outcome (`Outcome::Unknown`): it may
+//! have been applied.
 //!
-//! Connection: a lazy `ConnectionManager` (opening a ledger does no I/O; the
-//! first command connects). A dropped connection is re-established by the
-//! manager on the next command that finds it broken; the command that found
-//! it fails, as does every command while the server is unreachable. Each
-//! command is bounded by [`COMMAND_TIMEOUT`] (connection attempts by
-//! [`CONNECT_TIMEOUT`]), so a dead or hung server is an error, not a hang.
+//! Connection (`connect`): opened with the store (a single server through a
+//! reconnecting `ConnectionManager`; a cluster, found by asking the node,
+//! through the crate's cluster client, which follows slots, `MOVED`/`ASK` and
+//! failovers). A dropped connection is re-established on the next command.
 //!
 //! Layout: one hash per entry, under `{prefix}{<namespace>}:<mem_id>`
-//! (`symfonic:{thread-1}:trm_0123456789ab`). The namespace is the key's hash
-//! tag, so a namespace's keys live on one Redis Cluster slot and every script
-//! touches one key, named in `KEYS`. `{`, `}` and `%` in a namespace are
-//! percent-encoded so the tag is always the whole namespace. Fields: the
-//! handle (`call`, `tool`, `size`, `summary`, `schema`, `preview`, `stub`),
-//! the payload (`p`, encoded by [`codec`] like the SQLite store's, with `codec`,
-//! `len` and `wtf8`) and `exp` (Unix ms, absent for never). Expiry is Redis's
-//! own (`PEXPIREAT`), and `exp` is checked on read too, against this
-//! process's clock, as the SQLite store does.
+//! (`symfonic:{thread-1}:trm_0123456789ab`), and per namespace an index of
+//! the ids written (`{prefix}{<namespace>}:index`, see `scripts`). The
+//! namespace is the keys' hash tag, so a namespace's keys live on one
+//! cluster slot and every script touches keys of one slot, named in `KEYS`.
+//! `{`, `}` and `%` in a namespace are percent-encoded so the tag is always
+//! the whole namespace, and the empty namespace is `%`. Fields: the handle
+//! (`call`, `tool`, `size`, `summary`, `schema`, `preview`, `stub`), the payload (`p`, encoded by [`codec`] like
+//! the SQLite store's, with `codec`, `len` and `wtf8`) and `exp` (Unix ms,
+//! absent for never). Expiry is Redis's own (`PEXPIREAT`), and `exp` is
+//! checked on read too, against this process's clock, as the SQLite store does.
 //!
 //! Atomicity: `put` is one Lua script on the entry's key (insert if absent,
 //! else compare call id, length and stored payload bytes; refresh the expiry
 //! if they are the same result, refuse otherwise). Two processes recording one
 //! id are serialised by Redis; neither overwrites the other.
 
-use std::sync::mpsc;
-use std::sync::{LazyLock, OnceLock};
-use std::time::Duration;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{Client, Script, Value};
+use redis::Value;
 
 use super::codec;
-use super::{expired, now_ms, NewEntry, PutOutcome, Store, StoreError, StoredEntry};
+use super::{
+    expired, now_ms, warn_once, Lookup, NewEntry, PutOutcome, Store, StoreError, StoreFuture, StoredEntry,
+};
 use crate::core::ledger::Handle;
+use crate::core::runtime::{cpu, Deadline};
 
-/// Bound on one command, connecting included.
-pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
-/// Bound on one connection attempt.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+mod connect;
+mod scripts;
+mod spec;
+pub use connect::CONNECT_TIMEOUT;
+use connect::{failure, Conn, Settings};
+use scripts::{DELETE, DELETE_SCRIPT, GET_SCRIPT, PUT_SCRIPT, TOUCH_SCRIPT};
+pub use spec::{redact, RedisSpec};
+
 /// The key prefix when the URL names none.
 pub const DEFAULT_PREFIX: &str = "symfonic:";
 /// Keys asked of each `SCAN` step by `clear`.
 const SCAN_COUNT: usize = 1000;
 
-/// The process-wide runtime every Redis store runs its commands on.
-fn runtime() -> Result<&'static tokio::runtime::Runtime, StoreError> {
-    static RT: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("symfonic-redis")
-            .enable_io()
-            .enable_time()
-            .build()
-            .map_err(|e| e.to_string())
-    })
-    .as_ref()
-    .map_err(|e| StoreError::new("open", format!("could not start the Redis runtime: {e}")))
-}
-
-/// `redis://…` / `rediss://…` as given to `new Ledger({ store })`, with this
-/// package's own query parameter (`prefix`) taken out.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RedisSpec {
-    /// The URL handed to the `redis` crate (without `prefix=`).
-    pub url: String,
-    /// Prepended to every key (default [`DEFAULT_PREFIX`]).
-    pub prefix: String,
-}
-
-fn percent_decode(s: &str) -> Result<String, String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'%' => {
-                let hex = b
-                    .get(i + 1..i + 3)
-                    .and_then(|h| std::str::from_utf8(h).ok())
-                    .and_then(|h| u8::from_str_radix(h, 16).ok())
-                    .ok_or_else(|| format!("bad percent-encoding in '{s}'"))?;
-                out.push(hex);
-                i += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            c => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).map_err(|_| format!("'{s}' is not UTF-8 once decoded"))
-}
-
-impl RedisSpec {
-    /// Parses `redis://[user:password@]host[:port][/db][?prefix=…]` (and
-    /// `rediss://` for TLS). The URL is checked by the `redis` crate here;
-    /// nothing connects.
-    pub fn parse(s: &str) -> Result<RedisSpec, String> {
-        if !(s.starts_with("redis://") || s.starts_with("rediss://")) {
-            return Err(format!("a Redis store is 'redis://host:port/db', got '{s}'"));
-        }
-        let (base, query) = match s.split_once('?') {
-            Some((b, q)) => (b, Some(q)),
-            None => (s, None),
-        };
-        let (base, fragment) = match base.split_once('#') {
-            Some((b, f)) => (b, Some(f)),
-            None => (base, None),
-        };
-        let mut prefix = DEFAULT_PREFIX.to_string();
-        let mut kept = Vec::new();
-        for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
-            match pair.split_once('=') {
-                Some(("prefix", v)) => prefix = percent_decode(v)?,
-                _ => kept.push(pair),
-            }
-        }
-        if prefix.contains(['{', '}']) || prefix.chars().any(char::is_control) {
-            return Err(format!(
-                "store prefix '{prefix}' may not contain '{{', '}}' or control characters (they would break the keys' hash tags)"
-            ));
-        }
-        let mut url = base.to_string();
-        if !kept.is_empty() {
-            url.push('?');
-            url.push_str(&kept.join("&"));
-        }
-        if let Some(f) = fragment {
-            url.push('#');
-            url.push_str(f);
-        }
-        Client::open(url.as_str()).map_err(|e| format!("store '{}': {e}", redact(s)))?;
-        Ok(RedisSpec { url, prefix })
-    }
-}
-
-/// The URL with its password (if any) replaced by `***`, for messages.
-pub fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let auth_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..auth_end].rfind('@') {
-        Some(at) => {
-            let userinfo = &rest[..at];
-            let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
-            let hidden = if userinfo.contains(':') {
-                format!("{user}:***")
-            } else {
-                "***".into()
-            };
-            format!("{scheme}://{hidden}{}", &rest[at..])
-        }
-        None => url.to_string(),
-    }
-}
-
 /// A namespace as written inside its key's hash tag: `%`, `{` and `}`
-/// percent-encoded, so the tag is exactly the namespace.
+/// percent-encoded, so the tag is exactly the namespace. The empty namespace
+/// is `%` (no other namespace encodes to it): Redis Cluster ignores an empty
+/// tag `{}` and would hash an entry and its index to different slots.
 fn encode_namespace(ns: &str) -> String {
+    if ns.is_empty() {
+        return "%".into();
+    }
     let mut out = String::with_capacity(ns.len());
     for c in ns.chars() {
         match c {
@@ -200,138 +88,407 @@ fn glob_escape(s: &str) -> String {
     out
 }
 
-// Insert-if-absent-or-same. KEYS[1]: the entry. ARGV: call, len, payload,
-// exp ('' = never), then the other fields as name/value pairs.
-// Returns {0} inserted, {1} existing (expiry refreshed), {2} collision,
-// {3, codec, payload}: same call id and length but other stored bytes (another
-// codec version); the caller decodes and compares.
-const PUT: &str = r"
-local cur = redis.call('HMGET', KEYS[1], 'call', 'len', 'p', 'codec')
-if cur[1] then
-  if cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] then return {2} end
-  if cur[3] ~= ARGV[3] then return {3, cur[4], cur[3]} end
-  if ARGV[4] == '' then
-    redis.call('HDEL', KEYS[1], 'exp')
-    redis.call('PERSIST', KEYS[1])
-  else
-    redis.call('HSET', KEYS[1], 'exp', ARGV[4])
-    redis.call('PEXPIREAT', KEYS[1], ARGV[4])
-  end
-  return {1}
-end
-local f = {'call', ARGV[1], 'len', ARGV[2], 'p', ARGV[3]}
-for i = 5, #ARGV do f[#f + 1] = ARGV[i] end
-if ARGV[4] ~= '' then
-  f[#f + 1] = 'exp'
-  f[#f + 1] = ARGV[4]
-end
-redis.call('HSET', KEYS[1], unpack(f))
-if ARGV[4] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[4]) end
-return {0}
-";
+/// The index key of the namespace `key` (an entry's key) belongs to.
+fn index_of(key: &[u8]) -> Vec<u8> {
+    let cut = key.iter().rposition(|&b| b == b':').unwrap_or(key.len());
+    let mut out = key[..cut].to_vec();
+    out.extend_from_slice(b":index");
+    out
+}
 
-// Refreshes the expiry of an entry if it still holds these payload bytes.
-// KEYS[1]: the entry. ARGV: stored payload, exp ('' = never). Returns 1 if done.
-const TOUCH: &str = r"
-if redis.call('HGET', KEYS[1], 'p') ~= ARGV[1] then return 0 end
-if ARGV[2] == '' then
-  redis.call('HDEL', KEYS[1], 'exp')
-  redis.call('PERSIST', KEYS[1])
-else
-  redis.call('HSET', KEYS[1], 'exp', ARGV[2])
-  redis.call('PEXPIREAT', KEYS[1], ARGV[2])
-end
-return 1
-";
-
-// Deletes an entry. KEYS[1]: the entry. ARGV[1]: now (Unix ms).
-// Returns 1 if a live entry was deleted.
-const DELETE: &str = r"
-local exp = redis.call('HGET', KEYS[1], 'exp')
-local n = redis.call('DEL', KEYS[1])
-if n == 0 then return 0 end
-if exp and tonumber(exp) <= tonumber(ARGV[1]) then return 0 end
-return 1
-";
+/// The hash tag of a key (its slot on a cluster): keys with one tag share a slot.
+fn tag_of(key: &[u8]) -> &[u8] {
+    let open = key.iter().position(|&b| b == b'{');
+    let close = open.and_then(|o| key[o + 1..].iter().position(|&b| b == b'}').map(|c| o + 1 + c));
+    match (open, close) {
+        // `{}` is no tag: the whole key hashes.
+        (Some(o), Some(c)) if c > o + 1 => &key[o + 1..c],
+        _ => key,
+    }
+}
 
 pub struct RedisStore {
-    manager: ConnectionManager,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    conn: Conn,
     prefix: String,
     /// The URL with its password hidden, for error messages.
     shown: String,
+    settings: Settings,
+    closed: AtomicBool,
 }
 
-static PUT_SCRIPT: LazyLock<Script> = LazyLock::new(|| Script::new(PUT));
-static TOUCH_SCRIPT: LazyLock<Script> = LazyLock::new(|| Script::new(TOUCH));
-static DELETE_SCRIPT: LazyLock<Script> = LazyLock::new(|| Script::new(DELETE));
-
 impl RedisStore {
-    /// Sets the store up; nothing connects until the first command (which
-    /// runs on the runtime, never on the caller's thread).
-    pub fn open(spec: &RedisSpec) -> Result<RedisStore, StoreError> {
-        let open = |e: redis::RedisError| StoreError::new("open", e);
-        // rustls needs a process-wide crypto provider for `rediss://`; another
-        // library may have installed one already, which is as good.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = Client::open(spec.url.as_str()).map_err(open)?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(CONNECT_TIMEOUT))
-            .set_response_timeout(Some(COMMAND_TIMEOUT))
-            .set_number_of_retries(1)
-            .set_min_delay(Duration::from_millis(50))
-            .set_max_delay(Duration::from_millis(500));
-        let rt = runtime()?;
-        // The manager finds its runtime from the current context.
-        let manager = {
-            let _in = rt.enter();
-            ConnectionManager::new_lazy_with_config(client, config).map_err(open)?
-        };
+    /// Connects to the server (or cluster) and reads its settings, by
+    /// `deadline`, whose bound is also each later call's.
+    pub async fn open(spec: RedisSpec, deadline: Deadline) -> Result<RedisStore, StoreError> {
+        let (conn, settings) = connect::open(&spec, deadline.bound, deadline).await?;
         Ok(RedisStore {
-            manager,
-            prefix: spec.prefix.clone(),
-            shown: redact(&spec.url),
+            inner: Arc::new(Inner {
+                conn,
+                prefix: spec.prefix.clone(),
+                shown: spec.shown(),
+                settings,
+                closed: AtomicBool::new(false),
+            }),
         })
     }
 
+    /// Whether the store talks to a Redis Cluster.
+    pub fn is_cluster(&self) -> bool {
+        self.inner.conn.is_cluster()
+    }
+
+    /// Sends `PING`; Ok once the server answers.
+    pub async fn ping(&self, deadline: Deadline) -> Result<(), StoreError> {
+        let mut c = self.inner.conn()?;
+        let pong: String = self
+            .inner
+            .bounded("ping", deadline, redis::cmd("PING").query_async(&mut c))
+            .await?;
+        let _ = pong;
+        Ok(())
+    }
+}
+
+impl Inner {
     fn key(&self, namespace: &str, mem_id: &str) -> String {
         format!("{}{{{}}}:{mem_id}", self.prefix, encode_namespace(namespace))
     }
 
-    /// Runs `f` on the runtime with a clone of the connection, bounded by
-    /// [`COMMAND_TIMEOUT`], and waits for it here.
-    fn run<T, F, Fut>(&self, op: &'static str, f: F) -> Result<T, StoreError>
-    where
-        T: Send + 'static,
-        F: FnOnce(ConnectionManager) -> Fut,
-        Fut: std::future::Future<Output = redis::RedisResult<T>> + Send + 'static,
-    {
-        let rt = runtime().map_err(|e| StoreError::new(op, e.message))?;
-        let fut = f(self.manager.clone());
-        let (tx, rx) = mpsc::sync_channel(1);
-        rt.spawn(async move {
-            let out = tokio::time::timeout(COMMAND_TIMEOUT, fut).await;
-            let _ = tx.send(out);
-        });
-        let shown = &self.shown;
-        // The task always sends within COMMAND_TIMEOUT; the margin only
-        // guards against a runtime that stopped.
-        match rx.recv_timeout(COMMAND_TIMEOUT + Duration::from_secs(1)) {
-            Ok(Ok(Ok(v))) => Ok(v),
-            Ok(Ok(Err(e))) => Err(StoreError::new(op, format!("{shown}: {e}"))),
-            Ok(Err(_)) | Err(_) => Err(StoreError::new(
-                op,
-                format!("{shown}: no answer within {} ms", COMMAND_TIMEOUT.as_millis()),
-            )),
+    fn index(&self, namespace: &str) -> String {
+        format!("{}{{{}}}:index", self.prefix, encode_namespace(namespace))
+    }
+
+    fn conn(&self) -> Result<Conn, StoreError> {
+        if self.closed.load(Ordering::Acquire) {
+            return Err(StoreError::new(
+                "open",
+                format!("{}: the store is closed", self.shown),
+            ));
+        }
+        Ok(self.conn.clone())
+    }
+
+    /// `f`'s answer, a Redis error as a store error, or a timeout at `deadline`.
+    async fn bounded<T>(
+        &self,
+        op: &'static str,
+        deadline: Deadline,
+        f: impl std::future::Future<Output = redis::RedisResult<T>>,
+    ) -> Result<T, StoreError> {
+        match deadline.within(f).await {
+            Some(Ok(v)) => Ok(v),
+            // The client's own timeout (a backstop at the same bound).
+            Some(Err(e)) if e.is_timeout() => Err(StoreError::timeout(op, &self.shown, &deadline, true)),
+            Some(Err(e)) => Err(failure(op, &self.shown, e)),
+            None => Err(StoreError::timeout(op, &self.shown, &deadline, true)),
         }
     }
 
-    /// Sends `PING`; Ok once the server answers.
-    pub fn ping(&self) -> Result<(), StoreError> {
-        self.run("ping", |mut c| async move {
-            let _: String = redis::cmd("PING").query_async(&mut c).await?;
-            Ok(())
-        })
+    /// Refuses a payload the server would not take in one command.
+    fn check_size(&self, stored: usize) -> Result<(), StoreError> {
+        match self.settings.max_value {
+            Some(max) if stored as u64 > max => Err(StoreError::new(
+                "put",
+                format!(
+                    "{}: the payload is {stored} bytes once compressed, more than the server takes in one command ({max} bytes: its proto-max-bulk-len or client-query-buffer-limit)",
+                    self.shown
+                ),
+            )),
+            _ => Ok(()),
+        }
     }
+
+    async fn put(self: Arc<Self>, entry: NewEntry, deadline: Deadline) -> Result<PutOutcome, StoreError> {
+        let h = &entry.handle;
+        self.check_size(entry.stored.len())?;
+        if entry.expires_at.is_some() && self.settings.evicts_expiring() && !self.settings.evicts_any() {
+            warn_once(format!(
+                "@symfonic/core: Redis {} has maxmemory-policy {}: entries recorded with ttlSeconds may be evicted before their expiry when it reaches maxmemory (a recall then answers that the entry was evicted). Set maxmemory-policy noeviction to keep them.",
+                self.shown,
+                self.settings.policy.as_deref().unwrap_or("?")
+            ));
+        }
+        let key = self.key(&h.namespace, &h.mem_id);
+        let index = self.index(&h.namespace);
+        let exp = entry.expires_at.map_or(String::new(), |t| t.to_string());
+        let mut c = self.conn()?;
+        // Two rounds at most: a touch that finds the entry replaced meanwhile records it afresh.
+        for _ in 0..2 {
+            let mut inv = PUT_SCRIPT.prepare_invoke();
+            inv.key(&key)
+                .key(&index)
+                .arg(&h.tool_call_id)
+                .arg(entry.bytes().len().to_string())
+                .arg(&entry.stored[..])
+                .arg(&exp)
+                .arg(now_ms())
+                .arg(&h.mem_id);
+            let fields: [(&str, Option<String>); 8] = [
+                ("tool", Some(h.tool_name.clone())),
+                ("size", Some(h.size_chars.to_string())),
+                ("summary", Some(h.summary.clone())),
+                ("schema", h.schema.clone()),
+                ("preview", h.preview.clone()),
+                ("stub", Some(h.stub.clone())),
+                ("wtf8", Some(if entry.wtf8 { "1" } else { "0" }.to_string())),
+                ("codec", Some(entry.codec.to_string())),
+            ];
+            for (name, value) in fields {
+                if let Some(v) = value {
+                    inv.arg(name).arg(v);
+                }
+            }
+            let answer: Vec<Value> = self.bounded("put", deadline, inv.invoke_async(&mut c)).await?;
+            let status = match answer.first() {
+                Some(Value::Int(i)) => *i,
+                _ => {
+                    return Err(StoreError::unknown(
+                        "put",
+                        "unexpected answer from the put script",
+                    ))
+                }
+            };
+            match status {
+                0 => return Ok(PutOutcome::Inserted),
+                1 => return Ok(PutOutcome::Existing),
+                2 => return Ok(PutOutcome::Collision),
+                3 => {}
+                other => {
+                    return Err(StoreError::unknown(
+                        "put",
+                        format!("unexpected put status {other}"),
+                    ))
+                }
+            }
+            let stored_codec = answer
+                .get(1)
+                .and_then(bytes_of)
+                .and_then(|b| String::from_utf8(b).ok())
+                .and_then(|s| s.parse::<i64>().ok())
+                .ok_or_else(|| StoreError::new("put", "corrupt entry: field 'codec'"))?;
+            let stored = answer
+                .get(2)
+                .and_then(bytes_of)
+                .ok_or_else(|| StoreError::new("put", "corrupt entry: field 'p'"))?;
+            // Decoding a payload is CPU work: off the runtime's workers.
+            let content = entry.content.clone();
+            let (same, stored) = cpu(deadline, move || {
+                let raw = codec::decode(stored_codec, &stored, (*content).as_ref().len());
+                (raw.map(|r| r == (*content).as_ref()), stored)
+            })
+            .await
+            .ok_or_else(|| StoreError::timeout("put", &self.shown, &deadline, false))?;
+            if !same.map_err(|m| StoreError::new("put", m))? {
+                return Ok(PutOutcome::Collision);
+            }
+            let mut inv = TOUCH_SCRIPT.prepare_invoke();
+            inv.key(&key).key(&index).arg(stored).arg(&exp).arg(&h.mem_id);
+            let done: i64 = self.bounded("put", deadline, inv.invoke_async(&mut c)).await?;
+            if done == 1 {
+                return Ok(PutOutcome::Existing);
+            }
+        }
+        Err(StoreError::unknown(
+            "put",
+            "the entry kept changing under this put",
+        ))
+    }
+
+    async fn get(
+        self: Arc<Self>,
+        namespace: String,
+        mem_id: String,
+        deadline: Deadline,
+    ) -> Result<Lookup, StoreError> {
+        let mut c = self.conn()?;
+        let mut inv = GET_SCRIPT.prepare_invoke();
+        inv.key(self.key(&namespace, &mem_id))
+            .key(self.index(&namespace))
+            .arg(&mem_id);
+        let answer: Value = self.bounded("get", deadline, inv.invoke_async(&mut c)).await?;
+        let flat = match answer {
+            Value::Array(items) if !items.is_empty() => items,
+            Value::Nil => return Ok(Lookup::Missing),
+            Value::Array(_) => return Ok(Lookup::Missing),
+            score => {
+                // Gone, but indexed: evicted if its expiry had not come.
+                let score = bytes_of(&score)
+                    .and_then(|b| String::from_utf8(b).ok())
+                    .unwrap_or_default();
+                let alive = match score.as_str() {
+                    "inf" | "+inf" => true,
+                    s => s.parse::<f64>().is_ok_and(|t| t > now_ms() as f64),
+                };
+                if !alive {
+                    return Ok(Lookup::Missing);
+                }
+                return Ok(Lookup::Evicted(format!(
+                    "the Redis server {} evicted it before its expiry (maxmemory-policy {})",
+                    self.shown,
+                    self.settings.policy.as_deref().unwrap_or("unknown")
+                )));
+            }
+        };
+        let mut fields: HashMap<String, Vec<u8>> = HashMap::with_capacity(flat.len() / 2);
+        let mut it = flat.into_iter();
+        while let (Some(k), Some(v)) = (it.next(), it.next()) {
+            if let (Some(k), Some(v)) = (
+                bytes_of(&k).and_then(|k| String::from_utf8(k).ok()),
+                into_bytes(v),
+            ) {
+                fields.insert(k, v);
+            }
+        }
+        // Decoding a payload is CPU work: off the runtime's workers.
+        cpu(deadline, move || entry_of(&namespace, &mem_id, fields))
+            .await
+            .unwrap_or_else(|| Err(StoreError::timeout("get", "decoding the entry", &deadline, false)))
+    }
+
+    async fn delete(
+        self: Arc<Self>,
+        namespace: String,
+        mem_id: String,
+        deadline: Deadline,
+    ) -> Result<bool, StoreError> {
+        let mut c = self.conn()?;
+        let mut inv = DELETE_SCRIPT.prepare_invoke();
+        inv.key(self.key(&namespace, &mem_id))
+            .key(self.index(&namespace))
+            .arg(now_ms())
+            .arg(&mem_id);
+        let n: i64 = self.bounded("delete", deadline, inv.invoke_async(&mut c)).await?;
+        Ok(n == 1)
+    }
+
+    /// Deletes the entries `keys` (from their indexes too); returns how many were live.
+    async fn delete_entries(
+        &self,
+        c: &mut Conn,
+        keys: &[Vec<u8>],
+        deadline: Deadline,
+    ) -> Result<usize, StoreError> {
+        // One pipeline per hash tag: on a cluster a pipeline stays on one slot.
+        let mut by_tag: BTreeMap<&[u8], redis::Pipeline> = BTreeMap::new();
+        let now = now_ms();
+        for k in keys {
+            let pipe = by_tag.entry(tag_of(k)).or_insert_with(redis::pipe);
+            let id = &k[k.iter().rposition(|&b| b == b':').map_or(0, |i| i + 1)..];
+            pipe.cmd("EVAL")
+                .arg(DELETE)
+                .arg(2)
+                .arg(k)
+                .arg(index_of(k))
+                .arg(now)
+                .arg(id);
+        }
+        let mut live = 0;
+        for (_, pipe) in by_tag {
+            let deleted: Vec<i64> = self.bounded("clear", deadline, pipe.query_async(c)).await?;
+            live += deleted.iter().filter(|&&n| n == 1).count();
+        }
+        Ok(live)
+    }
+
+    /// Removes the entries under one namespace's tag, or under every one, and
+    /// their indexes: `SCAN MATCH` on every primary (never `KEYS`).
+    async fn clear(
+        self: Arc<Self>,
+        namespace: Option<String>,
+        deadline: Deadline,
+    ) -> Result<usize, StoreError> {
+        let tag = match &namespace {
+            Some(ns) => format!(
+                "{}{{{}}}",
+                glob_escape(&self.prefix),
+                glob_escape(&encode_namespace(ns))
+            ),
+            None => format!("{}{{*}}", glob_escape(&self.prefix)),
+        };
+        let mut c = self.conn()?;
+        let nodes: Vec<String> = self
+            .bounded("clear", deadline, c.on_each_primary(redis::cmd("PING")))
+            .await?
+            .into_iter()
+            .map(|(node, _)| node)
+            .collect();
+        let mut live = 0usize;
+        for (pattern, entries) in [(format!("{tag}:trm_*"), true), (format!("{tag}:index"), false)] {
+            for node in &nodes {
+                let mut cursor: u64 = 0;
+                loop {
+                    let mut cmd = redis::cmd("SCAN");
+                    cmd.arg(cursor)
+                        .arg("MATCH")
+                        .arg(&pattern)
+                        .arg("COUNT")
+                        .arg(SCAN_COUNT);
+                    let answer = self.bounded("clear", deadline, c.on_node(node, cmd)).await?;
+                    let (next, keys): (u64, Vec<Vec<u8>>) = redis::from_redis_value(answer)
+                        .map_err(|e| StoreError::new("clear", format!("{}: {e}", self.shown)))?;
+                    if entries && !keys.is_empty() {
+                        live += self.delete_entries(&mut c, &keys, deadline).await?;
+                    } else {
+                        for k in keys {
+                            let del = redis::cmd("DEL").arg(k).clone();
+                            let _: i64 = self.bounded("clear", deadline, del.query_async(&mut c)).await?;
+                        }
+                    }
+                    cursor = next;
+                    if cursor == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(live)
+    }
+}
+
+/// The entry in a hash's fields (its payload decoded), or `Missing` once expired.
+fn entry_of(
+    namespace: &str,
+    mem_id: &str,
+    mut fields: HashMap<String, Vec<u8>>,
+) -> Result<Lookup, StoreError> {
+    let expires_at = match fields.get("exp") {
+        Some(_) => Some(to_u64("get", "exp", fields.get("exp"))?),
+        None => None,
+    };
+    if expired(expires_at, now_ms()) {
+        return Ok(Lookup::Missing);
+    }
+    let raw_len = to_u64("get", "len", fields.get("len"))?;
+    let raw_len =
+        usize::try_from(raw_len).map_err(|_| StoreError::new("get", "corrupt entry: field 'len'"))?;
+    let codec_id = to_u64("get", "codec", fields.get("codec"))? as i64;
+    let size_chars = to_u64("get", "size", fields.get("size"))? as usize;
+    let wtf8 = fields.get("wtf8").map(Vec::as_slice) == Some(b"1");
+    let payload = fields
+        .remove("p")
+        .ok_or_else(|| StoreError::new("get", "corrupt entry: field 'p'"))?;
+    let content = codec::decode(codec_id, &payload, raw_len).map_err(|m| StoreError::new("get", m))?;
+    let optional = |v: Option<Vec<u8>>, name: &str| v.map(|b| to_string("get", name, Some(b))).transpose();
+    Ok(Lookup::Found(Box::new(StoredEntry {
+        handle: Handle {
+            mem_id: mem_id.to_string(),
+            namespace: namespace.to_string(),
+            tool_name: to_string("get", "tool", fields.remove("tool"))?,
+            tool_call_id: to_string("get", "call", fields.remove("call"))?,
+            size_chars,
+            summary: to_string("get", "summary", fields.remove("summary"))?,
+            schema: optional(fields.remove("schema"), "schema")?,
+            preview: optional(fields.remove("preview"), "preview")?,
+            stub: to_string("get", "stub", fields.remove("stub"))?,
+        },
+        content,
+        wtf8,
+        expires_at,
+    })))
 }
 
 fn to_u64(op: &'static str, field: &str, v: Option<&Vec<u8>>) -> Result<u64, StoreError> {
@@ -345,6 +502,13 @@ fn to_string(op: &'static str, field: &str, v: Option<Vec<u8>>) -> Result<String
         .ok_or_else(|| StoreError::new(op, format!("corrupt entry: field '{field}'")))
 }
 
+fn into_bytes(v: Value) -> Option<Vec<u8>> {
+    match v {
+        Value::BulkString(b) => Some(b),
+        other => bytes_of(&other),
+    }
+}
+
 fn bytes_of(v: &Value) -> Option<Vec<u8>> {
     match v {
         Value::BulkString(b) => Some(b.clone()),
@@ -355,177 +519,40 @@ fn bytes_of(v: &Value) -> Option<Vec<u8>> {
 }
 
 impl Store for RedisStore {
-    fn put(&self, entry: NewEntry<'_>) -> Result<PutOutcome, StoreError> {
-        let h = entry.handle;
-        let key = self.key(&h.namespace, &h.mem_id);
-        // Compression runs here, on the caller's (pool) thread.
-        let (codec_id, payload) = codec::encode(entry.content);
-        let exp = entry.expires_at.map_or(String::new(), |t| t.to_string());
-        let mut inv = PUT_SCRIPT.prepare_invoke();
-        inv.key(&key)
-            .arg(&h.tool_call_id)
-            .arg(entry.content.len().to_string())
-            .arg(&payload)
-            .arg(&exp);
-        let fields: [(&str, Option<String>); 8] = [
-            ("tool", Some(h.tool_name.clone())),
-            ("size", Some(h.size_chars.to_string())),
-            ("summary", Some(h.summary.clone())),
-            ("schema", h.schema.clone()),
-            ("preview", h.preview.clone()),
-            ("stub", Some(h.stub.clone())),
-            ("wtf8", Some(if entry.wtf8 { "1" } else { "0" }.to_string())),
-            ("codec", Some(codec_id.to_string())),
-        ];
-        for (name, value) in fields {
-            if let Some(v) = value {
-                inv.arg(name).arg(v);
-            }
-        }
-        let answer: Vec<Value> =
-            self.run("put", move |mut c| async move { inv.invoke_async(&mut c).await })?;
-        let status = match answer.first() {
-            Some(Value::Int(i)) => *i,
-            _ => return Err(StoreError::new("put", "unexpected answer from the put script")),
-        };
-        match status {
-            0 => Ok(PutOutcome::Inserted),
-            1 => Ok(PutOutcome::Existing),
-            2 => Ok(PutOutcome::Collision),
-            3 => {
-                let stored_codec = answer
-                    .get(1)
-                    .and_then(bytes_of)
-                    .and_then(|b| String::from_utf8(b).ok())
-                    .and_then(|s| s.parse::<i64>().ok())
-                    .ok_or_else(|| StoreError::new("put", "corrupt entry: field 'codec'"))?;
-                let stored = answer
-                    .get(2)
-                    .and_then(bytes_of)
-                    .ok_or_else(|| StoreError::new("put", "corrupt entry: field 'p'"))?;
-                let raw = codec::decode(stored_codec, &stored, entry.content.len())
-                    .map_err(|m| StoreError::new("put", m))?;
-                if raw != entry.content {
-                    return Ok(PutOutcome::Collision);
-                }
-                let mut inv = TOUCH_SCRIPT.prepare_invoke();
-                inv.key(&key).arg(stored).arg(exp);
-                let done: i64 =
-                    self.run("put", move |mut c| async move { inv.invoke_async(&mut c).await })?;
-                // 0: it was deleted or replaced meanwhile; record it afresh.
-                if done == 1 {
-                    Ok(PutOutcome::Existing)
-                } else {
-                    self.put(entry)
-                }
-            }
-            other => Err(StoreError::new("put", format!("unexpected put status {other}"))),
-        }
+    fn put(&self, entry: NewEntry, deadline: Deadline) -> StoreFuture<PutOutcome> {
+        Box::pin(self.inner.clone().put(entry, deadline))
     }
 
-    fn get(&self, namespace: &str, mem_id: &str) -> Result<Option<StoredEntry>, StoreError> {
-        let key = self.key(namespace, mem_id);
-        let mut fields: std::collections::HashMap<String, Vec<u8>> = self
-            .run("get", move |mut c| async move {
-                redis::cmd("HGETALL").arg(key).query_async(&mut c).await
-            })?;
-        if fields.is_empty() {
-            return Ok(None);
-        }
-        let expires_at = match fields.get("exp") {
-            Some(_) => Some(to_u64("get", "exp", fields.get("exp"))?),
-            None => None,
-        };
-        if expired(expires_at, now_ms()) {
-            return Ok(None);
-        }
-        let raw_len = to_u64("get", "len", fields.get("len"))?;
-        let raw_len =
-            usize::try_from(raw_len).map_err(|_| StoreError::new("get", "corrupt entry: field 'len'"))?;
-        let codec_id = to_u64("get", "codec", fields.get("codec"))? as i64;
-        let size_chars = to_u64("get", "size", fields.get("size"))? as usize;
-        let wtf8 = fields.get("wtf8").map(Vec::as_slice) == Some(b"1");
-        let payload = fields
-            .remove("p")
-            .ok_or_else(|| StoreError::new("get", "corrupt entry: field 'p'"))?;
-        let content = codec::decode(codec_id, &payload, raw_len).map_err(|m| StoreError::new("get", m))?;
-        let optional =
-            |v: Option<Vec<u8>>, name: &str| v.map(|b| to_string("get", name, Some(b))).transpose();
-        Ok(Some(StoredEntry {
-            handle: Handle {
-                mem_id: mem_id.to_string(),
-                namespace: namespace.to_string(),
-                tool_name: to_string("get", "tool", fields.remove("tool"))?,
-                tool_call_id: to_string("get", "call", fields.remove("call"))?,
-                size_chars,
-                summary: to_string("get", "summary", fields.remove("summary"))?,
-                schema: optional(fields.remove("schema"), "schema")?,
-                preview: optional(fields.remove("preview"), "preview")?,
-                stub: to_string("get", "stub", fields.remove("stub"))?,
-            },
-            content,
-            wtf8,
-            expires_at,
-        }))
+    fn get(&self, namespace: &str, mem_id: &str, deadline: Deadline) -> StoreFuture<Lookup> {
+        Box::pin(
+            self.inner
+                .clone()
+                .get(namespace.to_string(), mem_id.to_string(), deadline),
+        )
     }
 
-    fn delete(&self, namespace: &str, mem_id: &str) -> Result<bool, StoreError> {
-        let mut inv = DELETE_SCRIPT.prepare_invoke();
-        inv.key(self.key(namespace, mem_id)).arg(now_ms());
-        let n: i64 = self.run(
-            "delete",
-            move |mut c| async move { inv.invoke_async(&mut c).await },
-        )?;
-        Ok(n == 1)
+    fn delete(&self, namespace: &str, mem_id: &str, deadline: Deadline) -> StoreFuture<bool> {
+        Box::pin(
+            self.inner
+                .clone()
+                .delete(namespace.to_string(), mem_id.to_string(), deadline),
+        )
     }
 
-    fn clear(&self, namespace: Option<&str>) -> Result<usize, StoreError> {
-        let pattern = match namespace {
-            Some(ns) => format!(
-                "{}{{{}}}:trm_*",
-                glob_escape(&self.prefix),
-                glob_escape(&encode_namespace(ns))
-            ),
-            None => format!("{}{{*}}:trm_*", glob_escape(&self.prefix)),
-        };
-        let mut cursor: u64 = 0;
-        let mut live = 0usize;
-        loop {
-            let pat = pattern.clone();
-            let (next, keys): (u64, Vec<Vec<u8>>) = self.run("clear", move |mut c| async move {
-                redis::cmd("SCAN")
-                    .arg(cursor)
-                    .arg("MATCH")
-                    .arg(pat)
-                    .arg("COUNT")
-                    .arg(SCAN_COUNT)
-                    .query_async(&mut c)
-                    .await
-            })?;
-            if !keys.is_empty() {
-                let mut pipe = redis::pipe();
-                let now = now_ms();
-                for k in &keys {
-                    // One key per script call: each call stays on its key's slot.
-                    pipe.cmd("EVAL").arg(DELETE).arg(1).arg(k).arg(now);
-                }
-                let deleted: Vec<i64> =
-                    self.run(
-                        "clear",
-                        move |mut c| async move { pipe.query_async(&mut c).await },
-                    )?;
-                live += deleted.iter().filter(|&&n| n == 1).count();
-            }
-            cursor = next;
-            if cursor == 0 {
-                return Ok(live);
-            }
-        }
+    fn clear(&self, namespace: Option<&str>, deadline: Deadline) -> StoreFuture<usize> {
+        Box::pin(self.inner.clone().clear(namespace.map(str::to_string), deadline))
     }
 
     /// Redis expires entries itself (`PEXPIREAT`): nothing to sweep.
-    fn sweep(&self) -> Result<usize, StoreError> {
-        Ok(0)
+    fn sweep(&self, _deadline: Deadline) -> StoreFuture<usize> {
+        Box::pin(async { Ok(0) })
+    }
+
+    /// Later operations fail; the connection closes once the operations in
+    /// flight (which hold clones of it) have ended.
+    fn close(&self) -> StoreFuture<()> {
+        self.inner.closed.store(true, Ordering::Release);
+        Box::pin(async { Ok(()) })
     }
 }
 

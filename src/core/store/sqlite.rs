@@ -8,28 +8,34 @@
 //! storage either way, which is the guarantee the ledger states. The cost is
 //! one fsync per record.
 //!
-//! Concurrency: one writer connection (SQLite allows one writer at a time;
-//! `put` runs `BEGIN IMMEDIATE`, so two processes recording the same id are
-//! serialised and the second one sees the first's row), and a small pool of
-//! reader connections (WAL readers never wait for the writer). A busy
-//! timeout of 5 s lets processes queue for the write lock instead of failing.
+//! Concurrency: one writer thread with its connection (SQLite allows one
+//! writer at a time; `put` runs `BEGIN IMMEDIATE`, so two processes recording
+//! the same id are serialised and the second one sees the first's row), and
+//! a few reader threads with theirs (WAL readers never wait for the writer).
+//! Every call is a job for those threads (`workers`): the caller's thread
+//! never blocks, and a job waits for a lock held by another process until its
+//! own deadline, never longer.
+//!
+//! `sqlite::memory:` is a database in this process's memory, private to one
+//! store: one connection (the writer's) serves reads too.
 
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
-use std::time::Duration;
+use std::sync::Arc;
 
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Row, TransactionBehavior};
+use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension, Row, TransactionBehavior};
 
 use super::codec;
-use super::{expired, now_ms, NewEntry, PutOutcome, Store, StoreError, StoredEntry};
+use super::{expired, now_ms, Lookup, NewEntry, PutOutcome, Store, StoreError, StoreFuture, StoredEntry};
 use crate::core::ledger::Handle;
+use crate::core::runtime::Deadline;
 
-/// How long a connection waits for a lock held by another connection or process.
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+mod workers;
+use workers::{busy, Workers};
+
 /// The schema this code writes (`PRAGMA user_version`).
 const SCHEMA_VERSION: i64 = 1;
-/// Reader connections kept open for reuse.
-const MAX_IDLE_READERS: usize = 4;
+/// Reader threads (each with its connection) of a database file.
+const READERS: usize = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS entries (
@@ -58,17 +64,30 @@ const SELECT: &str = "SELECT tool_call_id, tool_name, size_chars, summary, schem
   wtf8, codec, raw_len, expires_at, payload FROM entries WHERE namespace = ?1 AND mem_id = ?2";
 
 pub struct SqliteStore {
-    path: String,
-    writer: Mutex<Connection>,
-    readers: Mutex<Vec<Connection>>,
+    /// `sqlite:<path>` as given, or `sqlite::memory:`, for messages.
+    shown: String,
+    writer: Workers,
+    /// `None` in memory: the writer's connection serves reads.
+    readers: Option<Workers>,
 }
 
-fn err(op: &'static str) -> impl Fn(rusqlite::Error) -> StoreError {
-    move |e| StoreError::new(op, e)
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
+/// A SQLite error as a store error: the lock still held at the deadline is a
+/// timeout of a statement that did nothing (`BEGIN IMMEDIATE` is the only one
+/// that waits for the write lock), anything else a failure.
+fn err<'a>(
+    op: &'static str,
+    shown: &'a str,
+    deadline: Deadline,
+) -> impl Fn(rusqlite::Error) -> StoreError + 'a {
+    move |e| match e.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => StoreError::timeout(
+            op,
+            format!("{shown}: the database stayed locked by another connection or process"),
+            &deadline,
+            false,
+        ),
+        _ => StoreError::new(op, format!("{shown}: {e}")),
+    }
 }
 
 fn connect(path: &str) -> rusqlite::Result<Connection> {
@@ -76,26 +95,40 @@ fn connect(path: &str) -> rusqlite::Result<Connection> {
         Path::new(path),
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )?;
-    c.busy_timeout(BUSY_TIMEOUT)?;
+    prepare(c)
+}
+
+fn prepare(c: Connection) -> rusqlite::Result<Connection> {
+    // Waits for another connection's lock until the running job's deadline.
+    c.busy_handler(Some(busy))?;
     c.pragma_update(None, "synchronous", "FULL")?;
     Ok(c)
 }
 
-impl SqliteStore {
-    /// Opens (creating if needed) the database at `path`, in WAL mode, and
-    /// sweeps its expired entries.
-    pub fn open(path: &str) -> Result<SqliteStore, StoreError> {
-        let open = err("open");
-        let mut c = connect(path).map_err(&open)?;
+/// Creates the schema (or checks a newer one is not there), in WAL mode
+/// unless in memory, and sweeps expired rows.
+fn set_up(c: &mut Connection, shown: &str, wal: bool, deadline: Deadline) -> Result<(), StoreError> {
+    let open = err("open", shown, deadline);
+    if wal {
         let mode: String = c
             .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
             .map_err(&open)?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(StoreError::new(
                 "open",
-                format!("{path}: could not enable WAL (journal_mode is {mode})"),
+                format!("{shown}: could not enable WAL (journal_mode is {mode})"),
             ));
         }
+    }
+    // Read first: a file already set up is opened without the write lock, so
+    // a ledger opens while another process holds it.
+    let version: i64 = c
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(&open)?;
+    if version > SCHEMA_VERSION {
+        return Err(newer(shown, version));
+    }
+    if version < SCHEMA_VERSION {
         let tx = c
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(&open)?;
@@ -103,44 +136,125 @@ impl SqliteStore {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .map_err(&open)?;
         if version > SCHEMA_VERSION {
-            return Err(StoreError::new(
-                "open",
-                format!("{path}: schema version {version} is newer than this build's ({SCHEMA_VERSION})"),
-            ));
+            return Err(newer(shown, version));
         }
         tx.execute_batch(SCHEMA).map_err(&open)?;
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(&open)?;
         tx.commit().map_err(&open)?;
+    }
+    // The sweep is housekeeping: done if the write lock is free now, else
+    // left to a later one (a record sweeps at most once a minute).
+    match workers::without_waiting(|| sweep_rows(c, shown, deadline)) {
+        Err(e) if e.timed_out => {}
+        other => {
+            other.map_err(|e| StoreError { op: "open", ..e })?;
+        }
+    }
+    Ok(())
+}
+
+fn newer(shown: &str, version: i64) -> StoreError {
+    StoreError::new(
+        "open",
+        format!("{shown}: schema version {version} is newer than this build's ({SCHEMA_VERSION})"),
+    )
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path`, in WAL mode, and
+    /// sweeps its expired entries, on the store's writer thread, by `deadline`.
+    pub async fn open(path: String, deadline: Deadline) -> Result<SqliteStore, StoreError> {
+        let shown = format!("sqlite:{path}");
+        let writer = Workers::start("sqlite-writer", 1, {
+            let path = path.clone();
+            Arc::new(move || connect(&path))
+        })?;
+        let readers = Workers::start("sqlite-reader", READERS, {
+            let path = path.clone();
+            Arc::new(move || connect(&path))
+        })?;
         let store = SqliteStore {
-            path: path.to_string(),
-            writer: Mutex::new(c),
-            readers: Mutex::new(Vec::new()),
+            shown,
+            writer,
+            readers: Some(readers),
         };
-        store.sweep().map_err(|e| StoreError::new("open", e))?;
+        store.set_up(true, deadline).await?;
         Ok(store)
     }
 
-    /// Runs `f` on a reader connection from the pool (opening one if none is idle).
-    fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let idle = lock(&self.readers).pop();
-        let conn = match idle {
-            Some(c) => c,
-            None => connect(&self.path).map_err(err("get"))?,
+    /// A database in this process's memory, private to this store.
+    pub async fn open_in_memory(deadline: Deadline) -> Result<SqliteStore, StoreError> {
+        let writer = Workers::start(
+            "sqlite-memory",
+            1,
+            Arc::new(|| Connection::open_in_memory().and_then(prepare)),
+        )?;
+        let store = SqliteStore {
+            shown: "sqlite::memory:".into(),
+            writer,
+            readers: None,
         };
-        let out = f(&conn);
-        let mut pool = lock(&self.readers);
-        if pool.len() < MAX_IDLE_READERS {
-            pool.push(conn);
+        store.set_up(false, deadline).await?;
+        Ok(store)
+    }
+
+    async fn set_up(&self, wal: bool, deadline: Deadline) -> Result<(), StoreError> {
+        let shown = self.shown.clone();
+        let opened = self
+            .writer
+            .run("open", shown.clone(), deadline, move |c| {
+                set_up(c, &shown, wal, deadline)
+            })
+            .await;
+        if let Err(e) = opened {
+            let _ = self.close().await;
+            return Err(e);
         }
-        out
+        Ok(())
+    }
+
+    /// Runs `f` on a reader's connection (the writer's in memory).
+    fn read<T, F>(&self, op: &'static str, deadline: Deadline, f: F) -> StoreFuture<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection, &str) -> Result<T, StoreError> + Send + 'static,
+    {
+        let shown = self.shown.clone();
+        let workers = self.readers.as_ref().unwrap_or(&self.writer);
+        workers.run(op, self.shown.clone(), deadline, move |c| f(c, &shown))
+    }
+
+    /// Runs `f` on the writer's connection.
+    fn write<T, F>(&self, op: &'static str, deadline: Deadline, f: F) -> StoreFuture<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection, &str) -> Result<T, StoreError> + Send + 'static,
+    {
+        let shown = self.shown.clone();
+        self.writer
+            .run(op, self.shown.clone(), deadline, move |c| f(c, &shown))
     }
 
     /// Runs `PRAGMA integrity_check`; `Ok("ok")` for a sound database.
-    pub fn integrity_check(&self) -> Result<String, StoreError> {
-        let w = lock(&self.writer);
-        w.query_row("PRAGMA integrity_check", [], |r| r.get(0))
-            .map_err(err("integrity_check"))
+    pub async fn integrity_check(&self, deadline: Deadline) -> Result<String, StoreError> {
+        self.write("integrity_check", deadline, move |c, shown| {
+            c.query_row("PRAGMA integrity_check", [], |r| r.get(0))
+                .map_err(err("integrity_check", shown, deadline))
+        })
+        .await
+    }
+
+    /// Runs `f` on the writer's connection (tests look at the file with it).
+    #[cfg(test)]
+    pub(crate) fn with_writer<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> T + Send + 'static,
+    ) -> T {
+        let d = Deadline::after(crate::core::runtime::DEFAULT_TIMEOUT);
+        crate::core::runtime::block_on(self.write("test", d, move |c, _| Ok(f(c))))
+            .unwrap()
+            .unwrap()
     }
 }
 
@@ -189,359 +303,218 @@ fn to_i64(op: &'static str, x: u64) -> Result<i64, StoreError> {
     i64::try_from(x).map_err(|_| StoreError::new(op, format!("{x} does not fit an INTEGER")))
 }
 
-impl Store for SqliteStore {
-    fn put(&self, entry: NewEntry<'_>) -> Result<PutOutcome, StoreError> {
-        let put = err("put");
-        let h = &entry.handle;
-        // Compression runs before the write lock is taken.
-        let (codec_id, payload) = codec::encode(entry.content);
-        let expires_at = entry.expires_at.map(|t| to_i64("put", t)).transpose()?;
-        let mut w = lock(&self.writer);
-        let tx = w
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .map_err(&put)?;
-        let existing = tx
-            .query_row(SELECT, params![h.namespace, h.mem_id], stored_row)
-            .optional()
-            .map_err(&put)?;
-        let now = now_ms();
-        if let Some(row) = existing {
-            if !expired(row.expires_at.map(|t| t.max(0) as u64), now) {
-                let same = row.tool_call_id == h.tool_call_id
-                    && row.raw_len == entry.content.len() as i64
-                    && row.decode("put")? == entry.content;
-                if !same {
-                    return Ok(PutOutcome::Collision); // the transaction rolls back on drop
-                }
-                tx.execute(
-                    "UPDATE entries SET expires_at = ?3 WHERE namespace = ?1 AND mem_id = ?2",
-                    params![h.namespace, h.mem_id, expires_at],
-                )
-                .map_err(&put)?;
-                tx.commit().map_err(&put)?;
-                return Ok(PutOutcome::Existing);
-            }
-        }
-        tx.execute(
-            "INSERT OR REPLACE INTO entries (namespace, mem_id, tool_call_id, tool_name, size_chars,
-               summary, schema, preview, stub, wtf8, codec, raw_len, created_at, expires_at, payload)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-            params![
-                h.namespace,
-                h.mem_id,
-                h.tool_call_id,
-                h.tool_name,
-                h.size_chars as i64,
-                h.summary,
-                h.schema,
-                h.preview,
-                h.stub,
-                entry.wtf8 as i64,
-                codec_id,
-                entry.content.len() as i64,
-                to_i64("put", now)?,
-                expires_at,
-                payload,
-            ],
-        )
+/// Puts `entry` in one `BEGIN IMMEDIATE` transaction (see [`Store::put`]).
+fn put_row(
+    c: &mut Connection,
+    shown: &str,
+    entry: &NewEntry,
+    deadline: Deadline,
+) -> Result<PutOutcome, StoreError> {
+    let put = err("put", shown, deadline);
+    let h = &entry.handle;
+    let content = entry.bytes();
+    let expires_at = entry.expires_at.map(|t| to_i64("put", t)).transpose()?;
+    let tx = c
+        .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(&put)?;
-        tx.commit().map_err(&put)?;
-        Ok(PutOutcome::Inserted)
-    }
-
-    fn get(&self, namespace: &str, mem_id: &str) -> Result<Option<StoredEntry>, StoreError> {
-        let row = self.read(|c| {
-            c.prepare_cached(SELECT)
-                .and_then(|mut s| s.query_row(params![namespace, mem_id], stored_row).optional())
-                .map_err(err("get"))
-        })?;
-        let Some(row) = row else { return Ok(None) };
-        let expires_at = row.expires_at.map(|t| t.max(0) as u64);
-        if expired(expires_at, now_ms()) {
-            return Ok(None);
-        }
-        let content = row.decode("get")?;
-        Ok(Some(StoredEntry {
-            handle: Handle {
-                mem_id: mem_id.to_string(),
-                namespace: namespace.to_string(),
-                tool_name: row.tool_name,
-                tool_call_id: row.tool_call_id,
-                size_chars: row.size_chars.max(0) as usize,
-                summary: row.summary,
-                schema: row.schema,
-                preview: row.preview,
-                stub: row.stub,
-            },
-            content,
-            wtf8: row.wtf8,
-            expires_at,
-        }))
-    }
-
-    fn delete(&self, namespace: &str, mem_id: &str) -> Result<bool, StoreError> {
-        let del = err("delete");
-        let now = to_i64("delete", now_ms())?;
-        let mut w = lock(&self.writer);
-        let tx = w.transaction().map_err(&del)?;
-        let live = tx
-            .execute(
-                "DELETE FROM entries WHERE namespace = ?1 AND mem_id = ?2
-                   AND (expires_at IS NULL OR expires_at > ?3)",
-                params![namespace, mem_id, now],
+    let existing = tx
+        .query_row(SELECT, params![h.namespace, h.mem_id], stored_row)
+        .optional()
+        .map_err(&put)?;
+    let now = now_ms();
+    if let Some(row) = existing {
+        if !expired(row.expires_at.map(|t| t.max(0) as u64), now) {
+            let same = row.tool_call_id == h.tool_call_id
+                && row.raw_len == content.len() as i64
+                && row.decode("put")? == content;
+            if !same {
+                return Ok(PutOutcome::Collision); // the transaction rolls back on drop
+            }
+            tx.execute(
+                "UPDATE entries SET expires_at = ?3 WHERE namespace = ?1 AND mem_id = ?2",
+                params![h.namespace, h.mem_id, expires_at],
             )
-            .map_err(&del)?;
-        tx.execute(
-            "DELETE FROM entries WHERE namespace = ?1 AND mem_id = ?2",
-            params![namespace, mem_id],
+            .map_err(&put)?;
+            tx.commit().map_err(&put)?;
+            return Ok(PutOutcome::Existing);
+        }
+    }
+    tx.execute(
+        "INSERT OR REPLACE INTO entries (namespace, mem_id, tool_call_id, tool_name, size_chars,
+           summary, schema, preview, stub, wtf8, codec, raw_len, created_at, expires_at, payload)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+        params![
+            h.namespace,
+            h.mem_id,
+            h.tool_call_id,
+            h.tool_name,
+            h.size_chars as i64,
+            h.summary,
+            h.schema,
+            h.preview,
+            h.stub,
+            entry.wtf8 as i64,
+            entry.codec,
+            content.len() as i64,
+            to_i64("put", now)?,
+            expires_at,
+            &entry.stored[..],
+        ],
+    )
+    .map_err(&put)?;
+    tx.commit().map_err(&put)?;
+    Ok(PutOutcome::Inserted)
+}
+
+/// The live row under the key, its payload decoded.
+fn get_row(
+    c: &mut Connection,
+    shown: &str,
+    namespace: &str,
+    mem_id: &str,
+    deadline: Deadline,
+) -> Result<Lookup, StoreError> {
+    let row = c
+        .prepare_cached(SELECT)
+        .and_then(|mut s| s.query_row(params![namespace, mem_id], stored_row).optional())
+        .map_err(err("get", shown, deadline))?;
+    let Some(row) = row else {
+        return Ok(Lookup::Missing);
+    };
+    let expires_at = row.expires_at.map(|t| t.max(0) as u64);
+    if expired(expires_at, now_ms()) {
+        return Ok(Lookup::Missing);
+    }
+    let content = row.decode("get")?;
+    Ok(Lookup::Found(Box::new(StoredEntry {
+        handle: Handle {
+            mem_id: mem_id.to_string(),
+            namespace: namespace.to_string(),
+            tool_name: row.tool_name,
+            tool_call_id: row.tool_call_id,
+            size_chars: row.size_chars.max(0) as usize,
+            summary: row.summary,
+            schema: row.schema,
+            preview: row.preview,
+            stub: row.stub,
+        },
+        content,
+        wtf8: row.wtf8,
+        expires_at,
+    })))
+}
+
+fn delete_row(
+    c: &mut Connection,
+    shown: &str,
+    namespace: &str,
+    mem_id: &str,
+    deadline: Deadline,
+) -> Result<bool, StoreError> {
+    let del = err("delete", shown, deadline);
+    let now = to_i64("delete", now_ms())?;
+    let tx = c
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(&del)?;
+    let live = tx
+        .execute(
+            "DELETE FROM entries WHERE namespace = ?1 AND mem_id = ?2
+               AND (expires_at IS NULL OR expires_at > ?3)",
+            params![namespace, mem_id, now],
         )
         .map_err(&del)?;
-        tx.commit().map_err(&del)?;
-        Ok(live > 0)
-    }
+    tx.execute(
+        "DELETE FROM entries WHERE namespace = ?1 AND mem_id = ?2",
+        params![namespace, mem_id],
+    )
+    .map_err(&del)?;
+    tx.commit().map_err(&del)?;
+    Ok(live > 0)
+}
 
-    fn clear(&self, namespace: Option<&str>) -> Result<usize, StoreError> {
-        let clear = err("clear");
-        let now = to_i64("clear", now_ms())?;
-        let mut w = lock(&self.writer);
-        let tx = w.transaction().map_err(&clear)?;
-        let live = tx
-            .execute(
-                "DELETE FROM entries WHERE (?1 IS NULL OR namespace = ?1)
-                   AND (expires_at IS NULL OR expires_at > ?2)",
-                params![namespace, now],
-            )
-            .map_err(&clear)?;
-        tx.execute(
-            "DELETE FROM entries WHERE ?1 IS NULL OR namespace = ?1",
-            params![namespace],
+fn clear_rows(
+    c: &mut Connection,
+    shown: &str,
+    namespace: Option<&str>,
+    deadline: Deadline,
+) -> Result<usize, StoreError> {
+    let clear = err("clear", shown, deadline);
+    let now = to_i64("clear", now_ms())?;
+    let tx = c
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(&clear)?;
+    let live = tx
+        .execute(
+            "DELETE FROM entries WHERE (?1 IS NULL OR namespace = ?1)
+               AND (expires_at IS NULL OR expires_at > ?2)",
+            params![namespace, now],
         )
         .map_err(&clear)?;
-        tx.commit().map_err(&clear)?;
-        Ok(live)
+    tx.execute(
+        "DELETE FROM entries WHERE ?1 IS NULL OR namespace = ?1",
+        params![namespace],
+    )
+    .map_err(&clear)?;
+    tx.commit().map_err(&clear)?;
+    Ok(live)
+}
+
+fn sweep_rows(c: &mut Connection, shown: &str, deadline: Deadline) -> Result<usize, StoreError> {
+    let now = to_i64("sweep", now_ms())?;
+    c.execute(
+        "DELETE FROM entries WHERE expires_at IS NOT NULL AND expires_at <= ?1",
+        params![now],
+    )
+    .map_err(err("sweep", shown, deadline))
+}
+
+impl Store for SqliteStore {
+    fn put(&self, entry: NewEntry, deadline: Deadline) -> StoreFuture<PutOutcome> {
+        self.write("put", deadline, move |c, shown| {
+            put_row(c, shown, &entry, deadline)
+        })
     }
 
-    fn sweep(&self) -> Result<usize, StoreError> {
-        let now = to_i64("sweep", now_ms())?;
-        let w = lock(&self.writer);
-        w.execute(
-            "DELETE FROM entries WHERE expires_at IS NOT NULL AND expires_at <= ?1",
-            params![now],
-        )
-        .map_err(err("sweep"))
+    fn get(&self, namespace: &str, mem_id: &str, deadline: Deadline) -> StoreFuture<Lookup> {
+        let (ns, id) = (namespace.to_string(), mem_id.to_string());
+        self.read("get", deadline, move |c, shown| {
+            get_row(c, shown, &ns, &id, deadline)
+        })
+    }
+
+    fn delete(&self, namespace: &str, mem_id: &str, deadline: Deadline) -> StoreFuture<bool> {
+        let (ns, id) = (namespace.to_string(), mem_id.to_string());
+        self.write("delete", deadline, move |c, shown| {
+            delete_row(c, shown, &ns, &id, deadline)
+        })
+    }
+
+    fn clear(&self, namespace: Option<&str>, deadline: Deadline) -> StoreFuture<usize> {
+        let ns = namespace.map(str::to_string);
+        self.write("clear", deadline, move |c, shown| {
+            clear_rows(c, shown, ns.as_deref(), deadline)
+        })
+    }
+
+    fn sweep(&self, deadline: Deadline) -> StoreFuture<usize> {
+        self.write("sweep", deadline, move |c, shown| sweep_rows(c, shown, deadline))
+    }
+
+    fn close(&self) -> StoreFuture<()> {
+        let readers = self.readers.as_ref().map(Workers::close);
+        let writer = self.writer.close();
+        Box::pin(async move {
+            if let Some(r) = readers {
+                r.await?;
+            }
+            writer.await
+        })
+    }
+
+    fn in_memory(&self) -> bool {
+        self.readers.is_none()
     }
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    /// A database path in the OS temp dir, removed (with its WAL files) on drop.
-    pub(crate) struct TempDb(pub String);
-
-    impl TempDb {
-        pub(crate) fn new(tag: &str) -> TempDb {
-            static N: AtomicUsize = AtomicUsize::new(0);
-            let name = format!(
-                "symfonic-{tag}-{}-{}-{}.db",
-                std::process::id(),
-                N.fetch_add(1, Ordering::Relaxed),
-                now_ms()
-            );
-            TempDb(std::env::temp_dir().join(name).to_string_lossy().into_owned())
-        }
-    }
-
-    impl Drop for TempDb {
-        fn drop(&mut self) {
-            for suffix in ["", "-wal", "-shm"] {
-                let _ = std::fs::remove_file(format!("{}{suffix}", self.0));
-            }
-        }
-    }
-
-    fn handle(ns: &str, id: &str, call: &str) -> Handle {
-        Handle {
-            mem_id: id.into(),
-            namespace: ns.into(),
-            tool_name: "t".into(),
-            tool_call_id: call.into(),
-            size_chars: 3,
-            summary: "s".into(),
-            schema: Some("text: lines=1".into()),
-            preview: None,
-            stub: "stub\nline".into(),
-        }
-    }
-
-    fn put(s: &SqliteStore, h: &Handle, content: &[u8], wtf8: bool, expires_at: Option<u64>) -> PutOutcome {
-        s.put(NewEntry {
-            handle: h,
-            content,
-            wtf8,
-            expires_at,
-        })
-        .unwrap()
-    }
-
-    #[test]
-    fn entries_round_trip_across_connections_and_reopen() {
-        let db = TempDb::new("roundtrip");
-        let a = SqliteStore::open(&db.0).unwrap();
-        let h = handle("ns", "trm_000000000001", "c");
-        let big = "row,".repeat(10_000);
-        assert_eq!(put(&a, &h, big.as_bytes(), false, None), PutOutcome::Inserted);
-        let lone = b"x\xed\xa0\x80y".to_vec(); // WTF-8 of "x\uD800y"
-        let h2 = handle("ns", "trm_000000000002", "c");
-        assert_eq!(put(&a, &h2, &lone, true, None), PutOutcome::Inserted);
-        drop(a);
-        let b = SqliteStore::open(&db.0).unwrap();
-        let got = b.get("ns", "trm_000000000001").unwrap().unwrap();
-        assert_eq!(got.handle, h);
-        assert_eq!(got.content, big.as_bytes());
-        let got = b.get("ns", "trm_000000000002").unwrap().unwrap();
-        assert_eq!((got.content, got.wtf8), (lone, true));
-        assert_eq!(b.get("other", "trm_000000000001").unwrap(), None);
-        // Compressed on disk: the 40 KB payload takes far less.
-        let stored: i64 = lock(&b.writer)
-            .query_row(
-                "SELECT length(payload) FROM entries WHERE mem_id = 'trm_000000000001'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert!(stored < 1000, "{stored}");
-        assert_eq!(b.integrity_check().unwrap(), "ok");
-        let mode: String = lock(&b.writer)
-            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(mode, "wal");
-        let sync: i64 = lock(&b.writer)
-            .query_row("PRAGMA synchronous", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(sync, 2, "FULL");
-    }
-
-    #[test]
-    fn a_different_result_under_a_stored_id_is_a_collision_in_any_connection() {
-        let db = TempDb::new("collision");
-        let (a, b) = (
-            SqliteStore::open(&db.0).unwrap(),
-            SqliteStore::open(&db.0).unwrap(),
-        );
-        let h = handle("", "trm_00000000000a", "c");
-        assert_eq!(put(&a, &h, b"one", false, None), PutOutcome::Inserted);
-        assert_eq!(put(&b, &h, b"one", false, None), PutOutcome::Existing);
-        assert_eq!(put(&b, &h, b"two", false, None), PutOutcome::Collision);
-        assert_eq!(
-            put(&b, &handle("", "trm_00000000000a", "d"), b"one", false, None),
-            PutOutcome::Collision
-        );
-        assert_eq!(a.get("", "trm_00000000000a").unwrap().unwrap().content, b"one");
-        // In another namespace the id is free.
-        assert_eq!(
-            put(&b, &handle("x", "trm_00000000000a", "c"), b"two", false, None),
-            PutOutcome::Inserted
-        );
-    }
-
-    #[test]
-    fn expiry_is_honoured_on_read_and_swept() {
-        let db = TempDb::new("ttl");
-        let s = SqliteStore::open(&db.0).unwrap();
-        let now = now_ms();
-        let h = handle("", "trm_0000000000e1", "c");
-        put(&s, &h, b"gone", false, Some(now - 1));
-        put(
-            &s,
-            &handle("", "trm_0000000000e2", "c"),
-            b"kept",
-            false,
-            Some(now + 60_000),
-        );
-        put(&s, &handle("", "trm_0000000000e3", "c"), b"never", false, None);
-        assert_eq!(s.get("", "trm_0000000000e1").unwrap(), None);
-        assert_eq!(
-            s.get("", "trm_0000000000e2").unwrap().unwrap().expires_at,
-            Some(now + 60_000)
-        );
-        // An expired id is free for another result.
-        assert_eq!(put(&s, &h, b"new", false, Some(now - 1)), PutOutcome::Inserted);
-        assert_eq!(s.sweep().unwrap(), 1);
-        assert_eq!(s.sweep().unwrap(), 0);
-        drop(s);
-        put(
-            &SqliteStore::open(&db.0).unwrap(),
-            &handle("", "trm_0000000000e4", "c"),
-            b"x",
-            false,
-            Some(now - 1),
-        );
-        // Opening sweeps.
-        let s = SqliteStore::open(&db.0).unwrap();
-        let rows: i64 = lock(&s.writer)
-            .query_row("SELECT count(*) FROM entries", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(rows, 2);
-    }
-
-    #[test]
-    fn delete_and_clear_count_live_entries() {
-        let db = TempDb::new("clear");
-        let s = SqliteStore::open(&db.0).unwrap();
-        for (ns, id) in [
-            ("a", "trm_000000000001"),
-            ("a", "trm_000000000002"),
-            ("b", "trm_000000000001"),
-        ] {
-            put(&s, &handle(ns, id, "c"), b"x", false, None);
-        }
-        put(&s, &handle("a", "trm_000000000003", "c"), b"x", false, Some(1));
-        assert!(s.delete("a", "trm_000000000001").unwrap());
-        assert!(!s.delete("a", "trm_000000000001").unwrap());
-        assert!(!s.delete("a", "trm_000000000003").unwrap(), "expired: not live");
-        assert_eq!(s.clear(Some("a")).unwrap(), 1);
-        assert_eq!(s.clear(None).unwrap(), 1);
-        assert_eq!(s.get("b", "trm_000000000001").unwrap(), None);
-    }
-
-    #[test]
-    fn open_refuses_what_it_cannot_use() {
-        let dir = std::env::temp_dir();
-        let e = SqliteStore::open(&dir.to_string_lossy()).err().unwrap();
-        assert_eq!(e.op, "open");
-        let db = TempDb::new("newer");
-        SqliteStore::open(&db.0).unwrap();
-        Connection::open(&db.0)
-            .unwrap()
-            .pragma_update(None, "user_version", 99)
-            .unwrap();
-        let e = SqliteStore::open(&db.0).err().unwrap();
-        assert!(e.message.contains("newer"), "{e}");
-    }
-
-    #[test]
-    fn a_broken_database_is_an_error_not_a_panic() {
-        let db = TempDb::new("broken");
-        let s = SqliteStore::open(&db.0).unwrap();
-        Connection::open(&db.0)
-            .unwrap()
-            .execute_batch("DROP TABLE entries")
-            .unwrap();
-        let h = handle("", "trm_000000000001", "c");
-        let e = s
-            .put(NewEntry {
-                handle: &h,
-                content: b"x",
-                wtf8: false,
-                expires_at: None,
-            })
-            .unwrap_err();
-        assert_eq!(e.op, "put");
-        assert!(e.message.contains("no such table"), "{e}");
-        assert_eq!(s.get("", "trm_000000000001").unwrap_err().op, "get");
-        assert_eq!(s.delete("", "trm_000000000001").unwrap_err().op, "delete");
-        assert_eq!(s.clear(None).unwrap_err().op, "clear");
-    }
-}
+pub(crate) mod tests;

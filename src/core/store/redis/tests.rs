@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use super::*;
 use crate::core::ledger::{Ledger, LedgerConfig, LedgerError, RecordRequest, Ttl};
 use crate::core::recall::FetchSpec;
+use crate::core::runtime::{block_on, DEFAULT_TIMEOUT};
+use crate::core::store::blocking::{d, Blocking};
 use crate::core::store::StoreSpec;
 use crate::core::text::Payload;
 
@@ -91,8 +93,13 @@ impl Drop for RedisServer {
     }
 }
 
-fn open(url: &str) -> RedisStore {
-    RedisStore::open(&RedisSpec::parse(url).unwrap()).unwrap()
+fn try_open(url: &str, deadline: Deadline) -> Result<RedisStore, StoreError> {
+    let spec = RedisSpec::parse(url).map_err(|m| StoreError::new("open", m))?;
+    block_on(RedisStore::open(spec, deadline)).unwrap()
+}
+
+pub(crate) fn open(url: &str) -> RedisStore {
+    try_open(url, d()).unwrap()
 }
 
 fn handle(ns: &str, id: &str, call: &str) -> Handle {
@@ -110,18 +117,15 @@ fn handle(ns: &str, id: &str, call: &str) -> Handle {
 }
 
 fn put(s: &RedisStore, h: &Handle, content: &[u8], wtf8: bool, expires_at: Option<u64>) -> PutOutcome {
-    s.put(NewEntry {
-        handle: h,
-        content,
-        wtf8,
-        expires_at,
-    })
-    .unwrap()
+    s.put_now(h, content, wtf8, expires_at).unwrap()
 }
 
 /// A raw command on a fresh sync connection, to look at what the store wrote.
 fn raw<T: redis::FromRedisValue>(server: &RedisServer, cmd: &mut redis::Cmd) -> T {
-    let mut c = Client::open(server.url()).unwrap().get_connection().unwrap();
+    let mut c = redis::Client::open(server.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
     cmd.query(&mut c).unwrap()
 }
 
@@ -135,13 +139,13 @@ fn entries_round_trip_compressed_under_tagged_keys() {
     let lone = b"x\xed\xa0\x80y".to_vec();
     let h2 = handle("we{ird}%*", "trm_000000000002", "c");
     assert_eq!(put(&a, &h2, &lone, true, None), PutOutcome::Inserted);
-    let got = b.get("thread-1", "trm_000000000001").unwrap().unwrap();
+    let got = b.get_now("thread-1", "trm_000000000001").unwrap().unwrap();
     assert_eq!(got.handle, h);
     assert_eq!(got.content, big.as_bytes());
-    let got = b.get("we{ird}%*", "trm_000000000002").unwrap().unwrap();
+    let got = b.get_now("we{ird}%*", "trm_000000000002").unwrap().unwrap();
     assert_eq!((got.content, got.wtf8, got.handle), (lone, true, h2));
-    assert_eq!(b.get("other", "trm_000000000001").unwrap(), None);
-    let keys: Vec<String> = raw(&server, redis::cmd("KEYS").arg("*"));
+    assert_eq!(b.get_now("other", "trm_000000000001").unwrap(), None);
+    let keys: Vec<String> = raw(&server, redis::cmd("KEYS").arg("*trm_*"));
     let mut keys = keys;
     keys.sort();
     assert_eq!(
@@ -151,6 +155,14 @@ fn entries_round_trip_compressed_under_tagged_keys() {
             "symfonic:{we%7Bird%7D%25*}:trm_000000000002"
         ]
     );
+    // Each namespace's index: the ids written, scored by expiry (never: inf).
+    let score: String = raw(
+        &server,
+        redis::cmd("ZSCORE")
+            .arg("symfonic:{thread-1}:index")
+            .arg("trm_000000000001"),
+    );
+    assert_eq!(score, "inf");
     let stored: usize = raw(&server, redis::cmd("HSTRLEN").arg(&keys[0]).arg("p"));
     assert!(stored < 1000, "compressed: {stored}");
     let ttl: i64 = raw(&server, redis::cmd("PTTL").arg(&keys[0]));
@@ -162,13 +174,14 @@ fn the_prefix_comes_from_the_url() {
     let server = RedisServer::start();
     let s = open(&format!("{}?prefix=app%3Aone%3A", server.url()));
     put(&s, &handle("", "trm_000000000001", "c"), b"x", false, None);
-    let keys: Vec<String> = raw(&server, redis::cmd("KEYS").arg("*"));
-    assert_eq!(keys, ["app:one:{}:trm_000000000001"]);
+    let mut keys: Vec<String> = raw(&server, redis::cmd("KEYS").arg("*"));
+    keys.sort();
+    assert_eq!(keys, ["app:one:{%}:index", "app:one:{%}:trm_000000000001"]);
     // Another prefix is another ledger on the same server.
     let other = open(&format!("{}?prefix=b:", server.url()));
-    assert_eq!(other.get("", "trm_000000000001").unwrap(), None);
-    assert_eq!(other.clear(None).unwrap(), 0);
-    assert_eq!(s.clear(None).unwrap(), 1);
+    assert_eq!(other.get_now("", "trm_000000000001").unwrap(), None);
+    assert_eq!(other.clear_now(None).unwrap(), 0);
+    assert_eq!(s.clear_now(None).unwrap(), 1);
 }
 
 #[test]
@@ -198,7 +211,7 @@ fn a_different_result_under_a_stored_id_is_a_collision_in_any_client() {
         PutOutcome::Collision
     );
     // Stored raw (another codec's bytes) but the same result: decoded and compared.
-    let key = "symfonic:{}:trm_00000000000a";
+    let key = "symfonic:{%}:trm_00000000000a";
     let _: () = raw(
         &server,
         redis::cmd("HSET").arg(key).arg("codec").arg(0).arg("p").arg(&big),
@@ -212,7 +225,7 @@ fn a_different_result_under_a_stored_id_is_a_collision_in_any_client() {
         PutOutcome::Collision
     );
     assert_eq!(
-        a.get("", "trm_00000000000a").unwrap().unwrap().content,
+        a.get_now("", "trm_00000000000a").unwrap().unwrap().content,
         big.as_bytes()
     );
     let ttl: i64 = raw(&server, redis::cmd("PTTL").arg(key));
@@ -240,20 +253,14 @@ fn many_threads_racing_on_one_id_store_one_result() {
                 let s = open(&url);
                 let h = handle("race", "trm_0000000000r1", "c");
                 let content = format!("result {}", t % 2);
-                s.put(NewEntry {
-                    handle: &h,
-                    content: content.as_bytes(),
-                    wtf8: false,
-                    expires_at: None,
-                })
-                .unwrap()
+                s.put_now(&h, content.as_bytes(), false, None).unwrap()
             })
         })
         .collect();
     let outcomes: Vec<_> = workers.into_iter().map(|w| w.join().unwrap()).collect();
     assert_eq!(outcomes.iter().filter(|o| **o == PutOutcome::Inserted).count(), 1);
     let stored = open(&url)
-        .get("race", "trm_0000000000r1")
+        .get_now("race", "trm_0000000000r1")
         .unwrap()
         .unwrap()
         .content;
@@ -285,17 +292,17 @@ fn expiry_is_redis_expire_and_honoured_on_read() {
         Some(now + 60_000),
     );
     put(&s, &handle("", "trm_0000000000e3", "c"), b"never", false, None);
-    let ttl: i64 = raw(&server, redis::cmd("PTTL").arg("symfonic:{}:trm_0000000000e2"));
+    let ttl: i64 = raw(&server, redis::cmd("PTTL").arg("symfonic:{%}:trm_0000000000e2"));
     assert!(ttl > 50_000 && ttl <= 60_000, "{ttl}");
     let end = Instant::now() + Duration::from_secs(2);
-    while s.get("", "trm_0000000000e1").unwrap().is_some() {
+    while s.get_now("", "trm_0000000000e1").unwrap().is_some() {
         assert!(Instant::now() < end, "not expired");
         std::thread::sleep(Duration::from_millis(10));
     }
     // Redis removed the key itself.
     let end = Instant::now() + Duration::from_secs(2);
     loop {
-        let n: i64 = raw(&server, redis::cmd("EXISTS").arg("symfonic:{}:trm_0000000000e1"));
+        let n: i64 = raw(&server, redis::cmd("EXISTS").arg("symfonic:{%}:trm_0000000000e1"));
         if n == 0 {
             break;
         }
@@ -307,10 +314,13 @@ fn expiry_is_redis_expire_and_honoured_on_read() {
     assert_eq!(put(&s, &h, b"new", false, None), PutOutcome::Inserted);
     let h2 = handle("", "trm_0000000000e2", "c");
     assert_eq!(put(&s, &h2, b"kept", false, None), PutOutcome::Existing);
-    let ttl: i64 = raw(&server, redis::cmd("PTTL").arg("symfonic:{}:trm_0000000000e2"));
+    let ttl: i64 = raw(&server, redis::cmd("PTTL").arg("symfonic:{%}:trm_0000000000e2"));
     assert_eq!(ttl, -1, "persisted");
-    assert_eq!(s.get("", "trm_0000000000e2").unwrap().unwrap().expires_at, None);
-    assert_eq!(s.sweep().unwrap(), 0);
+    assert_eq!(
+        s.get_now("", "trm_0000000000e2").unwrap().unwrap().expires_at,
+        None
+    );
+    assert_eq!(s.sweep_now().unwrap(), 0);
 }
 
 #[test]
@@ -335,12 +345,12 @@ fn delete_and_clear_scan_without_keys() {
         );
     }
     let _: () = raw(&server, redis::cmd("SET").arg("unrelated").arg("1"));
-    assert!(s.delete("a", "trm_000000000001").unwrap());
-    assert!(!s.delete("a", "trm_000000000001").unwrap());
-    assert_eq!(s.clear(Some("a")).unwrap(), 1, "'a*' is not a pattern");
-    assert_eq!(s.clear(Some("many")).unwrap(), 2500);
-    assert!(s.get("a*", "trm_000000000001").unwrap().is_some());
-    assert_eq!(s.clear(None).unwrap(), 2);
+    assert!(s.delete_now("a", "trm_000000000001").unwrap());
+    assert!(!s.delete_now("a", "trm_000000000001").unwrap());
+    assert_eq!(s.clear_now(Some("a")).unwrap(), 1, "'a*' is not a pattern");
+    assert_eq!(s.clear_now(Some("many")).unwrap(), 2500);
+    assert!(s.get_now("a*", "trm_000000000001").unwrap().is_some());
+    assert_eq!(s.clear_now(None).unwrap(), 2);
     let keys: Vec<String> = raw(&server, redis::cmd("KEYS").arg("*"));
     assert_eq!(keys, ["unrelated"]);
 }
@@ -355,25 +365,20 @@ fn a_dead_server_is_an_error_and_the_client_reconnects() {
     server.stop();
     let t = Instant::now();
     let e = s
-        .put(NewEntry {
-            handle: &handle("", "trm_000000000002", "c"),
-            content: b"two",
-            wtf8: false,
-            expires_at: None,
-        })
+        .put_now(&handle("", "trm_000000000002", "c"), b"two", false, None)
         .unwrap_err();
     assert_eq!(e.op, "put");
     assert!(
         e.message.starts_with(&format!("redis://127.0.0.1:{port}/0: ")),
         "{e}"
     );
-    assert_eq!(s.get("", "trm_000000000001").unwrap_err().op, "get");
-    assert_eq!(s.delete("", "trm_000000000001").unwrap_err().op, "delete");
-    assert_eq!(s.clear(None).unwrap_err().op, "clear");
-    assert!(t.elapsed() < COMMAND_TIMEOUT * 2, "{:?}", t.elapsed());
+    assert_eq!(s.get_now("", "trm_000000000001").unwrap_err().op, "get");
+    assert_eq!(s.delete_now("", "trm_000000000001").unwrap_err().op, "delete");
+    assert_eq!(s.clear_now(None).unwrap_err().op, "clear");
+    assert!(t.elapsed() < DEFAULT_TIMEOUT * 2, "{:?}", t.elapsed());
     let _server = RedisServer::on(port);
     let end = Instant::now() + Duration::from_secs(5);
-    while s.ping().is_err() {
+    while block_on(s.ping(d())).unwrap().is_err() {
         assert!(Instant::now() < end, "did not reconnect");
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -382,7 +387,7 @@ fn a_dead_server_is_an_error_and_the_client_reconnects() {
         PutOutcome::Inserted,
         "a fresh server"
     );
-    assert!(s.get("", "trm_000000000001").unwrap().is_some());
+    assert!(s.get_now("", "trm_000000000001").unwrap().is_some());
 }
 
 #[test]
@@ -392,33 +397,33 @@ fn a_server_that_never_answers_times_out() {
     let port = l.local_addr().unwrap().port();
     let hold = std::thread::spawn(move || {
         let conns: Vec<_> = l.incoming().take(2).collect();
-        std::thread::sleep(COMMAND_TIMEOUT * 2);
+        std::thread::sleep(Duration::from_secs(3));
         drop(conns);
     });
-    let s = open(&format!("redis://127.0.0.1:{port}/0"));
     let t = Instant::now();
-    let e = s.get("", "trm_000000000001").unwrap_err();
-    assert!(
-        t.elapsed() < COMMAND_TIMEOUT + Duration::from_secs(2),
-        "{:?}",
-        t.elapsed()
-    );
-    assert_eq!(e.op, "get");
+    let e = try_open(
+        &format!("redis://127.0.0.1:{port}/0"),
+        Deadline::after(Duration::from_millis(700)),
+    )
+    .err()
+    .unwrap();
+    assert!(t.elapsed() < Duration::from_millis(1500), "{:?}", t.elapsed());
+    assert_eq!(e.op, "open");
+    assert!(e.timed_out, "{e}");
     drop(hold);
 }
 
 #[test]
 fn tls_urls_are_accepted_and_fail_as_errors_against_a_plain_server() {
     let server = RedisServer::start();
-    let s = open(&format!("rediss://127.0.0.1:{}/0", server.port));
-    let e = s.get("", "trm_000000000001").unwrap_err();
-    assert_eq!(e.op, "get");
+    let e = try_open(&format!("rediss://127.0.0.1:{}/0", server.port), d())
+        .err()
+        .unwrap();
+    assert_eq!(e.op, "open");
     // Certificate checks cannot be turned off.
-    let e = RedisSpec::parse(&format!("rediss://127.0.0.1:{}/0#insecure", server.port))
-        .map_err(|m| StoreError::new("open", m))
-        .and_then(|spec| RedisStore::open(&spec))
-        .and_then(|s| s.get("", "trm_000000000001"))
-        .unwrap_err();
+    let e = try_open(&format!("rediss://127.0.0.1:{}/0#insecure", server.port), d())
+        .err()
+        .unwrap();
     assert!(!e.message.is_empty());
 }
 
@@ -429,21 +434,126 @@ fn a_corrupt_entry_is_an_error() {
     put(&s, &handle("", "trm_000000000001", "c"), b"x", false, None);
     let _: () = raw(
         &server,
-        redis::cmd("HDEL").arg("symfonic:{}:trm_000000000001").arg("len"),
+        redis::cmd("HDEL").arg("symfonic:{%}:trm_000000000001").arg("len"),
     );
-    let e = s.get("", "trm_000000000001").unwrap_err();
+    let e = s.get_now("", "trm_000000000001").unwrap_err();
     assert!(e.message.contains("corrupt entry"), "{e}");
     let _: () = raw(
         &server,
-        redis::cmd("SET").arg("symfonic:{}:trm_000000000002").arg("x"),
+        redis::cmd("SET").arg("symfonic:{%}:trm_000000000002").arg("x"),
     );
-    assert_eq!(s.get("", "trm_000000000002").unwrap_err().op, "get");
+    assert_eq!(s.get_now("", "trm_000000000002").unwrap_err().op, "get");
+}
+
+#[test]
+fn an_entry_gone_while_its_index_says_alive_reads_as_evicted_an_expired_or_deleted_one_as_missing() {
+    let server = RedisServer::start();
+    let s = open(&server.url());
+    let now = now_ms();
+    put(&s, &handle("n", "trm_000000000001", "c"), b"kept", false, None);
+    put(
+        &s,
+        &handle("n", "trm_000000000002", "c"),
+        b"soon",
+        false,
+        Some(now + 60_000),
+    );
+    put(
+        &s,
+        &handle("n", "trm_000000000003", "c"),
+        b"past",
+        false,
+        Some(now + 50),
+    );
+    // What eviction does: the key goes, nothing else is told.
+    for id in ["trm_000000000001", "trm_000000000002"] {
+        let _: i64 = raw(&server, redis::cmd("DEL").arg(format!("symfonic:{{n}}:{id}")));
+    }
+    for id in ["trm_000000000001", "trm_000000000002"] {
+        match s.lookup_now("n", id).unwrap() {
+            Lookup::Evicted(why) => assert!(why.contains("evicted it before its expiry"), "{why}"),
+            other => panic!("{id}: {other:?}"),
+        }
+    }
+    std::thread::sleep(Duration::from_millis(80));
+    assert_eq!(
+        s.lookup_now("n", "trm_000000000003").unwrap(),
+        Lookup::Missing,
+        "expired"
+    );
+    assert_eq!(
+        s.lookup_now("n", "trm_0000000000ff").unwrap(),
+        Lookup::Missing,
+        "never stored"
+    );
+    assert_eq!(
+        s.lookup_now("m", "trm_000000000001").unwrap(),
+        Lookup::Missing,
+        "another namespace"
+    );
+    // delete and clear take ids out of the index: gone on purpose is missing.
+    put(&s, &handle("n", "trm_000000000004", "c"), b"x", false, None);
+    assert!(s.delete_now("n", "trm_000000000004").unwrap());
+    assert_eq!(s.lookup_now("n", "trm_000000000004").unwrap(), Lookup::Missing);
+    assert_eq!(s.clear_now(Some("n")).unwrap(), 0);
+    assert_eq!(s.lookup_now("n", "trm_000000000001").unwrap(), Lookup::Missing);
+    let n: i64 = raw(&server, redis::cmd("EXISTS").arg("symfonic:{n}:index"));
+    assert_eq!(n, 0, "clear removes the index too");
+    // A put prunes expired members from the index.
+    put(
+        &s,
+        &handle("p", "trm_000000000001", "c"),
+        b"x",
+        false,
+        Some(now_ms() + 10),
+    );
+    std::thread::sleep(Duration::from_millis(30));
+    put(&s, &handle("p", "trm_000000000002", "c"), b"y", false, None);
+    let members: Vec<String> = raw(
+        &server,
+        redis::cmd("ZRANGE").arg("symfonic:{p}:index").arg(0).arg(-1),
+    );
+    assert_eq!(members, ["trm_000000000002"]);
+}
+
+#[test]
+fn a_payload_above_the_servers_value_limit_is_refused_before_it_is_sent() {
+    let server = RedisServer::start();
+    let _: () = raw(
+        &server,
+        redis::cmd("CONFIG")
+            .arg("SET")
+            .arg("proto-max-bulk-len")
+            .arg("1mb"),
+    );
+    let s = open(&server.url());
+    // Incompressible: 1.5 MB of pseudo-random bytes (the store does not read them as text).
+    let mut x: u64 = 0x9e3779b97f4a7c15;
+    let noise: Vec<u8> = (0..1_500_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    let e = s
+        .put_now(&handle("", "trm_000000000001", "c"), &noise, false, None)
+        .unwrap_err();
+    assert!(e.message.contains("proto-max-bulk-len"), "{e}");
+    assert_eq!(e.outcome, crate::core::store::Outcome::NotDone);
+    assert_eq!(
+        put(&s, &handle("", "trm_000000000002", "c"), b"small", false, None),
+        PutOutcome::Inserted
+    );
 }
 
 // The ledger over Redis: two ledgers (as two replicas) on one server.
 
 fn ledger(url: &str, max_bytes: usize, ttl_ms: Option<u64>) -> Ledger {
-    let store = StoreSpec::parse(url).unwrap().open().unwrap();
+    let store = block_on(StoreSpec::parse(url).unwrap().open(d()))
+        .unwrap()
+        .unwrap();
     Ledger::with_store(
         LedgerConfig {
             max_bytes,
@@ -558,4 +668,29 @@ fn ledger_store_failures_are_errors_and_answers() {
         "{text}"
     );
     assert_eq!(l.stats().store_errors, 2);
+}
+
+#[test]
+fn a_recall_of_an_evicted_entry_says_so() {
+    let server = RedisServer::start();
+    let a = ledger(&server.url(), usize::MAX, None);
+    let h = a.record(req("e", Payload::Utf8("soon evicted".into()))).unwrap();
+    let _: i64 = raw(
+        &server,
+        redis::cmd("DEL").arg(format!("symfonic:{{ns}}:{}", h.mem_id)),
+    );
+    let b = ledger(&server.url(), usize::MAX, None);
+    let answer = b.recall("ns", &h.mem_id, &full(), 1000);
+    let text = String::from_utf8(answer.as_bytes().to_vec()).unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "[tool_memory error: {} was evicted from the store: the Redis server ",
+            h.mem_id
+        )),
+        "{text}"
+    );
+    assert!(b.try_handle("ns", &h.mem_id).unwrap().is_none());
+    assert_eq!(b.stats().store_misses, 2);
+    // The memory of the first ledger still has it: a cache above the store.
+    assert_eq!(a.fetch("ns", &h.mem_id, &full()), "soon evicted");
 }

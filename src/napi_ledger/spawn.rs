@@ -1,0 +1,73 @@
+//! Promises settled by the store runtime: a ledger with a store runs each
+//! call as a future on `core::runtime` (never on the libuv pool, whose four
+//! threads a hung store would hold) and settles a deferred promise on the JS
+//! thread when it ends. Warnings the stores queued (configuration gaps) are
+//! handed to `process.emitWarning` there too.
+
+use std::future::Future;
+
+use napi::bindgen_prelude::*;
+
+use crate::core::runtime;
+use crate::core::store::take_warnings;
+use crate::error::{napi_error, panic_error, rejection, Code, JsResult};
+
+/// A promise settled with `convert(output)` once `fut` ends (rejected with
+/// its coded error, or with `ERR_SYMFONIC_INTERNAL` if it panicked).
+pub(crate) fn spawn<'env, T, V, F, C>(env: &'env Env, fut: F, convert: C) -> JsResult<Object<'env>>
+where
+    F: Future<Output = JsResult<T>> + Send + 'static,
+    T: Send + 'static,
+    C: FnOnce(&Env, T) -> Result<V> + Send + 'static,
+    V: ToNapiValue + 'static,
+{
+    let rt = runtime::runtime().map_err(|e| Error::new(Code::Store, e))?;
+    let (deferred, promise) = env.create_deferred().map_err(napi_error)?;
+    rt.spawn(async move {
+        // The work runs as a task of its own, so that a panic in it ends
+        // here as an error, and the promise still settles.
+        let out = match tokio::spawn(fut).await {
+            Ok(v) => v,
+            Err(e) if e.is_panic() => Err(panic_error(e.into_panic())),
+            Err(_) => Err(Error::new(Code::Internal, "the call was cancelled".to_string())),
+        };
+        deferred.resolve(move |env: Env| {
+            emit_warnings(&env);
+            match out {
+                Ok(v) => convert(&env, v),
+                Err(e) => Err(rejection(&env, e)),
+            }
+        });
+    });
+    Ok(promise)
+}
+
+/// A promise rejected with `e` (for an async method called on a closed
+/// ledger, or with an argument the binding refuses).
+pub(crate) fn rejected<'env>(env: &'env Env, e: Error<Code>) -> JsResult<Object<'env>> {
+    spawn(env, async move { Err::<(), _>(e) }, |_, ()| Ok(()))
+}
+
+/// Each queued store warning through `process.emitWarning` (type
+/// `SymfonicWarning`), so it reaches the app's logs once.
+pub(crate) fn emit_warnings(env: &Env) {
+    let warnings = take_warnings();
+    if warnings.is_empty() {
+        return;
+    }
+    let emit = || -> Result<()> {
+        let process: Object = env.get_global()?.get_named_property("process")?;
+        let f: Function<FnArgs<(String, String)>, Unknown> = process.get_named_property("emitWarning")?;
+        for w in warnings {
+            f.apply(process, FnArgs::from((w, "SymfonicWarning".to_string())))?;
+        }
+        Ok(())
+    };
+    // A warning that cannot be emitted must not fail the call it rode on:
+    // an exception it left pending is cleared, or the promise could not settle.
+    if emit().is_err() {
+        let mut pending = std::ptr::null_mut();
+        // SAFETY: on the JS thread, with its live env.
+        unsafe { sys::napi_get_and_clear_last_exception(env.raw(), &mut pending) };
+    }
+}
