@@ -6,10 +6,31 @@
 // objects.
 
 const { PaletteMatcher, ToolNameList } = require('./native.js')
-const { checkKeys } = require('./options.js')
+const { checkKeys, closest } = require('./options.js')
 
 const ROLES = Object.freeze({ ACTION: 'action', DEFAULT: 'default' })
 const DEFAULT_ALWAYS_INCLUDE = Object.freeze(['recall_tool_result'])
+// What a role without an entry in `roleTools` gets (a typo, a custom role):
+// every tool ('allow'), every tool and a warning ('warn'), or none but the
+// always-on and forced tools ('deny').
+const UNKNOWN_ROLE = Object.freeze(['allow', 'warn', 'deny'])
+const DEFAULT_UNKNOWN_ROLE = 'warn'
+
+// The palettes a StaticPaletteResolver denied (a role without an entry under
+// unknownRole 'deny'): an empty list that applyPalette must honour, where an
+// empty list from any other resolver is a misconfiguration it abstains from.
+const denials = new WeakSet()
+
+function denial() {
+  const out = []
+  denials.add(out)
+  return out
+}
+
+/** Whether `palette` is a deliberate "no tools" from a StaticPaletteResolver. */
+function isDenial(palette) {
+  return Array.isArray(palette) && denials.has(palette)
+}
 
 // ---------------------------------------------------------------- helpers
 
@@ -18,6 +39,19 @@ function describe(value) {
   if (Array.isArray(value)) return 'an array'
   if (value instanceof Map) return 'a Map'
   return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`
+}
+
+function checkUnknownRole(where, unknownRole, roleTools) {
+  if (unknownRole === undefined) return DEFAULT_UNKNOWN_ROLE
+  if (!UNKNOWN_ROLE.includes(unknownRole)) {
+    throw new TypeError(`${where}: unknownRole must be one of ${UNKNOWN_ROLE.map((v) => `'${v}'`).join(', ')}, got ${describe(unknownRole)}`)
+  }
+  // A policy for roles missing from roleTools means nothing without roleTools;
+  // 'deny' without it would silently allow everything.
+  if (roleTools === undefined || roleTools === null) {
+    throw new TypeError(`${where}: unknownRole applies to roles missing from roleTools; pass roleTools too`)
+  }
+  return unknownRole
 }
 
 function checkLogger(logger, where) {
@@ -231,30 +265,36 @@ const resolveWith = Symbol('resolveWith')
  */
 class StaticPaletteResolver {
   #roles
+  #configured
   #matcher
   #logger
+  #unknownRole
   #warnedEmpty = new Set()
   #warnedNoMatch = new Set()
+  #warnedUnknown = new Set()
 
   constructor(options) {
-    const where = 'StaticPaletteResolver'
+    const where = 'new StaticPaletteResolver(options)'
     if (options === null || typeof options !== 'object') {
-      throw new TypeError(`${where}: expected options { roleTools, logger? }, got ${describe(options)}`)
+      throw new TypeError(`${where}: expected options { roleTools, unknownRole?, logger? }, got ${describe(options)}`)
     }
-    checkKeys(where, options, ['roleTools', 'logger'])
+    checkKeys(where, options, ['roleTools', 'unknownRole', 'logger'])
     checkLogger(options.logger, where)
+    this.#unknownRole = checkUnknownRole(where, options.unknownRole, options.roleTools)
     const { roles, lists } = compileRoleTools(options.roleTools, where)
     this.#roles = roles
+    this.#configured = options.roleTools !== undefined && options.roleTools !== null
     this.#matcher = new PaletteMatcher(lists)
     this.#logger = options.logger ?? undefined
   }
 
   /**
    * The role's subset of `allTools` (the same objects, in input order), or
-   * `null` for "no policy: bind the list unchanged". Never throws.
+   * `null` for "no policy: bind the list unchanged", or `[]` for a role
+   * without an entry under `unknownRole: 'deny'`. Never throws.
    */
   resolve(state, role, allTools) {
-    return this[resolveWith](role, allTools, this.#logger)
+    return this[resolveWith](role, allTools, this.#logger, this.#unknownRole)
   }
 
   /** The roles that have an allowlist. */
@@ -262,25 +302,51 @@ class StaticPaletteResolver {
     return [...this.#roles.keys()]
   }
 
+  /** What a role without an entry gets: `'allow'`, `'warn'` or `'deny'`. */
+  get unknownRole() {
+    return this.#unknownRole
+  }
+
   /**
    * Whether `role` allows a tool named `name`: `true` / `false`, or `null`
-   * when the role has no usable policy (no entry, or an empty allowlist).
-   * A single name cannot tell whether the allowlist matches *any* tool of a
-   * list; `resolve` handles that case.
+   * when the role has no usable policy (an empty allowlist, or no entry
+   * under `unknownRole` 'allow' or 'warn'; under 'deny' a role without an
+   * entry allows nothing). A single name cannot tell whether the allowlist
+   * matches *any* tool of a list; `resolve` handles that case.
    */
   allows(role, name) {
-    if (typeof role !== 'string' || typeof name !== 'string') return null
-    const spec = this.#roles.get(role)
-    if (spec === undefined || spec.empty) return null
+    if (typeof name !== 'string') return null
+    const spec = typeof role === 'string' ? this.#roles.get(role) : undefined
+    if (spec === undefined) return this.#configured && this.#unknownRole === 'deny' ? false : null
+    if (spec.empty) return null
     const names = new ToolNameList(encodeNames([name]))
     return this.#matcher.selectInto(spec.index, names, new Uint32Array(1)) === 1
   }
 
-  [resolveWith](role, allTools, logger) {
+  /** Whether `role` has an entry in `roleTools`. */
+  hasRole(role) {
+    return typeof role === 'string' && this.#roles.has(role)
+  }
+
+  // A role without an entry: the unknownRole policy, its warning once per role.
+  #unknown(role, logger, unknownRole) {
+    if (!this.#configured || unknownRole === 'allow') return null
+    const roleText = typeof role === 'string' ? role : String(role)
+    const known = [...this.#roles.keys()]
+    const near = typeof role === 'string' && known.length > 0 ? closest(role, known) : undefined
+    const hint = `${near !== undefined ? ` (did you mean '${near}'?)` : ''}; roles: [${known.join(', ')}]`
+    const fix = unknownRole === 'deny'
+      ? `binding only the always-on and forced tools (unknownRole: 'deny'). Add roleTools['${roleText}'] to give it tools`
+      : `binding all tools. Add roleTools['${roleText}'], or set unknownRole: 'deny' to bind none, or 'allow' to bind all without this warning`
+    warnOnce(this.#warnedUnknown, roleText, logger, `[tool_palette] role '${roleText}' has no entry in roleTools${hint}; ${fix}`)
+    return unknownRole === 'deny' ? denial() : null
+  }
+
+  [resolveWith](role, allTools, logger, unknownRole = this.#unknownRole) {
     try {
-      if (typeof role !== 'string' || !Array.isArray(allTools)) return null
-      const spec = this.#roles.get(role)
-      if (spec === undefined) return null
+      if (!Array.isArray(allTools)) return null
+      const spec = typeof role === 'string' ? this.#roles.get(role) : undefined
+      if (spec === undefined) return this.#unknown(role, logger, unknownRole)
       if (spec.empty) {
         warnOnce(
           this.#warnedEmpty,
@@ -320,12 +386,14 @@ class StaticPaletteResolver {
 const resolvers = new WeakMap()
 
 async function resolvePalette(state, role, allTools, options) {
+  const where = 'resolvePalette(state, role, allTools, options)'
   if (options === undefined || options === null) return null
   if (typeof options !== 'object') {
-    throw new TypeError(`resolvePalette: expected options { roleTools, logger? }, got ${describe(options)}`)
+    throw new TypeError(`${where}: expected options { roleTools, unknownRole?, logger? }, got ${describe(options)}`)
   }
-  checkKeys('resolvePalette', options, ['roleTools', 'logger'])
-  checkLogger(options.logger, 'resolvePalette')
+  checkKeys(where, options, ['roleTools', 'unknownRole', 'logger'])
+  checkLogger(options.logger, where)
+  const unknownRole = checkUnknownRole(where, options.unknownRole, options.roleTools)
   const { roleTools } = options
   if (roleTools === undefined || roleTools === null) return null
   let resolver = typeof roleTools === 'object' ? resolvers.get(roleTools) : undefined
@@ -333,7 +401,7 @@ async function resolvePalette(state, role, allTools, options) {
     resolver = new StaticPaletteResolver({ roleTools })
     resolvers.set(roleTools, resolver)
   }
-  return resolver[resolveWith](role, allTools, options.logger)
+  return resolver[resolveWith](role, allTools, options.logger, unknownRole)
 }
 
 // ---------------------------------------------------------------- applyPalette
@@ -353,10 +421,22 @@ function forcedScope(resolver, logger) {
   return seen
 }
 
-function checkAlwaysInclude(alwaysInclude, where = 'applyPalette') {
+// Names only: the palette binds the instances of the tool list, so a tool
+// object here would suggest that this object is bound, which it is not when
+// the list holds another one of that name.
+function checkAlwaysInclude(alwaysInclude, where = 'applyPalette(input)') {
   if (alwaysInclude === undefined || alwaysInclude === null) return DEFAULT_ALWAYS_INCLUDE
-  if (!Array.isArray(alwaysInclude) || alwaysInclude.some((n) => typeof n !== 'string')) {
+  if (!Array.isArray(alwaysInclude)) {
     throw new TypeError(`${where}: alwaysInclude must be an array of tool names, got ${describe(alwaysInclude)}`)
+  }
+  const i = alwaysInclude.findIndex((n) => typeof n !== 'string')
+  if (i !== -1) {
+    const name = nameOf(alwaysInclude[i])
+    throw new TypeError(
+      name !== undefined
+        ? `${where}: alwaysInclude must be an array of tool names, got a tool object at [${i}]; pass its name: alwaysInclude: [${JSON.stringify(name)}]`
+        : `${where}: alwaysInclude must be an array of tool names, got ${describe(alwaysInclude[i])} at [${i}]`,
+    )
   }
   return alwaysInclude
 }
@@ -434,11 +514,11 @@ function findByName(entries, name) {
 
 async function applyPaletteIn(input, forcedSeen) {
   if (input === null || typeof input !== 'object') {
-    throw new TypeError(`applyPalette: expected an input object, got ${describe(input)}`)
+    throw new TypeError(`applyPalette(input): expected an input object, got ${describe(input)}`)
   }
-  checkKeys('applyPalette', input, ['state', 'role', 'allTools', 'resolvedTools', 'resolver', 'forcedToolChoice', 'alwaysInclude', 'logger'])
+  checkKeys('applyPalette(input)', input, ['state', 'role', 'allTools', 'resolvedTools', 'resolver', 'forcedToolChoice', 'alwaysInclude', 'logger'])
   const { state, role, resolvedTools, resolver, forcedToolChoice, logger } = input
-  checkLogger(logger, 'applyPalette')
+  checkLogger(logger, 'applyPalette(input)')
   const alwaysInclude = checkAlwaysInclude(input.alwaysInclude)
   const allTools = Array.isArray(input.allTools) ? input.allTools : []
   const roleText = typeof role === 'string' ? role : String(role)
@@ -459,7 +539,7 @@ async function applyPaletteIn(input, forcedSeen) {
     if (palette !== null && palette !== undefined && !Array.isArray(palette)) {
       warn(logger, `[tool_palette] the palette resolver returned ${describe(palette)} for role '${roleText}', expected a list of tools or null; binding the unfiltered tools`)
       palette = null
-    } else if (Array.isArray(palette) && palette.length === 0) {
+    } else if (Array.isArray(palette) && palette.length === 0 && !isDenial(palette)) {
       warn(logger, `[tool_palette] the palette resolver returned no tools for role '${roleText}'; an empty palette would brick the agent, binding the unfiltered tools`)
       palette = null
     } else if (palette === undefined) {
@@ -479,7 +559,7 @@ async function applyPaletteIn(input, forcedSeen) {
     selection = isOrderedSubset(palette, startEntry.tools)
       ? Selection.of(startEntry, palette, true)
       : Selection.of(startEntry, inStartOrder(palette, startEntry.tools), false)
-    if (selection.tools.length === 0) {
+    if (selection.tools.length === 0 && !isDenial(palette)) {
       warn(logger, `[tool_palette] the palette resolver for role '${roleText}' returned tools that are not in the tool list; binding the unfiltered tools`)
       selection = Selection.of(startEntry, startEntry.tools)
     }
@@ -541,13 +621,14 @@ async function applyPalette(input) {
   } catch (e) {
     // An input whose getters throw (or a Proxy) is a programmer's input: say so.
     if (e instanceof TypeError) throw e
-    throw new TypeError(`applyPalette: the input could not be read (${e && e.message})`)
+    throw new TypeError(`applyPalette(input): the input could not be read (${e && e.message})`)
   }
 }
 
 module.exports = {
   ROLES,
   DEFAULT_ALWAYS_INCLUDE,
+  UNKNOWN_ROLE,
   StaticPaletteResolver,
   resolvePalette,
   applyPalette,
@@ -556,4 +637,5 @@ module.exports = {
   applyPaletteIn,
   checkAlwaysInclude,
   checkLogger,
+  checkUnknownRole,
 }
