@@ -90,24 +90,24 @@ export declare class Ledger {
    * The handle of an archived result, or null. With a store, a memory miss
    * reads it (on the calling thread); a failed read throws `ERR_SYMFONIC_STORE`.
    */
-  handle(memId: string, namespace?: string | undefined | null): ToolResultHandle | null
+  handle(memId: string, options?: EntryOptions | undefined | null): ToolResultHandle | null
   /**
    * The stub of an archived result, or null. `options.previewChars` renders it
    * with another preview length (deterministically, like the original).
    * With a store, a memory miss reads it (on the calling thread); a failed
    * read throws `ERR_SYMFONIC_STORE`.
    */
-  stub(memId: string, namespace?: string | undefined | null, options?: StubOptions | undefined | null): string | null
+  stub(memId: string, options?: StubOptions | undefined | null): string | null
   /**
    * Removes one entry (from the store too); true if it was there. A failed
    * store delete throws `ERR_SYMFONIC_STORE`.
    */
-  delete(memId: string, namespace?: string | undefined | null): boolean
+  delete(memId: string, options?: EntryOptions | undefined | null): boolean
   /**
-   * Removes every entry, or only those of `namespace` (from the store too);
-   * returns how many were removed. A failed store clear throws `ERR_SYMFONIC_STORE`.
+   * Removes every entry, or only those of `options.namespace` (from the store
+   * too); returns how many were removed. A failed store clear throws `ERR_SYMFONIC_STORE`.
    */
-  clear(namespace?: string | undefined | null): number
+  clear(options?: ClearOptions | undefined | null): number
   /** Entries, bytes held, fetch hits and misses, evictions, store hits, misses and errors. */
   stats(): LedgerStats
 }
@@ -182,6 +182,18 @@ export declare function __recordSettles(): boolean
  * Lone surrogates in `text` are kept (the cut never splits a pair).
  */
 export declare function capRecallOutput(text: string, memId: string, maxOutputChars?: number | undefined | null, contiguousFrom?: number | undefined | null): string
+
+/** Options for `Ledger.clear`. */
+export interface ClearOptions {
+  /** Only this namespace's entries. Absent: every namespace. */
+  namespace?: string
+}
+
+/** Options for `Ledger.handle` and `Ledger.delete`: where the entry lives. */
+export interface EntryOptions {
+  /** The entry's namespace. Default `""`. */
+  namespace?: string
+}
 
 /**
  * How to read an archived result. Precedence: `jsonPath`, then `query`, then
@@ -309,6 +321,8 @@ export interface RecordInput {
 
 /** Options for `Ledger.stub`. */
 export interface StubOptions {
+  /** The entry's namespace. Default `""`. */
+  namespace?: string
   /** Preview length for this stub (e.g. 2000 for a result the model has never seen). */
   previewChars?: number
 }

@@ -14,10 +14,12 @@ import type {
   ToolResultHandle,
   FetchOptions,
   StubOptions,
+  EntryOptions,
+  ClearOptions,
   LedgerStats,
 } from './binding.js'
 
-export type { LedgerOptions, RecordInput, ToolResultHandle, FetchOptions, StubOptions, LedgerStats }
+export type { LedgerOptions, RecordInput, ToolResultHandle, FetchOptions, StubOptions, EntryOptions, ClearOptions, LedgerStats }
 export { Ledger, memIdFor } from './binding.js'
 
 /** The cap on what `recall` returns: 50,000 code points, marker included. */

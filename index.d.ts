@@ -11,10 +11,12 @@ import type {
   ToolResultHandle,
   FetchOptions,
   StubOptions,
+  EntryOptions,
+  ClearOptions,
   LedgerStats,
 } from './binding'
 
-export type { LedgerOptions, RecordInput, ToolResultHandle, FetchOptions, StubOptions, LedgerStats }
+export type { LedgerOptions, RecordInput, ToolResultHandle, FetchOptions, StubOptions, EntryOptions, ClearOptions, LedgerStats }
 export { Ledger, memIdFor } from './binding'
 
 /** The cap on what `recall` returns: 50,000 code points, marker included. */

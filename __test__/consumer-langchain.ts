@@ -67,7 +67,7 @@ async function compactByHand(history: BaseMessage[]): Promise<BaseMessage[]> {
     sizeChars: 8000,
     evictChars: Infinity,
     evictPreviewChars: 2000,
-    settledOnly: true,
+    compactAfter: 'turn',
     cacheModel,
     exemptTools: ['recall_tool_result', 'search'],
     namespace: 'thread-1',

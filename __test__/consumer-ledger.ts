@@ -11,6 +11,8 @@ import {
   type FetchOptions,
   type RecallOptions,
   type StubOptions,
+  type EntryOptions,
+  type ClearOptions,
   type LedgerStats,
   type ToolResultLedgerLike,
 } from '@symfonic/core'
@@ -34,11 +36,21 @@ async function main(): Promise<void> {
   const fetchOptions: FetchOptions = { format: 'full', jsonPath: 'rows', namespace: 'thread-1' }
   const text: string = await ledger.fetch(id, fetchOptions)
   const sync: string = ledger.fetchSync(id, { query: 'rows', offset: 0, maxChars: 10 })
-  const maybe: ToolResultHandle | null = ledger.handle(id, 'thread-1')
-  const stubOptions: StubOptions = { previewChars: 2000 }
-  const stub: string | null = ledger.stub(id, 'thread-1', stubOptions)
-  const removed: boolean = ledger.delete(id, 'thread-1')
+  const maybe: ToolResultHandle | null = ledger.handle(id, { namespace: 'thread-1' })
+  const stubOptions: StubOptions = { namespace: 'thread-1', previewChars: 2000 }
+  const stub: string | null = ledger.stub(id, stubOptions)
+  const entry: EntryOptions = { namespace: 'thread-1' }
+  const removed: boolean = ledger.delete(id, entry)
+  const clearOne: ClearOptions = { namespace: 'thread-1' }
+  const clearedOne: number = ledger.clear(clearOne)
   const cleared: number = ledger.clear()
+  // The namespace is always an option, never a positional string.
+  // @ts-expect-error
+  ledger.handle(id, 'thread-1')
+  // @ts-expect-error
+  ledger.stub(id, 'thread-1', stubOptions)
+  // @ts-expect-error
+  ledger.clear('thread-1')
   const stats: LedgerStats = ledger.stats()
   const n: number = stats.entries + stats.bytes + stats.hits + stats.misses + stats.evictions
   const storeCounts: number = stats.storeHits + stats.storeMisses + stats.storeErrors
@@ -57,7 +69,7 @@ async function main(): Promise<void> {
   ledger.__forceMemIdForTest(null)
   // @ts-expect-error the test hooks are not part of the typed API
   ledger.__panicForTest(false)
-  console.log(text, sync, maybe, stub, removed, cleared, n, computed, cap, a, b, size, schema, preview, bad, storeCounts, stored, shared, ttlInput)
+  console.log(text, sync, maybe, stub, removed, clearedOne, cleared, n, computed, cap, a, b, size, schema, preview, bad, storeCounts, stored, shared, ttlInput)
 }
 
 void main()

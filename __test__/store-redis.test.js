@@ -169,14 +169,14 @@ describe('replicas: several processes on one Redis', () => {
     expect(await recall(b, h1.memId, { namespace: 'iso-3', format: 'full' })).toBe(`[tool_memory not found: ${h1.memId}]`)
     expect(await recall(b, h1.memId, { namespace: 'iso-1', format: 'full' })).toBe('one')
     const other = new Ledger({ store: `${url}?prefix=other:` })
-    expect(other.handle(h1.memId, 'iso-1')).toBeNull()
+    expect(other.handle(h1.memId, { namespace: 'iso-1' })).toBeNull()
     expect(other.stats()).toMatchObject({ storeMisses: 1 })
-    expect(b.delete(h2.memId, 'iso-1')).toBe(true)
-    expect(new Ledger({ store: url }).handle(h2.memId, 'iso-1')).toBeNull()
-    expect(b.clear('iso-1')).toBe(1)
+    expect(b.delete(h2.memId, { namespace: 'iso-1' })).toBe(true)
+    expect(new Ledger({ store: url }).handle(h2.memId, { namespace: 'iso-1' })).toBeNull()
+    expect(b.clear({ namespace: 'iso-1' })).toBe(1)
     const c = new Ledger({ store: url })
-    expect(c.handle(h1.memId, 'iso-1')).toBeNull()
-    expect(c.handle(h1.memId, 'iso-2')).not.toBeNull()
+    expect(c.handle(h1.memId, { namespace: 'iso-1' })).toBeNull()
+    expect(c.handle(h1.memId, { namespace: 'iso-2' })).not.toBeNull()
   })
 
   test('ttlSeconds expires entries in Redis', async () => {
@@ -200,7 +200,7 @@ describe('failures', () => {
       message: expect.stringMatching(/^ERR_SYMFONIC_STORE: store put failed: redis:\/\/127\.0\.0\.1:\d+\/0: .*not recorded/),
     })
     expect(await recall(l, h.memId, { namespace: 'f' })).toMatch(new RegExp(`^\\[tool_memory error: store read failed for ${h.memId}: store get failed: `))
-    expect(() => l.handle(h.memId, 'f')).toThrow(expect.objectContaining({ code: 'ERR_SYMFONIC_STORE' }))
+    expect(() => l.handle(h.memId, { namespace: 'f' })).toThrow(expect.objectContaining({ code: 'ERR_SYMFONIC_STORE' }))
     expect(l.stats().storeErrors).toBe(3)
     await startServer()
     // The client reconnects (the new server is empty: no persistence).

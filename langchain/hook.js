@@ -12,7 +12,7 @@ const { offloadingTools } = require('./offload.js')
  * (the recall tool bound to the same ledger) to the agent's tools.
  */
 function toolMemoryPreModelHook(options) {
-  const { o, ledger, nsOf, policies, recallTool, report } = setup(options, 'toolMemoryPreModelHook')
+  const { o, ledger, nsOf, policies, recallTool, report } = setup(options, 'toolMemoryPreModelHook(options)')
   const policy = policies[o.cacheModel ?? 'prefix']
   const hook = async (state, config) => {
     const messages = Array.isArray(state) ? state : state.messages
@@ -23,8 +23,8 @@ function toolMemoryPreModelHook(options) {
   // The hook runs after the state has a result, so offload happens in the tools:
   // `tools: [...hook.offloadTools(tools), hook.tool]`.
   const offloadTools = (tools) => {
-    if (o.offload !== true) throw new TypeError('toolMemoryPreModelHook: offloadTools needs the hook made with { offload: true } (and a ledger with a store)')
-    return offloadingTools(tools, ledger, policy, nsOf, report, 'toolMemoryPreModelHook')
+    if (o.offload !== true) throw new TypeError('hook.offloadTools(tools): needs the hook made with toolMemoryPreModelHook({ offload: true }) (and a ledger with a store)')
+    return offloadingTools(tools, ledger, policy, nsOf, report, 'hook.offloadTools(tools)')
   }
   Object.defineProperty(hook, 'offloadTools', { value: offloadTools, enumerable: true })
   return hook

@@ -36,8 +36,8 @@ export interface CostGate {
  * When a tool result becomes eligible for compaction:
  * - `'seen'`: once the model has answered after it (an AIMessage follows it). All results
  *   answering one AIMessage (parallel calls) are fresh together and read in full.
- * - `'turn'`: once a new HumanMessage follows it (the first release's `settledOnly: true`).
- * - `'arrival'`: at once; only `keepLastN` protects fresh results (`settledOnly: false`).
+ * - `'turn'`: once a new HumanMessage follows it.
+ * - `'arrival'`: at once; only `keepLastN` protects fresh results.
  */
 export type CompactAfter = 'seen' | 'turn' | 'arrival'
 
@@ -78,14 +78,12 @@ export interface PerToolOptions {
 export interface CompactOptions {
   /** When a result becomes eligible. Default `'seen'`. */
   compactAfter?: CompactAfter
-  /** @deprecated Use `compactAfter`: `true` is `'turn'`, `false` is `'arrival'`. Contradicting `compactAfter` is a `TypeError`. */
-  settledOnly?: boolean
   /**
    * The N most recent eligible tool results (by position, any tool, any size) stay in full.
    * Exempt tools' results are not counted. Default 0.
    */
   keepLastN?: number
-  /** Results this size or smaller (code points) are never compacted. Default 4000. */
+  /** Results this size or smaller (code points) are never compacted. Default per `cacheModel`: 4,000 (`'breakpoint'`), 2,000 (`'prefix'`). */
   sizeChars?: number
   /** Results larger than this are never sent in full, not even fresh. Default 80,000; `Infinity` disables. */
   evictChars?: number

@@ -49,7 +49,7 @@ function setup(options, fn) {
 /** createAgent middleware: the recall tool in every tool list, compaction in wrapModelCall. */
 function toolMemoryMiddleware(options) {
   const { createMiddleware } = require('langchain')
-  const { o, ledger, nsOf, policies, recallTool, report } = setup(options, 'toolMemoryMiddleware')
+  const { o, ledger, nsOf, policies, recallTool, report } = setup(options, 'toolMemoryMiddleware(options)')
   // Evicting is decided by size alone, the same under both cache models' policies.
   const toolPolicy = policies[o.cacheModel ?? 'prefix']
   return createMiddleware({

@@ -149,7 +149,8 @@ function recordInput(where, input) {
 
 const RECORD_KEYS = ['toolCallId', 'toolName', 'toolArgs', 'content', 'namespace', 'ttlSeconds']
 const FETCH_KEYS = ['format', 'query', 'offset', 'maxChars', 'jsonPath', 'namespace']
-const STUB_KEYS = ['previewChars']
+const STUB_KEYS = ['namespace', 'previewChars']
+const ENTRY_KEYS = ['namespace']
 
 // What each fetch/stub option may be. `undefined` means absent; a value of the
 // wrong type (null, '5', NaN) is a TypeError naming the option. Within the
@@ -167,6 +168,12 @@ const OPTION_TYPES = {
 
 function fetchOptions(where, options, keys = FETCH_KEYS) {
   if (options === undefined || options === null) return undefined
+  // Every method takes the namespace the same way, in its options object.
+  if (typeof options === 'string') {
+    const call = where.replace(/\(.*$/, '').replace(/^Ledger\./, '')
+    const rest = call === 'clear' ? '' : 'memId, '
+    throw fail(where, `the namespace goes in the options object: ${call}(${rest}{ namespace: ${JSON.stringify(options.length > 40 ? options.slice(0, 40) + '...' : options)} })`, options)
+  }
   if (!isPlainObject(options)) throw fail(where, 'options must be an object', options)
   checkKeys(where, options, keys)
   const out = {}
@@ -225,9 +232,10 @@ class Ledger extends binding.Ledger {
   }
 
   fetch(memId, options) {
+    const where = 'Ledger.fetch(memId, options)'
     try {
-      requiredString('Ledger.fetch(memId)', 'memId', memId)
-      options = fetchOptions('Ledger.fetch(memId, options)', options)
+      requiredString(where, 'memId', memId)
+      options = fetchOptions(where, options)
     } catch (e) {
       return Promise.reject(e)
     }
@@ -235,31 +243,32 @@ class Ledger extends binding.Ledger {
   }
 
   fetchSync(memId, options) {
-    requiredString('Ledger.fetchSync(memId)', 'memId', memId)
-    return super.fetchSync(memId, fetchOptions('Ledger.fetchSync(memId, options)', options))
+    const where = 'Ledger.fetchSync(memId, options)'
+    requiredString(where, 'memId', memId)
+    return super.fetchSync(memId, fetchOptions(where, options))
   }
 
-  handle(memId, namespace) {
-    requiredString('Ledger.handle(memId)', 'memId', memId)
-    return super.handle(memId, namespaceOf('Ledger.handle(memId, namespace)', namespace))
+  handle(memId, options) {
+    const where = 'Ledger.handle(memId, options)'
+    requiredString(where, 'memId', memId)
+    return super.handle(memId, fetchOptions(where, options, ENTRY_KEYS))
   }
 
-  stub(memId, namespace, options) {
-    requiredString('Ledger.stub(memId)', 'memId', memId)
-    return super.stub(
-      memId,
-      namespaceOf('Ledger.stub(memId, namespace)', namespace),
-      fetchOptions('Ledger.stub(memId, namespace, options)', options, STUB_KEYS),
-    )
+  stub(memId, options) {
+    const where = 'Ledger.stub(memId, options)'
+    requiredString(where, 'memId', memId)
+    if (arguments.length > 2) throw fail(where, 'the namespace and the preview length go in one options object: stub(memId, { namespace, previewChars })', arguments[2])
+    return super.stub(memId, fetchOptions(where, options, STUB_KEYS))
   }
 
-  delete(memId, namespace) {
-    requiredString('Ledger.delete(memId)', 'memId', memId)
-    return super.delete(memId, namespaceOf('Ledger.delete(memId, namespace)', namespace))
+  delete(memId, options) {
+    const where = 'Ledger.delete(memId, options)'
+    requiredString(where, 'memId', memId)
+    return super.delete(memId, fetchOptions(where, options, ENTRY_KEYS))
   }
 
-  clear(namespace) {
-    return super.clear(namespaceOf('Ledger.clear(namespace)', namespace))
+  clear(options) {
+    return super.clear(fetchOptions('Ledger.clear(options)', options, ENTRY_KEYS))
   }
 }
 

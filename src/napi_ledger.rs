@@ -24,7 +24,10 @@ use crate::napi_text::{ContentRef, JsStr, JsText};
 pub const MAX_OUTPUT_CHARS: u32 = MAX_OUT as u32;
 
 mod objects;
-pub use objects::{FetchOptions, LedgerOptions, LedgerStats, RecordInput, StubOptions, ToolResultHandle};
+pub use objects::{
+    ClearOptions, EntryOptions, FetchOptions, LedgerOptions, LedgerStats, RecordInput, StubOptions,
+    ToolResultHandle,
+};
 
 /// An archive of large tool results, keyed by memory id and namespace, bounded
 /// by bytes with least-recently-used eviction. Keeps payloads out of the prompt:
@@ -58,7 +61,7 @@ fn non_negative(env: &Env, name: &str, v: f64) -> JsResult<usize> {
     } else {
         Err(type_error(
             env,
-            &format!("Ledger: {name} must be a non-negative finite number"),
+            &format!("new Ledger(options): {name} must be a non-negative finite number"),
         ))
     }
 }
@@ -214,13 +217,13 @@ impl Ledger {
                     config.preview_chars = non_negative(&env, "previewChars", p)?;
                 }
                 if let Some(t) = o.ttl_seconds {
-                    if let Ttl::Millis(ms) = ttl(&env, "Ledger", t)? {
+                    if let Ttl::Millis(ms) = ttl(&env, "new Ledger(options)", t)? {
                         ttl_ms = Some(ms);
                     }
                 }
                 if let Some(spec) = o.store {
-                    let spec =
-                        StoreSpec::parse(&spec).map_err(|m| type_error(&env, &format!("Ledger: {m}")))?;
+                    let spec = StoreSpec::parse(&spec)
+                        .map_err(|m| type_error(&env, &format!("new Ledger(options): {m}")))?;
                     store = Some(spec.open().map_err(store_error)?);
                 }
             }
@@ -244,7 +247,7 @@ impl Ledger {
     #[napi(ts_return_type = "Promise<ToolResultHandle>", catch_unwind)]
     pub fn record(&self, env: Env, input: RecordInput) -> Result<AsyncTask<RecordTask>, Code> {
         guard(|| {
-            let ttl = record_ttl(&env, "Ledger.record", input.ttl_seconds)?;
+            let ttl = record_ttl(&env, "Ledger.record(input)", input.ttl_seconds)?;
             Ok(AsyncTask::new(RecordTask {
                 inner: self.inner.clone(),
                 reported: self.reported.clone(),
@@ -259,7 +262,7 @@ impl Ledger {
     #[napi(catch_unwind)]
     pub fn record_sync(&self, env: Env, input: RecordInput) -> Result<ToolResultHandle, Code> {
         guard(|| {
-            let ttl = record_ttl(&env, "Ledger.recordSync", input.ttl_seconds)?;
+            let ttl = record_ttl(&env, "Ledger.recordSync(input)", input.ttl_seconds)?;
             let h = self
                 .inner
                 .record_with(request(input), ttl)
@@ -400,9 +403,10 @@ impl Ledger {
         &self,
         env: Env,
         mem_id: String,
-        namespace: Option<String>,
+        options: Option<EntryOptions>,
     ) -> Result<Option<ToolResultHandle>, Code> {
         guard(|| {
+            let namespace = options.and_then(|o| o.namespace);
             let h = self
                 .inner
                 .try_handle(namespace.as_deref().unwrap_or(""), &mem_id)
@@ -421,14 +425,11 @@ impl Ledger {
         &self,
         env: Env,
         mem_id: String,
-        namespace: Option<String>,
         options: Option<StubOptions>,
     ) -> Result<Option<String>, Code> {
         guard(|| {
-            let preview = options
-                .and_then(|o| o.preview_chars)
-                .filter(|p| p.is_finite() && *p >= 0.0)
-                .map(|p| p as usize);
+            let (namespace, preview) = options.map_or((None, None), |o| (o.namespace, o.preview_chars));
+            let preview = preview.filter(|p| p.is_finite() && *p >= 0.0).map(|p| p as usize);
             let stub = self
                 .inner
                 .try_stub(namespace.as_deref().unwrap_or(""), &mem_id, preview)
@@ -441,8 +442,9 @@ impl Ledger {
     /// Removes one entry (from the store too); true if it was there. A failed
     /// store delete throws `ERR_SYMFONIC_STORE`.
     #[napi(catch_unwind)]
-    pub fn delete(&self, env: Env, mem_id: String, namespace: Option<String>) -> Result<bool, Code> {
+    pub fn delete(&self, env: Env, mem_id: String, options: Option<EntryOptions>) -> Result<bool, Code> {
         guard(|| {
+            let namespace = options.and_then(|o| o.namespace);
             let removed = self
                 .inner
                 .try_delete(namespace.as_deref().unwrap_or(""), &mem_id)
@@ -452,11 +454,12 @@ impl Ledger {
         })
     }
 
-    /// Removes every entry, or only those of `namespace` (from the store too);
-    /// returns how many were removed. A failed store clear throws `ERR_SYMFONIC_STORE`.
+    /// Removes every entry, or only those of `options.namespace` (from the store
+    /// too); returns how many were removed. A failed store clear throws `ERR_SYMFONIC_STORE`.
     #[napi(catch_unwind)]
-    pub fn clear(&self, env: Env, namespace: Option<String>) -> Result<u32, Code> {
+    pub fn clear(&self, env: Env, options: Option<ClearOptions>) -> Result<u32, Code> {
         guard(|| {
+            let namespace = options.and_then(|o| o.namespace);
             let n = self.inner.try_clear(namespace.as_deref()).map_err(store_error)?;
             sync(&env, &self.inner, &self.reported);
             Ok(n as u32)

@@ -112,8 +112,24 @@ pub struct FetchOptions {
 /// Options for `Ledger.stub`.
 #[napi(object)]
 pub struct StubOptions {
+    /// The entry's namespace. Default `""`.
+    pub namespace: Option<String>,
     /// Preview length for this stub (e.g. 2000 for a result the model has never seen).
     pub preview_chars: Option<f64>,
+}
+
+/// Options for `Ledger.handle` and `Ledger.delete`: where the entry lives.
+#[napi(object)]
+pub struct EntryOptions {
+    /// The entry's namespace. Default `""`.
+    pub namespace: Option<String>,
+}
+
+/// Options for `Ledger.clear`.
+#[napi(object)]
+pub struct ClearOptions {
+    /// Only this namespace's entries. Absent: every namespace.
+    pub namespace: Option<String>,
 }
 
 /// Counters of a ledger.
