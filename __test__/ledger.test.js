@@ -493,6 +493,39 @@ describe('storage', () => {
     expect(l.stats()).toMatchObject({ entries: 0, bytes: 0 })
   })
 
+  test('every method takes the namespace the same way: an options object; a string there is a TypeError naming the new form', () => {
+    const l = new Ledger()
+    const a = rec(l, 'one', { namespace: 'x' })
+    expect(l.handle(a.memId, { namespace: 'x' }).namespace).toBe('x')
+    expect(l.stub(a.memId, { namespace: 'x' })).toBe(a.stub)
+    expect(l.fetchSync(a.memId, { namespace: 'x' })).toBe(a.stub)
+    const cases = [
+      [() => l.handle(a.memId, 'x'), 'Ledger.handle(memId, options): the namespace goes in the options object: handle(memId, { namespace: "x" }) (got the string "x")'],
+      [() => l.stub(a.memId, 'x'), 'Ledger.stub(memId, options): the namespace goes in the options object: stub(memId, { namespace: "x" }) (got the string "x")'],
+      [() => l.stub(a.memId, 'x', { previewChars: 10 }), 'Ledger.stub(memId, options): the namespace and the preview length go in one options object: stub(memId, { namespace, previewChars }) (got object)'],
+      [() => l.delete(a.memId, 'x'), 'Ledger.delete(memId, options): the namespace goes in the options object: delete(memId, { namespace: "x" }) (got the string "x")'],
+      [() => l.clear('x'), 'Ledger.clear(options): the namespace goes in the options object: clear({ namespace: "x" }) (got the string "x")'],
+      [() => l.fetchSync(a.memId, 'x'), 'Ledger.fetchSync(memId, options): the namespace goes in the options object: fetchSync(memId, { namespace: "x" }) (got the string "x")'],
+      [() => l.handle(a.memId, { namespce: 'x' }), /^Ledger.handle\(memId, options\): unknown option "namespce"; did you mean "namespace"\?/],
+      [() => l.clear({ namespace: 5 }), /^Ledger.clear\(options\): namespace must be well-formed text/],
+    ]
+    for (const [call, message] of cases) {
+      expect(call).toThrow(TypeError)
+      expect(call).toThrow(message)
+    }
+    // nothing was removed by the refused calls
+    expect(l.handle(a.memId, { namespace: 'x' })).not.toBeNull()
+    expect(l.delete(a.memId, { namespace: 'x' })).toBe(true)
+  })
+
+  test('error messages start with the call: new Ledger(options), Ledger.method(arguments)', async () => {
+    expect(() => new Ledger({ store: 'sqlite::memory:' })).toThrow(/^new Ledger\(options\): /)
+    expect(() => new Ledger({ ttlSeconds: -1 })).toThrow(/^new Ledger\(options\): ttlSeconds/)
+    expect(() => new Ledger({ maxBytes: 'big' })).toThrow(/^new Ledger\(options\): maxBytes/)
+    await expect(new Ledger().fetch('', {})).rejects.toThrow(/^Ledger.fetch\(memId, options\): memId must be a non-empty string/)
+    expect(() => new Ledger().handle(7)).toThrow(/^Ledger.handle\(memId, options\): memId/)
+  })
+
   test('Buffer content is recorded as its UTF-8 text', async () => {
     const l = new Ledger()
     const h = await l.record({ toolCallId: 'buf', toolName: 't', content: Buffer.from('día 😀') })
