@@ -163,6 +163,10 @@ const badGate: CostGate = { horizonTurns: 5 }
 const badName: 'other' = recallTool.name
 // @ts-expect-error: compaction needs a ledger
 void compactToolMessages(history)
+// @ts-expect-error: the createReactAgent hook is not a createAgent middleware
+const hookAsMiddleware = createAgent({ model, tools: [catalog], middleware: [hook] })
+// @ts-expect-error: the createAgent middleware is not a createReactAgent hook
+const middlewareAsHook = createReactAgent({ llm: model, tools: [catalog], preModelHook: middleware })
 
 export { badCacheModel, badKeep, badGate, badName, badAfter, badRecall, badPerTool, badOption, bpDefaults, writeMultiplier, defaultAfter }
-export { useTool, compactByHand, runAgent, runHook, hookLedger, withDefaults, offloadAgent, offloadMiddleware }
+export { useTool, compactByHand, runAgent, runHook, hookLedger, withDefaults, offloadAgent, offloadMiddleware, hookAsMiddleware, middlewareAsHook }

@@ -6,6 +6,7 @@
 const { compact } = require('./compact.js')
 const { setup } = require('./middleware.js')
 const { offloadingTools } = require('./offload.js')
+const { refuseAsMiddleware, watchRegistration } = require('./misuse.js')
 
 /**
  * createReactAgent preModelHook: answers `{ llmInputMessages }`. Add `hook.tool`
@@ -14,9 +15,19 @@ const { offloadingTools } = require('./offload.js')
 function toolMemoryPreModelHook(options) {
   const { o, ledger, nsOf, policies, recallTool, report } = setup(options, 'toolMemoryPreModelHook(options)')
   const policy = policies[o.cacheModel ?? 'prefix']
+  const registered = watchRegistration(recallTool, () => {})
   const hook = async (state, config) => {
     const messages = Array.isArray(state) ? state : state.messages
-    return { llmInputMessages: await compact(messages, ledger, policy, nsOf(config)) }
+    const out = await compact(messages, ledger, policy, nsOf(config))
+    // Stubs tell the model to call recall_tool_result: say so if it cannot.
+    if (!registered() && out.some((m, i) => m !== messages[i] && m.response_metadata?.tool_memory?.compacted === true)) {
+      report.warn(
+        'hookToolMissing',
+        'toolMemoryPreModelHook(options): the model is shown stubs, but hook.tool (recall_tool_result) is not among the agent\'s tools, so it cannot read them back; ' +
+          'add it: createReactAgent({ llm, tools: [...tools, hook.tool], preModelHook: hook })',
+      )
+    }
+    return { llmInputMessages: out }
   }
   Object.defineProperty(hook, 'tool', { value: recallTool, enumerable: true })
   Object.defineProperty(hook, 'ledger', { value: ledger, enumerable: true })
@@ -27,7 +38,7 @@ function toolMemoryPreModelHook(options) {
     return offloadingTools(tools, ledger, policy, nsOf, report, 'hook.offloadTools(tools)')
   }
   Object.defineProperty(hook, 'offloadTools', { value: offloadTools, enumerable: true })
-  return hook
+  return refuseAsMiddleware(hook)
 }
 
 module.exports = { toolMemoryPreModelHook }

@@ -176,7 +176,10 @@ export interface ToolMemoryOptions extends Omit<CompactOptions, 'namespace' | 'c
    * (`new Ledger({ store: 'sqlite:./ledger.db' })`); a `TypeError` otherwise. Default `false`.
    */
   offload?: boolean
-  /** Ledger namespace: a fixed string or a function of the run config. Default: `configurable.thread_id`. */
+  /**
+   * Ledger namespace: a fixed string or a function of the run config. Default: `configurable.thread_id`;
+   * a run without one records into `''`, shared by every such run, and is warned once through `logger`.
+   */
   namespace?: string | NamespaceFn
   /**
    * The provider's prompt-cache style. The middleware picks it from the model it wraps
@@ -260,7 +263,9 @@ export interface ToolMemoryHookState {
 
 /**
  * A `createReactAgent` `preModelHook`. Add `hook.tool` to the agent's tools:
- * `createReactAgent({ llm, tools: [...tools, hook.tool], preModelHook: hook })`.
+ * `createReactAgent({ llm, tools: [...tools, hook.tool], preModelHook: hook })`
+ * (when the model is shown a stub while `hook.tool` is in no agent's tools, the
+ * hook warns once through `logger`).
  */
 export interface ToolMemoryPreModelHook {
   (state: ToolMemoryHookState, config?: NamespaceSource): Promise<{ llmInputMessages: BaseMessage[] }>
@@ -268,6 +273,11 @@ export interface ToolMemoryPreModelHook {
   readonly tool: RecallToolResultTool
   /** The ledger the hook records into. */
   readonly ledger: Ledger
+  /**
+   * Not a middleware: `createAgent({ middleware: [hook] })` throws a `TypeError` when the agent is built
+   * (reading this property throws). Typed as this message so that TypeScript refuses it there too.
+   */
+  readonly beforeModel: 'toolMemoryPreModelHook() is a createReactAgent preModelHook; in createAgent use toolMemoryMiddleware()'
   /**
    * With `offload: true`: the same tools, wrapped so that each result over `evictChars` goes to the
    * ledger's store and the state keeps its stub (`tools: [...hook.offloadTools(tools), hook.tool]`).
