@@ -236,7 +236,7 @@ async function main() {
         fs.mkdirSync(cwd, { recursive: true })
         const config = { rootDir: dir, testEnvironment: 'node', testMatch: tests.map(outOf), transform: {}, testTimeout: 60000 }
         fs.writeFileSync(path.join(dir, 'jest.config.json'), JSON.stringify(config))
-        const jest = require.resolve('jest/bin/jest.js', { paths: [root] })
+        const jest = path.join(path.dirname(require.resolve('jest/package.json', { paths: [root] })), 'bin', 'jest.js')
         return { b: { file: tests.map((t) => `${t.file}:${t.line}`).join(', '), line: '', lang: 'jest', flags: [] }, tests: true, ...(await run(process.execPath, [jest, '--config', path.join(dir, 'jest.config.json'), '--ci'], cwd)) }
       })
     }
