@@ -223,8 +223,9 @@ async function main() {
       if (LANGS[b.lang] !== 'ts') return path.join(src, b.name)
       return path.join(dir, 'out', b.name.replace(/\.mts$/, '.mjs').replace(/\.cts$/, '.cjs'))
     }
-    const runnable = failures === 0 ? blocks.filter((b) => b.mode === 'run') : []
-    const tests = failures === 0 ? blocks.filter((b) => b.mode === 'test') : []
+    // Run even when the type-check failed (tsc emits anyway): every failure is reported at once.
+    const runnable = blocks.filter((b) => b.mode === 'run')
+    const tests = blocks.filter((b) => b.mode === 'test')
     const jobs = runnable.map((b, i) => async () => {
       const cwd = path.join(dir, 'run', String(i))
       fs.mkdirSync(cwd, { recursive: true })
