@@ -263,7 +263,11 @@ async function main() {
   if (failures > 0) process.exit(1)
 }
 
-main().catch((e) => {
-  console.error(e)
-  process.exit(1)
-})
+if (require.main === module) {
+  main().catch((e) => {
+    console.error(e)
+    process.exit(1)
+  })
+}
+
+module.exports = { blocksOf, modeOf, extensionOf }
