@@ -7,7 +7,8 @@
 // `langchain` is an optional peer: it is loaded when a middleware is made,
 // so `@symfonic/core/langchain` itself loads without it.
 const { AIMessage, ToolMessage } = require('@langchain/core/messages')
-const { ROLES, StaticPaletteResolver, applyPaletteIn, checkAlwaysInclude, checkLogger, checkUnknownRole } = require('../lib/palette.js')
+const { ROLES, StaticPaletteResolver, checkLogger, checkUnknownRole } = require('../lib/palette.js')
+const { applyPaletteIn, checkAlwaysInclude } = require('../lib/apply-palette.js')
 const { checkKeys, checkCallback } = require('../lib/options.js')
 const { reporter } = require('./report.js')
 
