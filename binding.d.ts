@@ -44,38 +44,39 @@ export type Crossing = __Crossing
  */
 export declare class Ledger {
   /**
-   * The handle of an archived result, or null. With a store, a memory miss
+   * The handle of an archived result in `options.namespace` (default `""`), or null. With a store, a memory miss
    * reads it (off the JS thread); a failed read rejects with
    * `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
    */
-  handle(memId: string, namespace?: string | undefined | null): Promise<ToolResultHandle | null>
+  handle(memId: string, options?: EntryOptions | undefined | null): Promise<ToolResultHandle | null>
   /**
-   * The stub of an archived result, or null. `options.previewChars` renders it
+   * The stub of an archived result in `options.namespace` (default `""`), or
+   * null. `options.previewChars` renders it
    * with another preview length (deterministically, like the original). With a
    * store, a memory miss reads it (off the JS thread); a failed read rejects
    * with `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
    */
-  stub(memId: string, namespace?: string | undefined | null, options?: StubOptions | undefined | null): Promise<string | null>
+  stub(memId: string, options?: StubOptions | undefined | null): Promise<string | null>
   /**
    * Whether the ledger holds a live entry under `memId` in
    * `options.namespace` (default `""`): in memory, or in the store (then
    * read and kept in memory). Counts no hit or miss. A failed store read
    * rejects with `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
    */
-  has(memId: string, options?: HasOptions | undefined | null): Promise<boolean>
+  has(memId: string, options?: EntryOptions | undefined | null): Promise<boolean>
   /**
    * Removes one entry (from the store too); resolves to whether it was there.
    * A failed store delete rejects with `ERR_SYMFONIC_STORE`
    * (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`: it may have been deleted).
    */
-  delete(memId: string, namespace?: string | undefined | null): Promise<boolean>
+  delete(memId: string, options?: EntryOptions | undefined | null): Promise<boolean>
   /**
-   * Removes every entry, or only those of `namespace` (from the store too);
+   * Removes every entry, or only those of `options.namespace` (from the store too);
    * resolves to how many were removed. A failed store clear rejects with
    * `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
    * Without a store the entries are gone when `clear` returns.
    */
-  clear(namespace?: string | undefined | null): Promise<number>
+  clear(options?: ClearOptions | undefined | null): Promise<number>
   /**
    * Creates an empty ledger, or one over a store. The store starts opening
    * at once, off the JS thread (a SQLite file opened, created if missing and
@@ -217,6 +218,18 @@ export declare function __recordSettles(): boolean
  */
 export declare function capRecallOutput(text: string, memId: string, maxOutputChars?: number | undefined | null, contiguousFrom?: number | undefined | null): string
 
+/** Options for `Ledger.clear`. */
+export interface ClearOptions {
+  /** Only this namespace's entries. Absent: every namespace. */
+  namespace?: string
+}
+
+/** Options for `Ledger.handle`, `Ledger.has` and `Ledger.delete`: where the entry lives. */
+export interface EntryOptions {
+  /** The entry's namespace. Default `""`. */
+  namespace?: string
+}
+
 /**
  * How to read an archived result. Precedence: `jsonPath`, then `pattern`,
  * then `query`, then `lines`, then `offset`/`maxChars`, then `format`
@@ -255,12 +268,6 @@ export interface FetchOptions {
    * end). Alone, the lines' text; with `pattern` or `query`, the lines searched.
    */
   lines?: string
-  /** The entry's namespace. Default `""`. */
-  namespace?: string
-}
-
-/** Options for `Ledger.has`. */
-export interface HasOptions {
   /** The entry's namespace. Default `""`. */
   namespace?: string
 }
@@ -376,6 +383,8 @@ export interface RecordInput {
 
 /** Options for `Ledger.stub`. */
 export interface StubOptions {
+  /** The entry's namespace. Default `""`. */
+  namespace?: string
   /** Preview length for this stub (e.g. 2000 for a result the model has never seen). */
   previewChars?: number
 }

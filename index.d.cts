@@ -13,12 +13,13 @@ import type {
   RecordInput,
   ToolResultHandle,
   FetchOptions,
-  HasOptions,
   StubOptions,
+  EntryOptions,
+  ClearOptions,
   LedgerStats,
 } from './binding.js'
 
-export type { LedgerOptions, RecordInput, ToolResultHandle, FetchOptions, HasOptions, StubOptions, LedgerStats }
+export type { LedgerOptions, RecordInput, ToolResultHandle, FetchOptions, StubOptions, EntryOptions, ClearOptions, LedgerStats }
 export { Ledger, memIdFor } from './binding.js'
 
 // What the JS entry adds to the native class.

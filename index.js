@@ -7,6 +7,7 @@
 
 const ledger = require('./lib/ledger.js')
 const palette = require('./lib/palette.js')
+const { applyPalette } = require('./lib/apply-palette.js')
 
 exports.MAX_OUTPUT_CHARS = ledger.MAX_OUTPUT_CHARS
 exports.Ledger = ledger.Ledger
@@ -16,4 +17,4 @@ exports.recall = ledger.recall
 exports.ROLES = palette.ROLES
 exports.StaticPaletteResolver = palette.StaticPaletteResolver
 exports.resolvePalette = palette.resolvePalette
-exports.applyPalette = palette.applyPalette
+exports.applyPalette = applyPalette

@@ -70,7 +70,7 @@ async function compactByHand(history: BaseMessage[]): Promise<BaseMessage[]> {
     sizeChars: 8000,
     evictChars: Infinity,
     evictPreviewChars: 2000,
-    settledOnly: true,
+    compactAfter: 'turn',
     cacheModel,
     exemptTools: ['recall_tool_result', 'search'],
     namespace: 'thread-1',
@@ -166,6 +166,10 @@ const badGate: CostGate = { horizonTurns: 5 }
 const badName: 'other' = recallTool.name
 // @ts-expect-error: compaction needs a ledger
 void compactToolMessages(history)
+// @ts-expect-error: the createReactAgent hook is not a createAgent middleware
+const hookAsMiddleware = createAgent({ model, tools: [catalog], middleware: [hook] })
+// @ts-expect-error: the createAgent middleware is not a createReactAgent hook
+const middlewareAsHook = createReactAgent({ llm: model, tools: [catalog], preModelHook: middleware })
 
 export { badCacheModel, badKeep, badGate, badName, badAfter, badRecall, badPerTool, badOption, bpDefaults, writeMultiplier, defaultAfter }
-export { useTool, compactByHand, runAgent, runHook, hookLedger, withDefaults, offloadAgent, offloadMiddleware }
+export { useTool, compactByHand, runAgent, runHook, hookLedger, withDefaults, offloadAgent, offloadMiddleware, hookAsMiddleware, middlewareAsHook }

@@ -9,9 +9,10 @@ import {
   type RecordInput,
   type ToolResultHandle,
   type FetchOptions,
-  type HasOptions,
   type RecallOptions,
   type StubOptions,
+  type EntryOptions,
+  type ClearOptions,
   type LedgerStats,
   type ToolResultLedgerLike,
 } from '@symfonic/core'
@@ -35,13 +36,22 @@ async function main(): Promise<void> {
   const fetchOptions: FetchOptions = { format: 'full', jsonPath: 'rows', namespace: 'thread-1' }
   const text: string = await ledger.fetch(id, fetchOptions)
   const sync: string = ledger.fetchSync(id, { query: 'rows', offset: 0, maxChars: 10 })
-  const maybe: ToolResultHandle | null = await ledger.handle(id, 'thread-1')
-  const stubOptions: StubOptions = { previewChars: 2000 }
-  const stub: string | null = await ledger.stub(id, 'thread-1', stubOptions)
-  const hasOptions: HasOptions = { namespace: 'thread-1' }
-  const held: boolean = await ledger.has(id, hasOptions)
-  const removed: boolean = await ledger.delete(id, 'thread-1')
+  const maybe: ToolResultHandle | null = await ledger.handle(id, { namespace: 'thread-1' })
+  const stubOptions: StubOptions = { namespace: 'thread-1', previewChars: 2000 }
+  const stub: string | null = await ledger.stub(id, stubOptions)
+  const entry: EntryOptions = { namespace: 'thread-1' }
+  const held: boolean = await ledger.has(id, entry)
+  const removed: boolean = await ledger.delete(id, entry)
+  const clearOne: ClearOptions = { namespace: 'thread-1' }
+  const clearedOne: number = await ledger.clear(clearOne)
   const cleared: number = await ledger.clear()
+  // The namespace is always an option, never a positional string.
+  // @ts-expect-error
+  void ledger.handle(id, 'thread-1')
+  // @ts-expect-error
+  void ledger.stub(id, 'thread-1', stubOptions)
+  // @ts-expect-error
+  void ledger.clear('thread-1')
   const stats: LedgerStats = ledger.stats()
   const n: number = stats.entries + stats.bytes + stats.hits + stats.misses + stats.evictions
   const storeCounts: number = stats.storeHits + stats.storeMisses + stats.storeErrors
@@ -73,7 +83,7 @@ async function main(): Promise<void> {
   ledger.__forceMemIdForTest(null)
   // @ts-expect-error the test hooks are not part of the typed API
   ledger.__panicForTest(false)
-  console.log(text, sync, maybe, stub, held, removed, cluster, cleared, n, computed, cap, a, b, grep, read, size, schema, preview, bad, storeCounts, stored, shared, ttlInput)
+  console.log(text, sync, maybe, stub, held, removed, clearedOne, cluster, cleared, n, computed, cap, a, b, grep, read, size, schema, preview, bad, storeCounts, stored, shared, ttlInput)
 }
 
 void main()

@@ -145,16 +145,15 @@ describe('class 6: one validation path, one error style', () => {
     expect(() => ledger.fetchSync(id, opts)).toThrow(message)
   })
 
-  test.each([null, -1, Number.NaN, 1.5, '10'])('stub(id, ns, { previewChars: %p }) rejects with a TypeError', async (v) => {
-    await expect(ledger.stub(id, '', { previewChars: v })).rejects.toThrow(TypeError)
-    await expect(ledger.stub(id, '', { previewChars: v })).rejects.toThrow(/Ledger.stub\(memId, namespace, options\): previewChars must be a non-negative integer/)
+  test.each([null, -1, Number.NaN, 1.5, '10'])('stub(id, ns, { previewChars: %p }) is a TypeError', async (v) => {
+    await expect(ledger.stub(id, { previewChars: v })).rejects.toThrow(/Ledger.stub\(memId, options\): previewChars must be a non-negative integer/)
   })
 
   test('hostile inputs to compactToolMessages and applyPalette are TypeErrors, not raw errors', async () => {
     const evil = new Proxy({}, { get() { throw new Error('trap') } })
-    await expect(compactToolMessages([evil], ledger)).rejects.toThrow(/^compactToolMessages: a message could not be read \(trap\)/)
+    await expect(compactToolMessages([evil], ledger)).rejects.toThrow(/^compactToolMessages\(messages, ledger, options\): a message could not be read \(trap\)/)
     const input = { get allTools() { throw new Error('getter') }, role: 'action' }
-    await expect(applyPalette(input)).rejects.toThrow(/^applyPalette: the input could not be read \(getter\)/)
+    await expect(applyPalette(input)).rejects.toThrow(/^applyPalette\(input\): the input could not be read \(getter\)/)
   })
 
   test('the recall tool names NaN as NaN', async () => {
@@ -187,9 +186,9 @@ describe('class 2 (namespaces): two threads never share entries through lossy te
     await expect(ledger.record(input)).rejects.toThrow(/namespace must be well-formed text/)
     expect(() => ledger.recordSync(input)).toThrow(TypeError)
     const id = ledger.recordSync({ ...input, namespace: 'thread-\uFFFD' }).memId
-    await expect(ledger.handle(id, 'thread-\uDBFF')).rejects.toThrow(/namespace must be well-formed text/)
+    await expect(ledger.handle(id, { namespace: 'thread-\uDBFF' })).rejects.toThrow(/namespace must be well-formed text/)
     await expect(ledger.fetch(id, { namespace: 'thread-\uDBFF', format: 'full' })).rejects.toThrow(/namespace must be well-formed text/)
-    await expect(ledger.clear('thread-\uDBFF')).rejects.toThrow(TypeError)
+    await expect(ledger.clear({ namespace: 'thread-\uDBFF' })).rejects.toThrow(TypeError)
     // The recall tool answers, it does not throw, and gives nothing of the other namespace.
     const recallTool = createRecallToolResultTool(ledger)
     const answer = await recallTool.invoke({ mem_id: id, format: 'full' }, { configurable: { thread_id: 'thread-\uDBFF' } })

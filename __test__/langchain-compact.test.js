@@ -9,7 +9,7 @@ const { AIMessage, HumanMessage, ToolMessage, SystemMessage } = require('@langch
 
 const HEADER = '[symfonic.tool_memory v2]'
 // Fixed options, so these tests do not move when the benchmark retunes DEFAULTS.
-const OPTS = { keepLastN: 1, sizeChars: 8000, evictChars: 80000, settledOnly: true, horizonCalls: Infinity }
+const OPTS = { keepLastN: 1, sizeChars: 8000, evictChars: 80000, compactAfter: 'turn', horizonCalls: Infinity }
 
 function text(tag, chars) {
   const line = `${tag}: lorem ipsum dolor sit amet ${'x'.repeat(40)}\n`
@@ -103,7 +103,7 @@ describe('compactToolMessages: what gets compacted', () => {
     const input = history()
     const before = snapshot(input)
     const copy = input.slice()
-    await compactToolMessages(input, ledger, { ...OPTS, keepLastN: 0, settledOnly: false })
+    await compactToolMessages(input, ledger, { ...OPTS, keepLastN: 0, compactAfter: 'arrival' })
     expect(input).toEqual(copy)
     input.forEach((m, i) => expect(m).toBe(copy[i]))
     expect(snapshot(input)).toEqual(before)
@@ -116,7 +116,7 @@ describe('compactToolMessages: what gets compacted', () => {
     expect(twice.map(contentOf)).toEqual(once.map(contentOf))
     once.forEach((m, i) => expect(twice[i]).toBe(m))
     // Also under the harshest options: a stub is never compacted again.
-    const harsh = await compactToolMessages(once, ledger, { keepLastN: 0, sizeChars: 0, evictChars: 0, settledOnly: false })
+    const harsh = await compactToolMessages(once, ledger, { keepLastN: 0, sizeChars: 0, evictChars: 0, compactAfter: 'arrival' })
     for (const id of ['a', 'b']) expect(byCallId(harsh, id)).toBe(byCallId(once, id))
   })
 
@@ -135,16 +135,16 @@ describe('compactToolMessages: what gets compacted', () => {
     expect(out3.some(isStub)).toBe(false)
   })
 
-  test('settledOnly leaves the current turn alone; without it only the last N stay', async () => {
+  test("compactAfter 'turn' leaves the current turn alone; 'arrival' keeps only the last N", async () => {
     const ledger = new Ledger()
     const input = [...history(), ...exchange('d', 'get_page', { page: 4 }, text('delta', 20000))]
-    const settled = await compactToolMessages(input, ledger, { ...OPTS, keepLastN: 0, settledOnly: true })
+    const settled = await compactToolMessages(input, ledger, { ...OPTS, keepLastN: 0, compactAfter: 'turn' })
     expect(['a', 'b', 'c', 'd'].map((id) => isStub(byCallId(settled, id)))).toEqual([true, true, false, false])
-    const unsettled = await compactToolMessages(input, ledger, { ...OPTS, keepLastN: 1, settledOnly: false })
+    const unsettled = await compactToolMessages(input, ledger, { ...OPTS, keepLastN: 1, compactAfter: 'arrival' })
     expect(['a', 'b', 'c', 'd'].map((id) => isStub(byCallId(unsettled, id)))).toEqual([true, true, true, false])
     // No HumanMessage at all: nothing is settled.
     const noHuman = input.filter((m) => m.type !== 'human')
-    const out = await compactToolMessages(noHuman, ledger, { ...OPTS, keepLastN: 0, settledOnly: true })
+    const out = await compactToolMessages(noHuman, ledger, { ...OPTS, keepLastN: 0, compactAfter: 'turn' })
     expect(out.some(isStub)).toBe(false)
   })
 
@@ -175,13 +175,13 @@ describe('compactToolMessages: evicted results', () => {
     const out = await compactToolMessages(input, ledger, { ...OPTS, namespace: 'n1' })
     const m = byCallId(out, 'g')
     const memId = memIdFor('g', giant)
-    expect(m.content).toBe(await ledger.stub(memId, 'n1', { previewChars: 2000 }))
+    expect(m.content).toBe(await ledger.stub(memId, { namespace: 'n1', previewChars: 2000 }))
     // The longer preview: the model never saw the body, so it gets its first 2,000 characters.
     expect(m.content.includes(giant.slice(0, 2000))).toBe(true)
     expect(m.content.includes(giant.slice(0, 2001))).toBe(false)
     expect(m.content.length).toBeLessThan(giant.length / 20)
     // The normal stub is shorter: its preview is the ledger's default.
-    expect((await ledger.stub(memId, 'n1')).includes(giant.slice(0, 1000))).toBe(false)
+    expect((await ledger.stub(memId, { namespace: 'n1' })).includes(giant.slice(0, 1000))).toBe(false)
   })
 
   test('the evicted stub stays byte-identical once the result is also old', async () => {
@@ -199,7 +199,7 @@ describe('compactToolMessages: evicted results', () => {
     const off = await compactToolMessages(input, ledger, { ...OPTS, evictChars: Infinity })
     expect(byCallId(off, 'g')).toBe(byCallId(input, 'g'))
     const short = await compactToolMessages(input, ledger, { ...OPTS, evictPreviewChars: 300 })
-    expect(byCallId(short, 'g').content).toBe(await ledger.stub(memIdFor('g', giant), '', { previewChars: 300 }))
+    expect(byCallId(short, 'g').content).toBe(await ledger.stub(memIdFor('g', giant), { previewChars: 300 }))
   })
 })
 
@@ -353,8 +353,8 @@ describe('compactToolMessages: determinism and cost', () => {
     const list = session(10)
     const out = await compactToolMessages(list, ledger, { ...OPTS, namespace: 'thread-a' })
     const memId = out.find(isStub).response_metadata.tool_memory.memId
-    expect(await ledger.handle(memId, 'thread-a')).not.toBeNull()
-    expect(await ledger.handle(memId, 'thread-b')).toBeNull()
+    expect(await ledger.handle(memId, { namespace: 'thread-a' })).not.toBeNull()
+    expect(await ledger.handle(memId, { namespace: 'thread-b' })).toBeNull()
     expect(await ledger.handle(memId)).toBeNull()
   })
 })

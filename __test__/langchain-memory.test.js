@@ -18,7 +18,7 @@ const { toJsonSchema } = require('@langchain/core/utils/json_schema')
 const { z } = require('zod')
 
 const HEADER = '[symfonic.tool_memory v2]'
-const OPTS = { keepLastN: 1, sizeChars: 8000, evictChars: 80000, settledOnly: true, horizonCalls: Infinity }
+const OPTS = { keepLastN: 1, sizeChars: 8000, evictChars: 80000, compactAfter: 'turn', horizonCalls: Infinity }
 
 const say = (content) => () => new AIMessage(content)
 const callTool = (id, name, args) => () => new AIMessage({ content: '', tool_calls: [{ id, name, args, type: 'tool_call' }] })
@@ -93,11 +93,11 @@ describe('createAgent + toolMemoryMiddleware', () => {
     expect(seen(2, 'p1')).toBe(originals.p1)
     expect(seen(2, 'p2')).toBe(originals.p2)
     const catMem = memIdFor('cat', CATALOG_JSON)
-    expect(seen(3, 'cat')).toBe(await ledger.stub(catMem, 'th-1', { previewChars: 2000 }))
+    expect(seen(3, 'cat')).toBe(await ledger.stub(catMem, { namespace: 'th-1', previewChars: 2000 }))
     expect(seen(3, 'cat').includes(CATALOG_JSON.slice(0, 2000))).toBe(true)
     // Turn 2: p1 and p2 are settled and older than the last settled result (the catalog): stubs.
-    expect(seen(4, 'p1')).toBe((await ledger.handle(memIdFor('p1', originals.p1), 'th-1')).stub)
-    expect(seen(4, 'p2')).toBe((await ledger.handle(memIdFor('p2', originals.p2), 'th-1')).stub)
+    expect(seen(4, 'p1')).toBe((await ledger.handle(memIdFor('p1', originals.p1), { namespace: 'th-1' })).stub)
+    expect(seen(4, 'p2')).toBe((await ledger.handle(memIdFor('p2', originals.p2), { namespace: 'th-1' })).stub)
     expect(seen(5, 'p3')).toBe(originals.p3) // fresh, inside the turn
     // Turn 3: p3 is now the last settled result and stays; everything older is a stub.
     expect(seen(6, 'p3')).toBe(originals.p3)
@@ -132,7 +132,7 @@ describe('createAgent + toolMemoryMiddleware', () => {
     }
   })
 
-  test('with settledOnly, each call within a turn extends the previous prompt', async () => {
+  test("with compactAfter 'turn', each call within a turn extends the previous prompt", async () => {
     const { log } = await runThreeTurns(build())
     const key = (m) => `${m.type}|${m.tool_call_id ?? ''}|${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`
     const humans = (msgs) => msgs.filter((m) => m.type === 'human').length
@@ -181,8 +181,8 @@ describe('createAgent + toolMemoryMiddleware', () => {
   test('the ledger namespace is the thread id', async () => {
     const ctx = await runThreeTurns(build(), 'thread-x')
     const memId = memIdFor('cat', CATALOG_JSON)
-    expect(await ctx.ledger.handle(memId, 'thread-x')).not.toBeNull()
-    expect(await ctx.ledger.handle(memId, '')).toBeNull()
+    expect(await ctx.ledger.handle(memId, { namespace: 'thread-x' })).not.toBeNull()
+    expect(await ctx.ledger.handle(memId, { namespace: '' })).toBeNull()
   })
 
   test('the cache model is picked from the wrapped model (Anthropic → breakpoint defaults)', async () => {
@@ -230,7 +230,7 @@ describe('createAgent + toolMemoryMiddleware', () => {
       for (const call of log.calls) expect(call.tools.map((t) => t.name)).toEqual(['get_catalog', 'recall_tool_result'])
       // Compaction still applies, and the recall tool runs through the palette's guard.
       const memId = memIdFor('cat', CATALOG_JSON)
-      expect(toolMsg(log.calls[1].messages, 'cat').content).toBe(await ledger.stub(memId, order, { previewChars: 2000 }))
+      expect(toolMsg(log.calls[1].messages, 'cat').content).toBe(await ledger.stub(memId, { namespace: order, previewChars: 2000 }))
       expect(toolMsg(result.messages, 'r1').content).toBe(CATALOG_JSON.slice(10, 35))
       expect(toolMsg(result.messages, 'cat').content).toBe(CATALOG_JSON)
     }
@@ -294,8 +294,8 @@ describe('recall_tool_result through the agent', () => {
     expect(answer('r_full').length).toBeLessThanOrEqual(50000)
     expect(answer('r_full').startsWith(CATALOG_JSON.slice(0, 40000))).toBe(true)
     expect(answer('r_full').includes(memId)).toBe(true)
-    expect(answer('r_summary')).toBe(await ledger.stub(memId, 'rt'))
-    expect(answer('r_badformat')).toBe(await ledger.stub(memId, 'rt'))
+    expect(answer('r_summary')).toBe(await ledger.stub(memId, { namespace: 'rt' }))
+    expect(answer('r_badformat')).toBe(await ledger.stub(memId, { namespace: 'rt' }))
     expect(answer('r_unknown')).toBe("[tool_memory not found: trm_000000000000 in namespace 'rt']")
     const badId = '[tool_memory error: mem_id must be a non-empty string]'
     expect(answer('r_empty')).toBe(badId)
@@ -339,7 +339,7 @@ describe('lossless across restarts, isolated across threads', () => {
           async (messages) => {
             const id = memIdIn(stubOf(messages, 'cat'))
             await ledger2.clear()
-            expect(await ledger2.handle(id, 't-restart')).toBeNull()
+            expect(await ledger2.handle(id, { namespace: 't-restart' })).toBeNull()
             return callTool('r1', 'recall_tool_result', { mem_id: id, json_path: 'rows[-1].sku' })()
           },
           say('done'),
@@ -352,7 +352,7 @@ describe('lossless across restarts, isolated across threads', () => {
     })
     const result = await agent2.invoke(user('last sku?'), thread('t-restart'))
     expect(toolMsg(result.messages, 'r1').content).toBe(JSON.stringify(CATALOG.rows.at(-1).sku))
-    expect(await ledger2.handle(memId, 't-restart')).not.toBeNull()
+    expect(await ledger2.handle(memId, { namespace: 't-restart' })).not.toBeNull()
   })
 
   test('two threads on one ledger cannot recall each other’s ids', async () => {
@@ -377,8 +377,8 @@ describe('lossless across restarts, isolated across threads', () => {
     expect(toolMsg(b.messages, 'rb').content).toBe(`[tool_memory not found: ${memId} in namespace 'B']`)
     const a = await agent.invoke(user('count'), thread('A'))
     expect(toolMsg(a.messages, 'ra').content).toBe('2400')
-    expect(await ledger.handle(memId, 'A')).not.toBeNull()
-    expect(await ledger.handle(memId, 'B')).toBeNull()
+    expect(await ledger.handle(memId, { namespace: 'A' })).not.toBeNull()
+    expect(await ledger.handle(memId, { namespace: 'B' })).toBeNull()
   })
 })
 
@@ -404,7 +404,7 @@ describe('the recall tool on its own', () => {
     expect(t.description).toContain('capped at 50000 chars')
     expect(createRecallToolResultTool(new Ledger(), { maxOutputChars: 8000 }).description).toContain('capped at 8000 chars')
     expect(() => createRecallToolResultTool(new Ledger(), { maxOutputChars: 0 })).toThrow(
-      new TypeError('createRecallToolResultTool: maxOutputChars must be a whole number of characters, at least 1 (got number 0)'),
+      new TypeError('createRecallToolResultTool(ledger, options): maxOutputChars must be a whole number of characters, at least 1 (got number 0)'),
     )
     expect(() => createRecallToolResultTool(new Ledger(), { maxOutputchars: 10 })).toThrow(/did you mean "maxOutputChars"\?/)
   })
@@ -430,7 +430,7 @@ describe('the recall tool on its own', () => {
     const memId = memIdFor('k1', body)
     const t = createRecallToolResultTool(ledger)
     expect(await t.invoke({ mem_id: memId, json_path: 'a.b[2]' }, { ...thread('s1'), state: { messages } })).toBe('3')
-    expect(await ledger.handle(memId, 's1')).not.toBeNull()
+    expect(await ledger.handle(memId, { namespace: 's1' })).not.toBeNull()
     // Without the original in the state, it stays a structured not-found.
     const other = 'trm_ffffffffffff'
     expect(await t.invoke({ mem_id: other }, { ...thread('s1'), state: { messages } })).toBe(`[tool_memory not found: ${other} in namespace 's1']`)
@@ -475,10 +475,10 @@ describe('createReactAgent + toolMemoryPreModelHook', () => {
     expect(log.calls).toHaveLength(5)
     // The catalog is a stub from its first appearance; p1 in full while the turn lasts.
     const catStub = toolMsg(log.calls[2].messages, 'cat').content
-    expect(catStub).toBe(await ledger.stub(memIdFor('cat', CATALOG_JSON), 'ra', { previewChars: 2000 }))
+    expect(catStub).toBe(await ledger.stub(memIdFor('cat', CATALOG_JSON), { namespace: 'ra', previewChars: 2000 }))
     expect(toolMsg(log.calls[2].messages, 'p1').content).toBe(page(1))
     // Turn 2: p1 is settled and old → stub; the recall answer is exempt.
-    expect(toolMsg(log.calls[4].messages, 'p1').content).toBe((await ledger.handle(memIdFor('p1', page(1)), 'ra')).stub)
+    expect(toolMsg(log.calls[4].messages, 'p1').content).toBe((await ledger.handle(memIdFor('p1', page(1)), { namespace: 'ra' })).stub)
     expect(toolMsg(log.calls[4].messages, 'r1').content).toBe(JSON.stringify(CATALOG.rows[10].title))
     expect(toolMsg(log.calls[4].messages, 'cat').content).toBe(catStub)
     // Tools identical on every call.

@@ -53,17 +53,13 @@ describe('eligibility: a result is compacted once the model has answered after i
     expect(stubbed(await compactToolMessages(next, ledger, SEEN), ['a', 'b', 'c', 'd'])).toEqual([true, true, true, false])
   })
 
-  test("compactAfter 'turn' waits for a HumanMessage, 'arrival' does not wait; settledOnly maps onto them", async () => {
+  test("compactAfter 'turn' waits for a HumanMessage, 'arrival' does not wait", async () => {
     const ledger = new Ledger()
     const loop = [new HumanMessage('go'), ...exchange('a', 'read', P('a')), ...exchange('b', 'read', P('b')), ...exchange('c', 'read', P('c'))]
     const opts = { ...SEEN, horizonCalls: Infinity }
     expect(stubbed(await compactToolMessages(loop, ledger, { ...opts, compactAfter: 'turn' }), ['a', 'b', 'c'])).toEqual([false, false, false])
     expect(stubbed(await compactToolMessages(loop, ledger, { ...opts, compactAfter: 'seen' }), ['a', 'b', 'c'])).toEqual([true, true, false])
     expect(stubbed(await compactToolMessages(loop, ledger, { ...opts, compactAfter: 'arrival', keepLastN: 0 }), ['a', 'b', 'c'])).toEqual([true, true, true])
-    const legacyTurn = await compactToolMessages(loop, ledger, { ...opts, compactAfter: undefined, settledOnly: true })
-    expect(texts(legacyTurn)).toEqual(texts(await compactToolMessages(loop, ledger, { ...opts, compactAfter: 'turn' })))
-    const legacyArrival = await compactToolMessages(loop, ledger, { ...opts, compactAfter: undefined, settledOnly: false })
-    expect(texts(legacyArrival)).toEqual(texts(await compactToolMessages(loop, ledger, { ...opts, compactAfter: 'arrival' })))
   })
 
   test('keepLastN keeps the most recent seen results in full', async () => {
@@ -281,10 +277,10 @@ describe('options fail closed', () => {
   const list = () => [new HumanMessage('q'), ...exchange('a', 't', text('a', 30000))]
   const ledger = new Ledger()
   const bad = [
-    [{ keepLastn: 1 }, /^compactToolMessages: unknown option "keepLastn"; did you mean "keepLastN"\?/],
+    [{ keepLastn: 1 }, /^compactToolMessages\(messages, ledger, options\): unknown option "keepLastn"; did you mean "keepLastN"\?/],
     [{ compactAfter: 'later' }, /compactAfter must be one of 'seen', 'turn', 'arrival'/],
-    [{ compactAfter: 'seen', settledOnly: true }, /contradicts/],
-    [{ settledOnly: 'yes' }, /settledOnly must be a boolean/],
+    // removed before any release: an unknown option like any other
+    [{ settledOnly: true }, /^compactToolMessages\(messages, ledger, options\): unknown option "settledOnly"/],
     [{ recallAnswers: 'drop' }, /recallAnswers must be one of/],
     [{ horizonCalls: -1 }, /horizonCalls must be a non-negative number/],
     [{ pricing: { cacheWrite: 1.25, cacheread: 0.1 } }, /unknown option "pricing.cacheread"; did you mean "pricing.cacheRead"\?/],
@@ -292,7 +288,7 @@ describe('options fail closed', () => {
     [{ perTool: { read: { sizechars: 10 } } }, /unknown option "perTool.read.sizechars"; did you mean "perTool.read.sizeChars"\?/],
     [{ sizeChars: 90000, evictChars: 80000 }, /sizeChars \(90000\) must not exceed evictChars \(80000\)/],
     [{ perTool: { read: { sizeChars: Infinity } } }, /perTool.read.sizeChars \(Infinity\) must not exceed perTool.read.evictChars/],
-    [{ namespace: 7 }, /compactToolMessages: namespace must be a string, got number/],
+    [{ namespace: 7 }, /compactToolMessages\(messages, ledger, options\): namespace must be a string, got number/],
     [{ logger: {} }, /logger must be an object with a warn\(message\) method/],
     [{ onEvent: 'metrics' }, /onEvent must be a function/],
     [{ perTool: { read: { exempt: 'yes' } } }, /perTool.read.exempt must be a boolean/],
@@ -310,12 +306,12 @@ describe('options fail closed', () => {
   })
 
   test('the middleware and the hook name themselves, and check their own options', () => {
-    expect(() => toolMemoryMiddleware({ keepLastn: 1 })).toThrow(/^toolMemoryMiddleware: unknown option "keepLastn"; did you mean "keepLastN"\?/)
-    expect(() => toolMemoryMiddleware({ ledgr: new Ledger() })).toThrow(/^toolMemoryMiddleware: unknown option "ledgr"; did you mean "ledger"\?/)
-    expect(() => toolMemoryPreModelHook({ perTool: { x: { size: 1 } } })).toThrow(/^toolMemoryPreModelHook: unknown option "perTool.x.size"/)
-    expect(() => toolMemoryMiddleware({ cacheModel: 'lru' })).toThrow(/toolMemoryMiddleware: cacheModel/)
-    expect(() => toolMemoryMiddleware({ ledger: {} })).toThrow(/toolMemoryMiddleware: ledger must be a Ledger/)
-    expect(() => toolMemoryPreModelHook({ namespace: 5 })).toThrow(/toolMemoryPreModelHook: namespace/)
+    expect(() => toolMemoryMiddleware({ keepLastn: 1 })).toThrow(/^toolMemoryMiddleware\(options\): unknown option "keepLastn"; did you mean "keepLastN"\?/)
+    expect(() => toolMemoryMiddleware({ ledgr: new Ledger() })).toThrow(/^toolMemoryMiddleware\(options\): unknown option "ledgr"; did you mean "ledger"\?/)
+    expect(() => toolMemoryPreModelHook({ perTool: { x: { size: 1 } } })).toThrow(/^toolMemoryPreModelHook\(options\): unknown option "perTool.x.size"/)
+    expect(() => toolMemoryMiddleware({ cacheModel: 'lru' })).toThrow(/toolMemoryMiddleware\(options\): cacheModel/)
+    expect(() => toolMemoryMiddleware({ ledger: {} })).toThrow(/toolMemoryMiddleware\(options\): ledger must be a Ledger/)
+    expect(() => toolMemoryPreModelHook({ namespace: 5 })).toThrow(/toolMemoryPreModelHook\(options\): namespace/)
     expect(() => toolMemoryMiddleware([])).toThrow(TypeError)
     // Valid options pass.
     expect(typeof toolMemoryPreModelHook({ compactAfter: 'turn', perTool: { x: { exempt: true } }, pricing: { cacheWrite: 2 } })).toBe('function')

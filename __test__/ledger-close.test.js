@@ -18,7 +18,7 @@ const closed = { code: 'ERR_SYMFONIC_CLOSED' }
 async function everyCallFailsClosed(l) {
   const id = 'trm_0123456789ab'
   await expect(l.record({ toolCallId: 'c', toolName: 't', content: 'x' })).rejects.toMatchObject(closed)
-  await expect(l.record({ toolCallId: 'c', toolName: 't', content: 'x' })).rejects.toThrow(/^ERR_SYMFONIC_CLOSED: Ledger.record: the ledger is closed/)
+  await expect(l.record({ toolCallId: 'c', toolName: 't', content: 'x' })).rejects.toThrow(/^ERR_SYMFONIC_CLOSED: Ledger.record\(input\): the ledger is closed/)
   await expect(l.fetch(id)).rejects.toMatchObject(closed)
   await expect(l.handle(id)).rejects.toMatchObject(closed)
   await expect(l.stub(id)).rejects.toMatchObject(closed)
@@ -104,7 +104,7 @@ describe('has(memId, { namespace })', () => {
     expect(b.stats()).toMatchObject({ storeHits: 1, hits: 0, misses: 0 })
     await new Promise((r) => setTimeout(r, 80))
     expect(await b.has(brief.memId, { namespace: 'thread-1' })).toBe(false)
-    expect(await a.delete(h.memId, 'thread-1')).toBe(true)
+    expect(await a.delete(h.memId, { namespace: 'thread-1' })).toBe(true)
     expect(await a.has(h.memId, { namespace: 'thread-1' })).toBe(false)
     await expect(a.has('')).rejects.toThrow(TypeError)
     await Promise.all([a.close(), b.close()])

@@ -163,9 +163,9 @@ describe('stub', () => {
     const l = new Ledger({ previewChars: 20 })
     const h = l.recordSync({ toolCallId: 'c', toolName: 't', content: body })
     expect(h.preview).toBe(body.slice(0, 20).trim())
-    const long = await l.stub(h.memId, '', { previewChars: 2000 })
+    const long = await l.stub(h.memId, { previewChars: 2000 })
     expect(long).toContain(`preview: ${body.slice(0, 2000).trim()}`)
-    expect(await l.stub(h.memId, '', { previewChars: 2000 })).toBe(long)
+    expect(await l.stub(h.memId, { previewChars: 2000 })).toBe(long)
     expect(new Ledger({ previewChars: 0 }).recordSync({ toolCallId: 'c', toolName: 't', content: body }).preview).toBeNull()
   })
 })
@@ -240,7 +240,7 @@ describe('fetch', () => {
     expect(l.fetchSync(h.memId, { format: 'full', namespace: 'thread-b' })).toBe(`[tool_memory not found: ${h.memId} in namespace 'thread-b']`)
     expect(l.fetchSync('trm_000000000000')).toBe('[tool_memory not found: trm_000000000000 in the default namespace]')
     expect(await l.handle(h.memId)).toBeNull()
-    expect((await l.handle(h.memId, 'thread-a')).namespace).toBe('thread-a')
+    expect((await l.handle(h.memId, { namespace: 'thread-a' })).namespace).toBe('thread-a')
   })
 })
 
@@ -497,12 +497,46 @@ describe('storage', () => {
     l.fetchSync(a.memId, { namespace: 'x' })
     l.fetchSync(a.memId)
     expect(l.stats()).toMatchObject({ entries: 3, hits: 1, misses: 1, evictions: 0 })
-    expect(await l.delete(a.memId, 'x')).toBe(true)
-    expect(await l.delete(a.memId, 'x')).toBe(false)
-    expect(await l.clear('x')).toBe(1)
+    expect(await l.delete(a.memId, { namespace: 'x' })).toBe(true)
+    expect(await l.delete(a.memId, { namespace: 'x' })).toBe(false)
+    expect(await l.clear({ namespace: 'x' })).toBe(1)
     expect(l.stats().entries).toBe(1)
     expect(await l.clear()).toBe(1)
     expect(l.stats()).toMatchObject({ entries: 0, bytes: 0 })
+  })
+
+  test('every method takes the namespace the same way: an options object; a string there is a TypeError naming the new form', async () => {
+    const l = new Ledger()
+    const a = rec(l, 'one', { namespace: 'x' })
+    expect((await l.handle(a.memId, { namespace: 'x' })).namespace).toBe('x')
+    expect(await l.stub(a.memId, { namespace: 'x' })).toBe(a.stub)
+    expect(l.fetchSync(a.memId, { namespace: 'x' })).toBe(a.stub)
+    const cases = [
+      [() => l.handle(a.memId, 'x'), 'Ledger.handle(memId, options): the namespace goes in the options object: handle(memId, { namespace: "x" }) (got the string "x")'],
+      [() => l.stub(a.memId, 'x'), 'Ledger.stub(memId, options): the namespace goes in the options object: stub(memId, { namespace: "x" }) (got the string "x")'],
+      [() => l.stub(a.memId, 'x', { previewChars: 10 }), 'Ledger.stub(memId, options): the namespace and the preview length go in one options object: stub(memId, { namespace, previewChars }) (got object)'],
+      [() => l.delete(a.memId, 'x'), 'Ledger.delete(memId, options): the namespace goes in the options object: delete(memId, { namespace: "x" }) (got the string "x")'],
+      [() => l.clear('x'), 'Ledger.clear(options): the namespace goes in the options object: clear({ namespace: "x" }) (got the string "x")'],
+      [() => l.fetchSync(a.memId, 'x'), 'Ledger.fetchSync(memId, options): the namespace goes in the options object: fetchSync(memId, { namespace: "x" }) (got the string "x")'],
+      [() => l.handle(a.memId, { namespce: 'x' }), /^Ledger.handle\(memId, options\): unknown option "namespce"; did you mean "namespace"\?/],
+      [() => l.clear({ namespace: 5 }), /^Ledger.clear\(options\): namespace must be well-formed text/],
+    ]
+    // Sync methods throw, async ones reject: either way a TypeError.
+    for (const [call, message] of cases) {
+      await expect(Promise.resolve().then(call)).rejects.toThrow(TypeError)
+      await expect(Promise.resolve().then(call)).rejects.toThrow(message)
+    }
+    // nothing was removed by the refused calls
+    expect(await l.handle(a.memId, { namespace: 'x' })).not.toBeNull()
+    expect(await l.delete(a.memId, { namespace: 'x' })).toBe(true)
+  })
+
+  test('error messages start with the call: new Ledger(options), Ledger.method(arguments)', async () => {
+    expect(() => new Ledger({ store: 'mysql://db' })).toThrow(/^new Ledger\(options\): /)
+    expect(() => new Ledger({ ttlSeconds: -1 })).toThrow(/^new Ledger\(options\): ttlSeconds/)
+    expect(() => new Ledger({ maxBytes: 'big' })).toThrow(/^new Ledger\(options\): maxBytes/)
+    await expect(new Ledger().fetch('', {})).rejects.toThrow(/^Ledger.fetch\(memId, options\): memId must be a non-empty string/)
+    await expect(new Ledger().handle(7)).rejects.toThrow(/^Ledger.handle\(memId, options\): memId/)
   })
 
   test('Buffer content is recorded as its UTF-8 text', async () => {

@@ -128,12 +128,12 @@ describe('offload mode', () => {
   })
 
   test('needs a ledger with a store, for the middleware and for the hook and its tools', () => {
-    expect(() => toolMemoryMiddleware({ offload: true })).toThrow(/^toolMemoryMiddleware: offload needs a ledger with a store/)
+    expect(() => toolMemoryMiddleware({ offload: true })).toThrow(/^toolMemoryMiddleware\(options\): offload needs a ledger with a store/)
     expect(() => toolMemoryMiddleware({ offload: true, ledger: new Ledger() })).toThrow(TypeError)
     expect(() => toolMemoryMiddleware({ offload: 'yes', ledger: new Ledger({ store: store() }) })).toThrow(/offload must be a boolean/)
-    expect(() => toolMemoryPreModelHook({ offload: true })).toThrow(/^toolMemoryPreModelHook: offload needs a ledger with a store/)
-    expect(() => toolMemoryPreModelHook({ ledger: new Ledger({ store: store() }) }).offloadTools([catalogTool])).toThrow(/offloadTools needs the hook made with \{ offload: true \}/)
-    expect(() => toolMemoryPreModelHook({ ledger: new Ledger({ store: store() }), offload: true }).offloadTools([{}])).toThrow(/tools\[0\] is not a LangChain tool/)
+    expect(() => toolMemoryPreModelHook({ offload: true })).toThrow(/^toolMemoryPreModelHook\(options\): offload needs a ledger with a store/)
+    expect(() => toolMemoryPreModelHook({ ledger: new Ledger({ store: store() }) }).offloadTools([catalogTool])).toThrow(/^hook.offloadTools\(tools\): needs the hook made with toolMemoryPreModelHook\(\{ offload: true \}\)/)
+    expect(() => toolMemoryPreModelHook({ ledger: new Ledger({ store: store() }), offload: true }).offloadTools([{}])).toThrow(/^hook.offloadTools\(tools\): tools\[0\] is not a LangChain tool/)
     expect(typeof toolMemoryMiddleware({ offload: true, ledger: new Ledger({ store: store() }) }).name).toBe('string')
     expect(typeof toolMemoryMiddleware({ offload: true, ledger: new Ledger({ store: 'sqlite::memory:' }) }).name).toBe('string')
   })

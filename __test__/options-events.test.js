@@ -22,18 +22,18 @@ const user = (content) => ({ messages: [new HumanMessage(content)] })
 
 describe('unknown options: a TypeError naming the function, with the closest valid key', () => {
   test.each([
-    [() => toolPaletteMiddleware({ roletools: { action: ['a'] } }), /^toolPaletteMiddleware: unknown option "roletools"; did you mean "roleTools"\?/],
-    [() => toolPaletteMiddleware({ roleTools: { action: ['a'] }, gaurd: false }), /^toolPaletteMiddleware: unknown option "gaurd"; did you mean "guard"\?/],
-    [() => toolPaletteMiddleware({ roleTools: { action: ['a'] }, onEvent: 'x' }), /^toolPaletteMiddleware: onEvent must be a function/],
-    [() => new StaticPaletteResolver({ roleTools: {}, loger: console }), /^StaticPaletteResolver: unknown option "loger"; did you mean "logger"\?/],
+    [() => toolPaletteMiddleware({ roletools: { action: ['a'] } }), /^toolPaletteMiddleware\(options\): unknown option "roletools"; did you mean "roleTools"\?/],
+    [() => toolPaletteMiddleware({ roleTools: { action: ['a'] }, gaurd: false }), /^toolPaletteMiddleware\(options\): unknown option "gaurd"; did you mean "guard"\?/],
+    [() => toolPaletteMiddleware({ roleTools: { action: ['a'] }, onEvent: 'x' }), /^toolPaletteMiddleware\(options\): onEvent must be a function/],
+    [() => new StaticPaletteResolver({ roleTools: {}, loger: console }), /^new StaticPaletteResolver\(options\): unknown option "loger"; did you mean "logger"\?/],
     [() => new Ledger({ maxbytes: 10 }), /^new Ledger\(options\): unknown option "maxbytes"; did you mean "maxBytes"\?/],
     [() => new Ledger().fetchSync('trm_0123456789ab', { json_path: 'a' }), /^Ledger.fetchSync\(memId, options\): unknown option "json_path"; did you mean "jsonPath"\?/],
     [() => new Ledger().recordSync({ toolCallId: 'a', toolName: 't', contents: 'x' }), /^Ledger.recordSync\(input\): unknown option "contents"; did you mean "content"\?/],
-    [() => toolMemoryMiddleware({ ledger: { fetch() {} } }), /^toolMemoryMiddleware: ledger must be a Ledger or an object with record\(\), fetch\(\), handle\(\), stub\(\) \(missing: record, handle, stub\)/],
-    [() => toolMemoryPreModelHook({ ledger: 'ledger' }), /^toolMemoryPreModelHook: ledger must be a Ledger/],
-    [() => toolMemoryMiddleware({ namespace: 3 }), /^toolMemoryMiddleware: namespace must be a string or a function/],
-    [() => createRecallToolResultTool({}), /^createRecallToolResultTool: ledger must be a Ledger or an object with fetch\(\) \(missing: fetch\)/],
-    [() => createRecallToolResultTool(new Ledger(), { namespce: 'x' }), /^createRecallToolResultTool: unknown option "namespce"; did you mean "namespace"\?/],
+    [() => toolMemoryMiddleware({ ledger: { fetch() {} } }), /^toolMemoryMiddleware\(options\): ledger must be a Ledger or an object with record\(\), fetch\(\), handle\(\), stub\(\) \(missing: record, handle, stub\)/],
+    [() => toolMemoryPreModelHook({ ledger: 'ledger' }), /^toolMemoryPreModelHook\(options\): ledger must be a Ledger/],
+    [() => toolMemoryMiddleware({ namespace: 3 }), /^toolMemoryMiddleware\(options\): namespace must be a string or a function/],
+    [() => createRecallToolResultTool({}), /^createRecallToolResultTool\(ledger, options\): ledger must be a Ledger or an object with fetch\(\) \(missing: fetch\)/],
+    [() => createRecallToolResultTool(new Ledger(), { namespce: 'x' }), /^createRecallToolResultTool\(ledger, options\): unknown option "namespce"; did you mean "namespace"\?/],
   ])('%#', (make, message) => {
     expect(make).toThrow(TypeError)
     expect(make).toThrow(message)
@@ -43,12 +43,12 @@ describe('unknown options: a TypeError naming the function, with the closest val
     const ledger = new Ledger()
     const fetching = ledger.fetch('trm_0123456789ab', { maxchars: 3 })
     await expect(fetching).rejects.toThrow(/^Ledger.fetch\(memId, options\): unknown option "maxchars"; did you mean "maxChars"\?/)
-    await expect(ledger.stub('trm_0123456789ab', '', { preview: 3 })).rejects.toThrow(/unknown option "preview"; did you mean "previewChars"\?/)
+    await expect(ledger.stub('trm_0123456789ab', { preview: 3 })).rejects.toThrow(/unknown option "preview"; did you mean "previewChars"\?/)
     await expect(ledger.has('trm_0123456789ab', { namespce: 'a' })).rejects.toThrow(/^Ledger.has\(memId, options\): unknown option "namespce"; did you mean "namespace"\?/)
     await expect(Ledger.open({ stor: 'sqlite::memory:' })).rejects.toThrow(/^Ledger.open\(options\): unknown option "stor"; did you mean "store"\?/)
-    await expect(resolvePalette({}, 'action', [], { roleTool: {} })).rejects.toThrow(/^resolvePalette: unknown option "roleTool"; did you mean "roleTools"\?/)
-    await expect(applyPalette({ allTool: [] })).rejects.toThrow(/^applyPalette: unknown option "allTool"; did you mean "allTools"\?/)
-    await expect(compactToolMessages([], { record() {} })).rejects.toThrow(/^compactToolMessages: ledger must be .*\(missing: stub\)/)
+    await expect(resolvePalette({}, 'action', [], { roleTool: {} })).rejects.toThrow(/^resolvePalette\(state, role, allTools, options\): unknown option "roleTool"; did you mean "roleTools"\?/)
+    await expect(applyPalette({ allTool: [] })).rejects.toThrow(/^applyPalette\(input\): unknown option "allTool"; did you mean "allTools"\?/)
+    await expect(compactToolMessages([], { record() {} })).rejects.toThrow(/^compactToolMessages\(messages, ledger, options\): ledger must be .*\(missing: stub\)/)
     // A Proxy whose keys cannot be read is a TypeError too, not a raw error.
     const hostile = new Proxy({}, { ownKeys() { throw new Error('boom') } })
     await expect(compactToolMessages([], ledger, hostile)).rejects.toThrow(TypeError)

@@ -251,6 +251,74 @@ describe('toolPaletteMiddleware in createAgent', () => {
     expect(model.seen[1].some((m) => ToolMessage.isInstance(m) && m.content.includes('not in the tool palette'))).toBe(true)
   })
 
+  test("a role without an entry (default unknownRole 'warn'): every tool, one warning and one unknownRole event", async () => {
+    const { list, ran } = makeTools()
+    const logger = spyLogger()
+    const events = []
+    const palette = toolPaletteMiddleware({ roleTools: ROLE_TOOLS, role: 'actoin', logger, onEvent: (e) => events.push(e) })
+    const { model, agent } = agentWith([[['delete_repo']], 'done', [['search']], 'done'], [palette], list)
+    await ask(agent)
+    await ask(agent)
+    expect(model.bound.map((b) => b.names)).toEqual(Array(4).fill(list.map((t) => t.name)))
+    expect(ran).toEqual(['delete_repo', 'search'])
+    expect(logger.messages).toEqual([expect.stringMatching(/^\[tool_palette\] role 'actoin' has no entry in roleTools \(did you mean 'action'\?\); roles: \[action, default\]; binding all tools\. .*unknownRole: 'deny'/)])
+    expect(events).toEqual([{ type: 'unknownRole', role: 'actoin', policy: 'warn', roles: ['action', 'default'] }])
+  })
+
+  test("unknownRole 'deny': a hidden delete_repo never runs; only recall_tool_result and a forced tool are bound", async () => {
+    const { list, ran } = makeTools()
+    const logger = spyLogger()
+    const events = []
+    const palette = toolPaletteMiddleware({ roleTools: ROLE_TOOLS, role: 'reviewer', unknownRole: 'deny', logger, onEvent: (e) => events.push(e) })
+    const { model, agent } = agentWith([[['delete_repo', { q: 'prod' }], ['search']], 'done'], [palette], list)
+    const result = await ask(agent)
+    expect(ran).toEqual([])
+    expect(model.bound.map((b) => b.names)).toEqual([['recall_tool_result'], ['recall_tool_result']])
+    const [refused, alsoRefused] = toolMessages(result)
+    expect(refused.content).toBe("[tool_palette: 'delete_repo' is not in the tool palette for role 'reviewer'; it was not run. Available tools: [recall_tool_result]]")
+    expect(refused.status).toBe('error')
+    expect(alsoRefused.content).toMatch(/^\[tool_palette: 'search' is not in the tool palette for role 'reviewer'/)
+    expect(logger.messages).toEqual([expect.stringContaining("binding only the always-on and forced tools (unknownRole: 'deny')")])
+    expect(events.filter((e) => e.type === 'unknownRole')).toEqual([{ type: 'unknownRole', role: 'reviewer', policy: 'deny', roles: ['action', 'default'] }])
+    expect(events.filter((e) => e.type === 'toolCallRefused').map((e) => e.tool)).toEqual(['delete_repo', 'search'])
+
+    // a forced tool is still bound and runs; the rest stays refused
+    const second = makeTools()
+    const forced = agentWith(
+      [[['search'], ['delete_repo']], 'done'],
+      [toolPaletteMiddleware({ roleTools: ROLE_TOOLS, role: 'reviewer', unknownRole: 'deny', forcedToolChoice: 'search', logger: spyLogger() })],
+      second.list,
+    )
+    await ask(forced.agent)
+    expect(forced.model.bound[0]).toEqual({ names: ['search', 'recall_tool_result'], toolChoice: 'search' })
+    expect(second.ran).toEqual(['search'])
+  })
+
+  test("unknownRole 'deny' holds after a restart too (the guard asks the policy for a call it did not see made)", async () => {
+    const { list, ran } = makeTools()
+    const checkpointer = new MemorySaver()
+    const config = { configurable: { thread_id: 'deny-restart' } }
+    const first = agentWith([[['ask_human']]], [toolPaletteMiddleware({ roleTools: { action: ['ask_human'] } })], list, { checkpointer })
+    await ask(first.agent, 'go', config)
+    const second = agentWith(['finished'], [toolPaletteMiddleware({ roleTools: { other: ['ask_human'] }, role: 'action', unknownRole: 'deny', logger: spyLogger() })], list, { checkpointer })
+    const [answer] = toolMessages(await second.agent.invoke(new Command({ resume: 'yes' }), config))
+    expect(answer.status).toBe('error')
+    expect(answer.content).toMatch(/'ask_human' is not in the tool palette for role 'action'/)
+    expect(ran).toEqual(['ask_human']) // only the first, interrupted run
+  })
+
+  test("unknownRole 'allow': every tool, silently (today's no-policy)", async () => {
+    const { list, ran } = makeTools()
+    const logger = spyLogger()
+    const events = []
+    const { model, agent } = agentWith([[['delete_repo']], 'done'], [toolPaletteMiddleware({ roleTools: ROLE_TOOLS, role: 'ops', unknownRole: 'allow', logger, onEvent: (e) => events.push(e) })], list)
+    await ask(agent)
+    expect(model.bound[0].names).toEqual(list.map((t) => t.name))
+    expect(ran).toEqual(['delete_repo'])
+    expect(logger.warn).not.toHaveBeenCalled()
+    expect(events).toEqual([])
+  })
+
   test('without the guard the hidden tool runs: filtering what is bound is not a boundary', async () => {
     const { list, ran } = makeTools()
     const { agent } = agentWith([[['delete_repo']], 'done'], [toolPaletteMiddleware({ roleTools: ROLE_TOOLS, guard: false })], list)
@@ -425,6 +493,10 @@ describe('toolPaletteMiddleware in createAgent', () => {
     expect(() => toolPaletteMiddleware({ guard: 'yes' })).toThrow(TypeError)
     expect(() => toolPaletteMiddleware({ alwaysInclude: 'recall_tool_result' })).toThrow(TypeError)
     expect(() => toolPaletteMiddleware({ logger: {} })).toThrow(TypeError)
+    expect(() => toolPaletteMiddleware({ roleTools: ROLE_TOOLS, unknownRole: 'block' })).toThrow(/^toolPaletteMiddleware\(options\): unknownRole must be one of 'allow', 'warn', 'deny'/)
+    expect(() => toolPaletteMiddleware({ unknownRole: 'deny' })).toThrow(/unknownRole applies to roles missing from roleTools; pass roleTools too/)
+    expect(() => toolPaletteMiddleware({ resolver: new StaticPaletteResolver({ roleTools: {} }), unknownRole: 'deny' })).toThrow(/a custom resolver decides for itself/)
+    expect(() => toolPaletteMiddleware({ alwaysInclude: [makeTools().tools.search] })).toThrow(/got a tool object at \[0\]; pass its name: alwaysInclude: \["search"\]/)
     expect(() => toolPaletteMiddleware(null)).toThrow(TypeError)
     expect(toolPaletteMiddleware().name).toBe('toolPaletteMiddleware')
     expect(toolPaletteMiddleware({ guard: false }).wrapToolCall).toBeUndefined()

@@ -59,16 +59,71 @@ describe('StaticPaletteResolver', () => {
     expect(logger.messages).toEqual([expect.stringContaining('matches none of the 2 tools')])
   })
 
-  test('no config or no entry for the role means no policy (null)', () => {
+  test('no roleTools means no policy for any role: null, without a warning', () => {
     const logger = spyLogger()
-    expect(new StaticPaletteResolver({ roleTools: {}, logger }).resolve({}, 'action', TOOLS)).toBeNull()
     expect(new StaticPaletteResolver({ roleTools: undefined, logger }).resolve({}, 'action', TOOLS)).toBeNull()
-    const r = new StaticPaletteResolver({ roleTools: { action: ['search'] }, logger })
-    expect(r.resolve({}, ROLES.DEFAULT, TOOLS)).toBeNull()
+    expect(new StaticPaletteResolver({ roleTools: null, logger }).resolve({}, 'anything', TOOLS)).toBeNull()
+    expect(logger.warn).not.toHaveBeenCalled()
+  })
+
+  test("a role without an entry (default unknownRole 'warn'): null, one warning per resolver and role naming the roles", () => {
+    const logger = spyLogger()
+    const r = new StaticPaletteResolver({ roleTools: { action: ['search'], reviewer: ['search'] }, logger })
+    expect(r.unknownRole).toBe('warn')
+    for (let i = 0; i < 3; i++) {
+      expect(r.resolve({}, 'reviewr', TOOLS)).toBeNull()
+      expect(r.resolve({}, ROLES.DEFAULT, TOOLS)).toBeNull()
+    }
+    expect(logger.messages).toEqual([
+      "[tool_palette] role 'reviewr' has no entry in roleTools (did you mean 'reviewer'?); roles: [action, reviewer]; binding all tools. " +
+        "Add roleTools['reviewr'], or set unknownRole: 'deny' to bind none, or 'allow' to bind all without this warning",
+      expect.stringMatching(/^\[tool_palette\] role 'default' has no entry in roleTools; roles: \[action, reviewer\]; binding all tools/),
+    ])
     // inherited keys are not roles
     expect(r.resolve({}, 'constructor', TOOLS)).toBeNull()
     expect(r.resolve({}, '__proto__', TOOLS)).toBeNull()
+    expect(logger.messages).toHaveLength(4)
+    expect(r.hasRole('action')).toBe(true)
+    expect(r.hasRole('constructor')).toBe(false)
+    // another resolver warns again
+    new StaticPaletteResolver({ roleTools: { action: ['search'] }, logger }).resolve({}, 'reviewr', TOOLS)
+    expect(logger.messages).toHaveLength(5)
+  })
+
+  test("unknownRole 'allow' is the silent no-policy: null, no warning", () => {
+    const logger = spyLogger()
+    const r = new StaticPaletteResolver({ roleTools: { action: ['search'] }, unknownRole: 'allow', logger })
+    expect(r.resolve({}, ROLES.DEFAULT, TOOLS)).toBeNull()
+    expect(r.resolve({}, 'typo', TOOLS)).toBeNull()
+    expect(r.allows('typo', 'delete_repo')).toBeNull()
     expect(logger.warn).not.toHaveBeenCalled()
+    // an empty roleTools object is a configuration too
+    expect(new StaticPaletteResolver({ roleTools: {}, unknownRole: 'allow', logger }).resolve({}, 'action', TOOLS)).toBeNull()
+    expect(logger.warn).not.toHaveBeenCalled()
+  })
+
+  test("unknownRole 'deny': an empty palette, warned once, and allows() says false", () => {
+    const logger = spyLogger()
+    const r = new StaticPaletteResolver({ roleTools: { action: ['search'] }, unknownRole: 'deny', logger })
+    expect(r.resolve({}, 'typo', TOOLS)).toEqual([])
+    expect(r.resolve({}, 'typo', TOOLS)).toEqual([])
+    expect(r.resolve({}, undefined, TOOLS)).toEqual([]) // not a role name: denied too
+    expect(names(r.resolve({}, 'action', TOOLS))).toEqual(['search'])
+    expect(r.allows('typo', 'search')).toBe(false)
+    expect(r.allows('action', 'search')).toBe(true)
+    expect(logger.messages).toEqual([
+      "[tool_palette] role 'typo' has no entry in roleTools; roles: [action]; binding only the always-on and forced tools (unknownRole: 'deny'). Add roleTools['typo'] to give it tools",
+      expect.stringContaining("role 'undefined' has no entry"),
+    ])
+  })
+
+  test.each([
+    [{ roleTools: { action: ['a'] }, unknownRole: 'block' }, /^new StaticPaletteResolver\(options\): unknownRole must be one of 'allow', 'warn', 'deny', got string "block"/],
+    [{ roleTools: { action: ['a'] }, unknownrole: 'deny' }, /unknown option "unknownrole"; did you mean "unknownRole"\?/],
+    [{ unknownRole: 'deny' }, /unknownRole applies to roles missing from roleTools; pass roleTools too/],
+  ])('unknownRole is checked: %j', (options, message) => {
+    expect(() => new StaticPaletteResolver(options)).toThrow(TypeError)
+    expect(() => new StaticPaletteResolver(options)).toThrow(message)
   })
 
   test('an empty allowlist is null plus one warning per resolver and role', () => {
@@ -576,9 +631,47 @@ describe('applyPalette', () => {
     }
   })
 
+  test("a StaticPaletteResolver's deny binds only the always-on and forced tools; another resolver's [] still abstains", async () => {
+    const logger = spyLogger()
+    const resolver = new StaticPaletteResolver({ roleTools: { action: ['search'] }, unknownRole: 'deny', logger })
+    const denied = await applyPalette({ state: {}, role: 'typo', allTools: TOOLS, resolver, logger })
+    expect(names(denied.tools)).toEqual(['recall_tool_result'])
+    const forced = await applyPalette({ state: {}, role: 'typo', allTools: TOOLS, resolver, forcedToolChoice: 'apply_pricing_change', logger })
+    expect(names(forced.tools)).toEqual(['apply_pricing_change', 'recall_tool_result'])
+    expect(forced.toolChoice).toBe('apply_pricing_change')
+    const none = await applyPalette({ state: {}, role: 'typo', allTools: TOOLS, resolver, alwaysInclude: [], logger })
+    expect(none.tools).toEqual([])
+    // the same through resolvePalette, and through a resolver that passes the deny on
+    const roleTools = { action: ['search'] }
+    expect(await resolvePalette({}, 'typo', TOOLS, { roleTools, unknownRole: 'deny', logger })).toEqual([])
+    const wrapper = { resolve: (state, role, tools) => resolver.resolve(state, role, tools) }
+    expect(names((await applyPalette({ state: {}, role: 'typo', allTools: TOOLS, resolver: wrapper, logger })).tools)).toEqual(['recall_tool_result'])
+    // a custom resolver's own [] is the seed's misconfiguration: every tool, with a warning
+    const before = logger.messages.length
+    const custom = await applyPalette({ state: {}, role: 'typo', allTools: TOOLS, resolver: { resolve: () => [] }, logger })
+    expect(custom.tools).toEqual(TOOLS)
+    expect(logger.messages.slice(before)).toEqual([expect.stringContaining('returned no tools')])
+  })
+
+  test("resolvePalette takes unknownRole too (default 'warn')", async () => {
+    const logger = spyLogger()
+    const roleTools = { action: ['search'] }
+    expect(await resolvePalette({}, 'typo', TOOLS, { roleTools, logger })).toBeNull()
+    expect(await resolvePalette({}, 'typo', TOOLS, { roleTools, logger })).toBeNull()
+    expect(logger.messages).toEqual([expect.stringContaining("role 'typo' has no entry in roleTools")])
+    expect(await resolvePalette({}, 'other', TOOLS, { roleTools, unknownRole: 'allow', logger })).toBeNull()
+    expect(logger.messages).toHaveLength(1)
+    await expect(resolvePalette({}, 'typo', TOOLS, { roleTools, unknownRole: 'no' })).rejects.toThrow(/unknownRole must be one of/)
+  })
+
   test('programmer errors reject with a TypeError', async () => {
     await expect(applyPalette(null)).rejects.toThrow(TypeError)
     await expect(applyPalette({ state: {}, role: 'action', allTools: TOOLS, alwaysInclude: 'recall_tool_result' })).rejects.toThrow(/alwaysInclude must be an array/)
+    // tool objects instead of names: said so, with the fix
+    await expect(applyPalette({ state: {}, role: 'action', allTools: TOOLS, alwaysInclude: ['search', TOOLS[7]] })).rejects.toThrow(
+      new TypeError('applyPalette(input): alwaysInclude must be an array of tool names, got a tool object at [1]; pass its name: alwaysInclude: ["recall_tool_result"]'),
+    )
+    await expect(applyPalette({ state: {}, role: 'action', allTools: TOOLS, alwaysInclude: [5] })).rejects.toThrow(/got number 5 at \[0\]/)
     await expect(applyPalette({ state: {}, role: 'action', allTools: TOOLS, logger: { log() {} } })).rejects.toThrow(TypeError)
   })
 

@@ -93,7 +93,7 @@ test('pattern, ignore_case, context and lines through an agent answer as grep do
 
 test('recallMaxChars is checked, and a ledger written in JS receives the text reads', async () => {
   expect(() => toolMemoryMiddleware({ recallMaxChars: -1 })).toThrow(
-    new TypeError('toolMemoryMiddleware: recallMaxChars must be a whole number of characters, at least 1 (got number -1)'),
+    new TypeError('toolMemoryMiddleware(options): recallMaxChars must be a whole number of characters, at least 1 (got number -1)'),
   )
   expect(() => toolMemoryMiddleware({ recallMaxchars: 10 })).toThrow(/did you mean "recallMaxChars"\?/)
   // The hook's tool tells the model the cap it answers within.

@@ -53,7 +53,7 @@ describe('Redis Cluster', () => {
     for (const [i, got] of a.answers.entries()) {
       expect(got.reads[0]).toBe(`"SKU-${i}-29"`)
       expect(await recall(l, got.memId, { namespace: `thread-${i}`, jsonPath: 'rows[-1].sku' })).toBe(`"SKU-${i}-29"`)
-      expect(await l.stub(got.memId, `thread-${i}`)).toBe(got.handle.stub)
+      expect(await l.stub(got.memId, { namespace: `thread-${i}` })).toBe(got.handle.stub)
     }
     // The entries did spread: every primary holds some.
     for (const p of await cluster.primaries()) expect(Number((await p.command('DBSIZE')).slice(1))).toBeGreaterThan(0)
@@ -73,7 +73,7 @@ describe('Redis Cluster', () => {
     const slot = async (key) => (await node.command(`CLUSTER KEYSLOT ${key}`)).trim()
     expect(await slot(`symfonic:{iso-a}:${ha.memId}`)).toBe(await slot('symfonic:{iso-a}:index'))
     const other = await Ledger.open({ store: cluster.urls[4] })
-    expect(await other.clear('iso-a')).toBe(1)
+    expect(await other.clear({ namespace: 'iso-a' })).toBe(1)
     expect(await recall(other, ha.memId, { namespace: 'iso-a', format: 'full' })).toBe(`[tool_memory not found: ${ha.memId} in namespace 'iso-a']`)
     expect(await recall(other, hb.memId, { namespace: 'iso-b', format: 'full' })).toBe('one result')
     expect(await recall(other, ha.memId, { namespace: 'iso-c', format: 'full' })).toBe(`[tool_memory not found: ${ha.memId} in namespace 'iso-c']`)
@@ -81,7 +81,7 @@ describe('Redis Cluster', () => {
     const hd = await l.record({ toolCallId: 'default', toolName: 't', content: 'in the default namespace' })
     expect(await slot(`symfonic:{%}:${hd.memId}`)).toBe(await slot('symfonic:{%}:index'))
     expect(await recall(other, hd.memId, { format: 'full' })).toBe('in the default namespace')
-    expect(await other.clear('')).toBe(1)
+    expect(await other.clear({ namespace: '' })).toBe(1)
     await Promise.all([l.close(), other.close()])
   }, 20000)
 

@@ -82,10 +82,10 @@ describe('Redis hung (SIGSTOP)', () => {
       const calls = [
         ...handles.map((h) => timed(t0, reader.fetch(h.memId, { namespace: 'hung', jsonPath: 'i' }))),
         ...handles.map((h, i) => timed(t0, reader.record({ toolCallId: `r${i}`, toolName: 't', content: payload(100 + i), namespace: 'hung' }))),
-        timed(t0, reader.handle(handles[0].memId, 'hung')),
-        timed(t0, reader.stub(handles[1].memId, 'hung')),
+        timed(t0, reader.handle(handles[0].memId, { namespace: 'hung' })),
+        timed(t0, reader.stub(handles[1].memId, { namespace: 'hung' })),
         timed(t0, reader.has(handles[2].memId, { namespace: 'hung' })),
-        timed(t0, reader.delete(handles[3].memId, 'hung')),
+        timed(t0, reader.delete(handles[3].memId, { namespace: 'hung' })),
         timed(t0, recall(reader, handles[4].memId, { namespace: 'hung' })),
         // The middleware's path: compaction records (and stubs) through the ledger.
         timed(t0, compactToolMessages(messages, reader, { namespace: 'hung' })),

@@ -130,14 +130,14 @@ describe('replicas: several processes on one Redis', () => {
     expect(await recall(b, h1.memId, { namespace: 'iso-3', format: 'full' })).toBe(`[tool_memory not found: ${h1.memId} in namespace 'iso-3']`)
     expect(await recall(b, h1.memId, { namespace: 'iso-1', format: 'full' })).toBe('one')
     const other = new Ledger({ store: `${url}?prefix=other:` })
-    expect(await other.handle(h1.memId, 'iso-1')).toBeNull()
+    expect(await other.handle(h1.memId, { namespace: 'iso-1' })).toBeNull()
     expect(other.stats()).toMatchObject({ storeMisses: 1 })
-    expect(await b.delete(h2.memId, 'iso-1')).toBe(true)
-    expect(await new Ledger({ store: url }).handle(h2.memId, 'iso-1')).toBeNull()
-    expect(await b.clear('iso-1')).toBe(1)
+    expect(await b.delete(h2.memId, { namespace: 'iso-1' })).toBe(true)
+    expect(await new Ledger({ store: url }).handle(h2.memId, { namespace: 'iso-1' })).toBeNull()
+    expect(await b.clear({ namespace: 'iso-1' })).toBe(1)
     const c = new Ledger({ store: url })
-    expect(await c.handle(h1.memId, 'iso-1')).toBeNull()
-    expect(await c.handle(h1.memId, 'iso-2')).not.toBeNull()
+    expect(await c.handle(h1.memId, { namespace: 'iso-1' })).toBeNull()
+    expect(await c.handle(h1.memId, { namespace: 'iso-2' })).not.toBeNull()
   })
 
   test('ttlSeconds expires entries in Redis', async () => {
@@ -162,7 +162,7 @@ describe('failures', () => {
       message: expect.stringMatching(/^ERR_SYMFONIC_STORE: store put failed: redis:\/\/127\.0\.0\.1:\d+\/0: .*(not recorded|the outcome is unknown)/),
     })
     expect(await recall(l, h.memId, { namespace: 'f' })).toMatch(new RegExp(`^\\[tool_memory error: store read failed for ${h.memId}: store get failed: `))
-    await expect(l.handle(h.memId, 'f')).rejects.toMatchObject({ code: 'ERR_SYMFONIC_STORE' })
+    await expect(l.handle(h.memId, { namespace: 'f' })).rejects.toMatchObject({ code: 'ERR_SYMFONIC_STORE' })
     expect(l.stats().storeErrors).toBe(3)
     await startServer()
     // The client reconnects (the new server is empty: no persistence).

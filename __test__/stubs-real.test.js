@@ -148,7 +148,7 @@ describe('stubs recorded as v1 stay v1', () => {
 
     const ledger = new Ledger({ store: `sqlite:${db}` })
     expect(await ledger.stub(h.memId)).toBe(v1(200))
-    expect(await ledger.stub(h.memId, '', { previewChars: 2000 })).toBe(v1(2000))
+    expect(await ledger.stub(h.memId, { previewChars: 2000 })).toBe(v1(2000))
     // An offloaded v1 stub read back from a checkpoint: verified against the
     // ledger, recognised as compacted, sent unchanged.
     const offloaded = new ToolMessage({ content: v1(2000), tool_call_id: 'c1', name: 'read_log', response_metadata: { tool_memory: { memId: h.memId, compacted: true, offloaded: true, previewChars: 2000 } } })

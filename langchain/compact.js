@@ -74,7 +74,7 @@ async function recordOnce(ledger, cache, ns, m, info, call) {
 async function evictedStub(ledger, entry, ns, previewChars) {
   let stub = entry.evicted.get(previewChars)
   if (stub === undefined) {
-    stub = await ledger.stub(entry.memId, ns, { previewChars })
+    stub = await ledger.stub(entry.memId, { namespace: ns, previewChars })
     if (typeof stub !== 'string') return null
     entry.evicted.set(previewChars, stub)
   }
@@ -288,21 +288,23 @@ async function compact(messages, ledger, o, ns) {
   return out
 }
 
+const FN = 'compactToolMessages(messages, ledger, options)'
+
 /**
  * Replace old or oversized tool results by ledger stubs in a copy of `messages`.
  * Never mutates the input; idempotent; a pure function of the list and options.
  */
 async function compactToolMessages(messages, ledger, options) {
-  if (!Array.isArray(messages)) throw new TypeError('compactToolMessages: messages must be an array of BaseMessage')
-  checkLedger('compactToolMessages', ledger, ['record', 'stub'])
-  const o = resolveOptions(options, 'compactToolMessages', COMPACT_KEYS)
+  if (!Array.isArray(messages)) throw new TypeError(`${FN}: messages must be an array of BaseMessage`)
+  checkLedger(FN, ledger, ['record', 'stub'])
+  const o = resolveOptions(options, FN, COMPACT_KEYS)
   const ns = options && options.namespace != null ? options.namespace : ''
   try {
     return await compact(messages, ledger, o, ns)
   } catch (e) {
     // A message whose getters throw (or a Proxy) is a programmer's input: say so.
     if (e instanceof TypeError) throw e
-    throw new TypeError(`compactToolMessages: a message could not be read (${e && e.message})`)
+    throw new TypeError(`${FN}: a message could not be read (${e && e.message})`)
   }
 }
 

@@ -39,8 +39,8 @@ export interface CostGate {
  * When a tool result becomes eligible for compaction:
  * - `'seen'`: once the model has answered after it (an AIMessage follows it). All results
  *   answering one AIMessage (parallel calls) are fresh together and read in full.
- * - `'turn'`: once a new HumanMessage follows it (the first release's `settledOnly: true`).
- * - `'arrival'`: at once; only `keepLastN` protects fresh results (`settledOnly: false`).
+ * - `'turn'`: once a new HumanMessage follows it.
+ * - `'arrival'`: at once; only `keepLastN` protects fresh results.
  */
 export type CompactAfter = 'seen' | 'turn' | 'arrival'
 
@@ -81,14 +81,12 @@ export interface PerToolOptions {
 export interface CompactOptions {
   /** When a result becomes eligible. Default `'seen'`. */
   compactAfter?: CompactAfter
-  /** @deprecated Use `compactAfter`: `true` is `'turn'`, `false` is `'arrival'`. Contradicting `compactAfter` is a `TypeError`. */
-  settledOnly?: boolean
   /**
    * The N most recent eligible tool results (by position, any tool, any size) stay in full.
    * Exempt tools' results are not counted. Default 0.
    */
   keepLastN?: number
-  /** Results this size or smaller (code points) are never compacted. Default 4000. */
+  /** Results this size or smaller (code points) are never compacted. Default per `cacheModel`: 4,000 (`'breakpoint'`), 2,000 (`'prefix'`). */
   sizeChars?: number
   /** Results larger than this are never sent in full, not even fresh. Default 80,000; `Infinity` disables. */
   evictChars?: number
@@ -180,7 +178,10 @@ export interface ToolMemoryOptions extends Omit<CompactOptions, 'namespace' | 'c
   offload?: boolean
   /** Longest recall answer in code points, truncation marker included. Default `MAX_OUTPUT_CHARS` (50,000). */
   recallMaxChars?: number
-  /** Ledger namespace: a fixed string or a function of the run config. Default: `configurable.thread_id`. */
+  /**
+   * Ledger namespace: a fixed string or a function of the run config. Default: `configurable.thread_id`;
+   * a run without one records into `''`, shared by every such run, and is warned once through `logger`.
+   */
   namespace?: string | NamespaceFn
   /**
    * The provider's prompt-cache style. The middleware picks it from the model it wraps
@@ -274,7 +275,9 @@ export interface ToolMemoryHookState {
 
 /**
  * A `createReactAgent` `preModelHook`. Add `hook.tool` to the agent's tools:
- * `createReactAgent({ llm, tools: [...tools, hook.tool], preModelHook: hook })`.
+ * `createReactAgent({ llm, tools: [...tools, hook.tool], preModelHook: hook })`
+ * (when the model is shown a stub while `hook.tool` is in no agent's tools, the
+ * hook warns once through `logger`).
  */
 export interface ToolMemoryPreModelHook {
   (state: ToolMemoryHookState, config?: NamespaceSource): Promise<{ llmInputMessages: BaseMessage[] }>
@@ -282,6 +285,11 @@ export interface ToolMemoryPreModelHook {
   readonly tool: RecallToolResultTool
   /** The ledger the hook records into. */
   readonly ledger: Ledger
+  /**
+   * Not a middleware: `createAgent({ middleware: [hook] })` throws a `TypeError` when the agent is built
+   * (reading this property throws). Typed as this message so that TypeScript refuses it there too.
+   */
+  readonly beforeModel: 'toolMemoryPreModelHook() is a createReactAgent preModelHook; in createAgent use toolMemoryMiddleware()'
   /**
    * With `offload: true`: the same tools, wrapped so that each result over `evictChars` goes to the
    * ledger's store and the state keeps its stub (`tools: [...hook.offloadTools(tools), hook.tool]`).

@@ -12,6 +12,7 @@ const { reporter } = require('./report.js')
 const { cachedCacheModelFor } = require('./cache-model.js')
 const { compact } = require('./compact.js')
 const { createRecallToolResultTool, checkCap } = require('./recall-tool.js')
+const { refuseAsHook, threadNamespace } = require('./misuse.js')
 
 /**
  * What the middleware and the hook share: the ledger, the namespace, the
@@ -42,8 +43,9 @@ function setup(options, fn) {
     prefix: resolveOptions({ ...compactOptions, cacheModel: 'prefix' }, fn),
   }
   const ledger = o.ledger ?? new Ledger()
-  const nsOf = namespaceResolver(o.namespace)
   const report = reporter(policies.prefix.logger, policies.prefix.onEvent)
+  // The default namespace is the run's thread id; a run without one is warned once.
+  const nsOf = o.namespace == null ? threadNamespace(namespaceResolver(undefined), fn, report) : namespaceResolver(o.namespace)
   const recallTool = createRecallToolResultTool(ledger, { namespace: nsOf, maxOutputChars: o.recallMaxChars ?? undefined }, fn, report)
   return { o, ledger, nsOf, policies, recallTool, report }
 }
@@ -51,10 +53,10 @@ function setup(options, fn) {
 /** createAgent middleware: the recall tool in every tool list, compaction in wrapModelCall. */
 function toolMemoryMiddleware(options) {
   const { createMiddleware } = require('langchain')
-  const { o, ledger, nsOf, policies, recallTool, report } = setup(options, 'toolMemoryMiddleware')
+  const { o, ledger, nsOf, policies, recallTool, report } = setup(options, 'toolMemoryMiddleware(options)')
   // Evicting is decided by size alone, the same under both cache models' policies.
   const toolPolicy = policies[o.cacheModel ?? 'prefix']
-  return createMiddleware({
+  const middleware = createMiddleware({
     name: 'ToolMemoryMiddleware',
     tools: [recallTool],
     wrapModelCall: async (request, handler) => {
@@ -67,6 +69,7 @@ function toolMemoryMiddleware(options) {
         ? async (request, handler) => offloaded(await handler(request), request, ledger, toolPolicy, nsOf(request.runtime), report)
         : undefined,
   })
+  return refuseAsHook(middleware)
 }
 
 module.exports = { toolMemoryMiddleware, setup }

@@ -24,7 +24,7 @@ async function verifyOffloaded(m, ledger, ns) {
   if (ok === undefined) {
     try {
       const previewChars = Number.isSafeInteger(tm.previewChars) && tm.previewChars >= 0 ? tm.previewChars : undefined
-      const stub = await ledger.stub(tm.memId, ns, previewChars === undefined ? undefined : { previewChars })
+      const stub = await ledger.stub(tm.memId, previewChars === undefined ? { namespace: ns } : { namespace: ns, previewChars })
       ok = typeof stub === 'string' && stub === m.content
     } catch {
       ok = false
@@ -54,7 +54,7 @@ async function offloaded(result, request, ledger, policy, ns, report) {
   try {
     const handle = await ledger.record({ toolCallId: result.tool_call_id, toolName: name, toolArgs: callArgs(call), content: info.text, namespace: ns })
     memId = handle.memId
-    stub = await ledger.stub(memId, ns, { previewChars: policy.evictPreviewChars })
+    stub = await ledger.stub(memId, { namespace: ns, previewChars: policy.evictPreviewChars })
     if (typeof stub !== 'string') throw new Error('the ledger lost the entry it just recorded')
   } catch (err) {
     const reason = String((err && err.message) || err).slice(0, 200)
@@ -81,11 +81,11 @@ async function offloaded(result, request, ledger, policy, ns, report) {
  * offloaded as the middleware's `wrapToolCall` does.
  */
 function offloadingTools(tools, ledger, policy, nsOf, report, fn) {
-  if (!Array.isArray(tools)) throw new TypeError(`${fn}: offloadTools(tools): tools must be an array of LangChain tools`)
+  if (!Array.isArray(tools)) throw new TypeError(`${fn}: tools must be an array of LangChain tools`)
   const { tool } = require('@langchain/core/tools')
   return tools.map((t, i) => {
     if (t === null || typeof t !== 'object' || typeof t.invoke !== 'function' || typeof t.name !== 'string') {
-      throw new TypeError(`${fn}: offloadTools(tools): tools[${i}] is not a LangChain tool (it needs a name and invoke())`)
+      throw new TypeError(`${fn}: tools[${i}] is not a LangChain tool (it needs a name and invoke())`)
     }
     return tool(
       async (input, config) => {

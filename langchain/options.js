@@ -32,7 +32,7 @@ const DEFAULTS = {
 const COMPACT_AFTER = ['seen', 'turn', 'arrival']
 const RECALL_ANSWERS = ['note', 'keep', 'stub']
 const COMPACT_KEYS = [
-  'cacheModel', 'compactAfter', 'settledOnly', 'keepLastN', 'sizeChars', 'evictChars', 'evictPreviewChars',
+  'cacheModel', 'compactAfter', 'keepLastN', 'sizeChars', 'evictChars', 'evictPreviewChars',
   'exemptTools', 'perTool', 'recallAnswers', 'horizonCalls', 'pricing', 'cacheMarks', 'gate', 'namespace', 'logger', 'onEvent',
 ]
 // toolMemoryMiddleware and toolMemoryPreModelHook take a ledger too.
@@ -93,18 +93,6 @@ function resolvePerTool(fn, perTool) {
   return out
 }
 
-// `settledOnly` is the option of the first release: true = 'turn', false = 'arrival'.
-function resolveCompactAfter(fn, o, d) {
-  if (o.settledOnly !== undefined) {
-    checkBoolean(fn, 'settledOnly', o.settledOnly)
-    const legacy = o.settledOnly ? 'turn' : 'arrival'
-    if (o.compactAfter !== undefined && o.compactAfter !== legacy) {
-      throw new TypeError(`${fn}: settledOnly ${o.settledOnly} contradicts compactAfter '${o.compactAfter}'; pass compactAfter alone`)
-    }
-    return legacy
-  }
-  return checkOneOf(fn, 'compactAfter', o.compactAfter ?? d.compactAfter, COMPACT_AFTER)
-}
 
 const resolveCacheMarks = (fn, v) => (v === undefined ? true : checkBoolean(fn, 'cacheMarks', v))
 
@@ -112,7 +100,7 @@ const resolveCacheMarks = (fn, v) => (v === undefined ? true : checkBoolean(fn, 
  * The resolved policy of one cache model. `fn` names the function the user
  * called, for the messages of its TypeErrors; `keys` the options it accepts.
  */
-function resolveOptions(options, fn = 'compactToolMessages', keys = COMPACT_KEYS) {
+function resolveOptions(options, fn = 'compactToolMessages(messages, ledger, options)', keys = COMPACT_KEYS) {
   const o = options == null ? {} : options
   if (!isPlainObject(o)) throw new TypeError(`${fn}: options must be an object`)
   checkKeys(fn, o, keys)
@@ -135,7 +123,7 @@ function resolveOptions(options, fn = 'compactToolMessages', keys = COMPACT_KEYS
   if (o.namespace != null && typeof o.namespace !== 'string') throw new TypeError(`${fn}: namespace must be a string, got ${typeof o.namespace}`)
   return {
     cacheModel,
-    compactAfter: resolveCompactAfter(fn, o, d),
+    compactAfter: checkOneOf(fn, 'compactAfter', o.compactAfter ?? d.compactAfter, COMPACT_AFTER),
     keepLastN: checkCount(fn, 'keepLastN', o.keepLastN ?? d.keepLastN, true),
     sizeChars,
     evictChars,

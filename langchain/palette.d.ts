@@ -1,6 +1,6 @@
 import type { AgentMiddleware, Runtime } from 'langchain'
 import type { BaseMessage } from '@langchain/core/messages'
-import type { Logger, ToolPaletteResolver } from '../lib/palette'
+import type { Logger, ToolPaletteResolver, UnknownRolePolicy } from '../lib/palette'
 
 /** The state a role or forced-choice function sees: the messages, plus any state fields of the middleware. */
 export type ToolPaletteState = { messages: BaseMessage[] } & Record<string, unknown>
@@ -13,7 +13,15 @@ export interface ToolPaletteMiddlewareOptions {
    * and `alwaysInclude` still do).
    */
   roleTools?: Record<string, Iterable<string>>
-  /** A custom palette policy, called before every model call. */
+  /**
+   * What a role without an entry in `roleTools` gets: every tool silently
+   * (`'allow'`), every tool with a warning through `logger` and an
+   * `unknownRole` event, once per role (`'warn'`, the default), or only the
+   * `alwaysInclude` tools and a forced tool, the guard refusing the rest
+   * (`'deny'`, also warned once). Only with `roleTools`.
+   */
+  unknownRole?: UnknownRolePolicy
+  /** A custom palette policy, called before every model call. Its `null` means every tool. */
   resolver?: ToolPaletteResolver
   /** The role to resolve the palette for, or a function of the state and runtime. Default: `"action"`. */
   role?: string | ((state: ToolPaletteState, runtime: Runtime<unknown>) => string)
@@ -24,7 +32,7 @@ export interface ToolPaletteMiddlewareOptions {
    * ToolMessage from that tool exists in the conversation.
    */
   forcedToolChoice?: string | ((state: ToolPaletteState, runtime: Runtime<unknown>) => string | undefined)
-  /** Tools bound whatever the palette says. Default: `["recall_tool_result"]`. */
+  /** Names of the tools bound whatever the palette says (names, not tool objects). Default: `["recall_tool_result"]`. */
   alwaysInclude?: string[]
   /**
    * Guard execution (default `true`): a call to a tool outside the palette
@@ -49,12 +57,14 @@ export type ToolPaletteEvent =
   | { type: 'forcedToolAdded'; role: string; tool: string }
   /** The guard refused to run a tool outside the palette of the call that made it. */
   | { type: 'toolCallRefused'; role: string; tool: string; toolCallId: string }
+  /** A role without an entry in `roleTools` met the `unknownRole` policy `'warn'` or `'deny'` (once per role). */
+  | { type: 'unknownRole'; role: string; policy: 'warn' | 'deny'; roles: string[] }
 
 /**
  * Role-aware tool palettes for `createAgent`: narrows `request.tools` in
  * `wrapModelCall` (through `applyPalette`), forces a tool choice while it is
  * pending, and, with `guard`, refuses to run tools outside the palette.
  *
- * @throws {TypeError} for malformed options, naming the option (`toolPaletteMiddleware: unknown option "roletools"; did you mean "roleTools"?`).
+ * @throws {TypeError} for malformed options, naming the option (`toolPaletteMiddleware(options): unknown option "roletools"; did you mean "roleTools"?`).
  */
 export declare function toolPaletteMiddleware(options?: ToolPaletteMiddlewareOptions): AgentMiddleware

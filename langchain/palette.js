@@ -7,11 +7,14 @@
 // `langchain` is an optional peer: it is loaded when a middleware is made,
 // so `@symfonic/core/langchain` itself loads without it.
 const { AIMessage, ToolMessage } = require('@langchain/core/messages')
-const { ROLES, StaticPaletteResolver, applyPaletteIn, checkAlwaysInclude, checkLogger } = require('../lib/palette.js')
+const { ROLES, StaticPaletteResolver, checkLogger, checkUnknownRole } = require('../lib/palette.js')
+const { applyPaletteIn, checkAlwaysInclude } = require('../lib/apply-palette.js')
 const { checkKeys, checkCallback } = require('../lib/options.js')
 const { reporter } = require('./report.js')
 
 const NAME = 'toolPaletteMiddleware'
+// How TypeErrors name the call.
+const FN = 'toolPaletteMiddleware(options)'
 // Palettes remembered per tool call id, so the guard judges a call against
 // the palette that was bound when the model made it.
 const SNAPSHOT_LIMIT = 1024
@@ -21,32 +24,36 @@ function nameOf(tool) {
   return typeof tool.name === 'string' ? tool.name : undefined
 }
 
-const KEYS = ['roleTools', 'resolver', 'role', 'forcedToolChoice', 'alwaysInclude', 'guard', 'logger', 'onEvent']
+const KEYS = ['roleTools', 'unknownRole', 'resolver', 'role', 'forcedToolChoice', 'alwaysInclude', 'guard', 'logger', 'onEvent']
 
 function validate(options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(`${NAME}: expected an options object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`)
+    throw new TypeError(`${FN}: expected an options object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`)
   }
-  checkKeys(NAME, options, KEYS)
+  checkKeys(FN, options, KEYS)
   const { roleTools, resolver, role, forcedToolChoice, guard } = options
   if (roleTools != null && resolver != null) {
-    throw new TypeError(`${NAME}: pass either roleTools or resolver, not both`)
+    throw new TypeError(`${FN}: pass either roleTools or resolver, not both`)
   }
   if (resolver != null && typeof resolver.resolve !== 'function') {
-    throw new TypeError(`${NAME}: resolver must have a resolve(state, role, allTools) method`)
+    throw new TypeError(`${FN}: resolver must have a resolve(state, role, allTools) method`)
   }
+  if (options.unknownRole !== undefined && resolver != null) {
+    throw new TypeError(`${FN}: unknownRole applies to roleTools; a custom resolver decides for itself what a role without a policy gets (null: every tool)`)
+  }
+  checkUnknownRole(FN, options.unknownRole, roleTools)
   if (role !== undefined && typeof role !== 'string' && typeof role !== 'function') {
-    throw new TypeError(`${NAME}: role must be a string or a function (state, runtime) => string`)
+    throw new TypeError(`${FN}: role must be a string or a function (state, runtime) => string`)
   }
   if (forcedToolChoice != null && typeof forcedToolChoice !== 'string' && typeof forcedToolChoice !== 'function') {
-    throw new TypeError(`${NAME}: forcedToolChoice must be a tool name or a function (state, runtime) => string | undefined`)
+    throw new TypeError(`${FN}: forcedToolChoice must be a tool name or a function (state, runtime) => string | undefined`)
   }
   if (guard !== undefined && typeof guard !== 'boolean') {
-    throw new TypeError(`${NAME}: guard must be a boolean`)
+    throw new TypeError(`${FN}: guard must be a boolean`)
   }
-  checkLogger(options.logger, NAME)
-  checkCallback(NAME, 'onEvent', options.onEvent)
-  return checkAlwaysInclude(options.alwaysInclude, NAME)
+  checkLogger(options.logger, FN)
+  checkCallback(FN, 'onEvent', options.onEvent)
+  return checkAlwaysInclude(options.alwaysInclude, FN)
 }
 
 // The original releases a forced choice once the conversation holds a
@@ -99,10 +106,12 @@ function refusal(call, role, available) {
 function toolPaletteMiddleware(options = {}) {
   const alwaysInclude = validate(options)
   const langchain = require('langchain')
-  const { roleTools, role = ROLES.ACTION, forcedToolChoice, guard = true, logger, onEvent } = options
+  const { roleTools, unknownRole, role = ROLES.ACTION, forcedToolChoice, guard = true, logger, onEvent } = options
   const report = reporter(logger, onEvent)
-  const resolver = options.resolver ?? (roleTools != null ? new StaticPaletteResolver({ roleTools, logger }) : null)
+  const own = roleTools != null ? new StaticPaletteResolver({ roleTools, unknownRole, logger }) : null
+  const resolver = options.resolver ?? own
   const forcedWarnings = new Set()
+  const unknownReported = new Set()
   const snapshots = new Map()
   // Per thread: the tools and palette of its latest model call. Never shared
   // across threads: a call in one thread is not judged by another's palette.
@@ -215,6 +224,12 @@ function toolPaletteMiddleware(options = {}) {
       const next = { ...request, tools: unnamed.length === 0 ? p.bound : [...p.bound, ...unnamed] }
       // LangChain's providers turn a tool name into their forced-choice format.
       if (p.toolChoice !== undefined) next.toolChoice = p.toolChoice
+      // A role without an entry in roleTools: the resolver warned through the
+      // logger; onEvent hears of it once per role too.
+      if (own !== null && own.unknownRole !== 'allow' && !own.hasRole(p.role) && !unknownReported.has(String(p.role))) {
+        unknownReported.add(String(p.role))
+        report.event({ type: 'unknownRole', role: String(p.role), policy: own.unknownRole, roles: own.roles })
+      }
       if (onEvent !== undefined) {
         const bound = new Set(p.bound)
         const hidden = tools.filter((t) => !bound.has(t)).map(nameOf)

@@ -150,7 +150,7 @@ const isErrorAnswer = (t) => /^\[(tool_memory (error|not found)|recall: )/.test(
  * the public function the user called, for its TypeErrors; `report` is the
  * middleware's reporter (events), when there is one.
  */
-function createRecallToolResultTool(ledger, options, fn = 'createRecallToolResultTool', report = null) {
+function createRecallToolResultTool(ledger, options, fn = 'createRecallToolResultTool(ledger, options)', report = null) {
   checkLedger(fn, ledger, ['fetch'])
   const o = optionsObject(fn, options, ['namespace', 'maxOutputChars'])
   if (o.namespace != null && typeof o.namespace !== 'string' && typeof o.namespace !== 'function') {
@@ -190,7 +190,7 @@ function createRecallToolResultTool(ledger, options, fn = 'createRecallToolResul
         }
         let refilled = false
         try {
-          if (typeof memId === 'string' && memId !== '' && typeof ledger.handle === 'function' && (await ledger.handle(memId, ns)) == null) {
+          if (typeof memId === 'string' && memId !== '' && typeof ledger.handle === 'function' && (await ledger.handle(memId, { namespace: ns })) == null) {
             const outcome = await refillFromState(ledger, runtime, memId, ns)
             if (outcome === 'collision') {
               return answered(memId, ns, opts, `[tool_memory error: ${memId} matches two different results in this conversation (an id collision); refusing to guess which one]`, false)

@@ -158,10 +158,10 @@ function recordInput(where, input) {
 }
 
 const RECORD_KEYS = ['toolCallId', 'toolName', 'toolArgs', 'content', 'namespace', 'ttlSeconds']
-const HAS_KEYS = ['namespace']
 const FETCH_KEYS = ['format', 'query', 'offset', 'maxChars', 'jsonPath', 'pattern', 'ignoreCase', 'context', 'lines', 'namespace']
 const RECALL_KEYS = [...FETCH_KEYS, 'maxOutputChars']
-const STUB_KEYS = ['previewChars']
+const STUB_KEYS = ['namespace', 'previewChars']
+const ENTRY_KEYS = ['namespace']
 
 // What each fetch/stub option may be. `undefined` means absent; a value of the
 // wrong type (null, '5', NaN) is a TypeError naming the option. Within the
@@ -183,6 +183,12 @@ const OPTION_TYPES = {
 
 function fetchOptions(where, options, keys = FETCH_KEYS) {
   if (options === undefined || options === null) return undefined
+  // Every method takes the namespace the same way, in its options object.
+  if (typeof options === 'string') {
+    const call = where.replace(/\(.*$/, '').replace(/^Ledger\./, '')
+    const rest = call === 'clear' ? '' : 'memId, '
+    throw fail(where, `the namespace goes in the options object: ${call}(${rest}{ namespace: ${JSON.stringify(options.length > 40 ? options.slice(0, 40) + '...' : options)} })`, options)
+  }
   if (!isPlainObject(options)) throw fail(where, 'options must be an object', options)
   checkKeys(where, options, keys)
   const out = {}
@@ -277,9 +283,10 @@ class Ledger extends binding.Ledger {
   }
 
   fetch(memId, options) {
+    const where = 'Ledger.fetch(memId, options)'
     try {
-      requiredString('Ledger.fetch(memId)', 'memId', memId)
-      options = fetchOptions('Ledger.fetch(memId, options)', options)
+      requiredString(where, 'memId', memId)
+      options = fetchOptions(where, options)
     } catch (e) {
       return Promise.reject(e)
     }
@@ -287,47 +294,48 @@ class Ledger extends binding.Ledger {
   }
 
   fetchSync(memId, options) {
-    requiredString('Ledger.fetchSync(memId)', 'memId', memId)
-    options = fetchOptions('Ledger.fetchSync(memId, options)', options)
-    syncAllowed(this, 'Ledger.fetchSync(memId, options)', 'await ledger.fetch(memId, options)')
+    const where = 'Ledger.fetchSync(memId, options)'
+    requiredString(where, 'memId', memId)
+    options = fetchOptions(where, options)
+    syncAllowed(this, where, 'await ledger.fetch(memId, options)')
     return super.fetchSync(memId, options)
   }
 
-  handle(memId, namespace) {
+  handle(memId, options) {
     return rejecting(() => {
-      requiredString('Ledger.handle(memId)', 'memId', memId)
-      return super.handle(memId, namespaceOf('Ledger.handle(memId, namespace)', namespace))
+      const where = 'Ledger.handle(memId, options)'
+      requiredString(where, 'memId', memId)
+      return super.handle(memId, fetchOptions(where, options, ENTRY_KEYS))
     })
   }
 
-  stub(memId, namespace, options) {
+  stub(memId, options) {
     return rejecting(() => {
-      requiredString('Ledger.stub(memId)', 'memId', memId)
-      return super.stub(
-        memId,
-        namespaceOf('Ledger.stub(memId, namespace)', namespace),
-        fetchOptions('Ledger.stub(memId, namespace, options)', options, STUB_KEYS),
-      )
+      const where = 'Ledger.stub(memId, options)'
+      requiredString(where, 'memId', memId)
+      if (arguments.length > 2) throw fail(where, 'the namespace and the preview length go in one options object: stub(memId, { namespace, previewChars })', arguments[2])
+      return super.stub(memId, fetchOptions(where, options, STUB_KEYS))
     })
   }
 
   has(memId, options) {
     return rejecting(() => {
-      requiredString('Ledger.has(memId)', 'memId', memId)
-      const o = fetchOptions('Ledger.has(memId, options)', options, HAS_KEYS)
-      return super.has(memId, o)
+      const where = 'Ledger.has(memId, options)'
+      requiredString(where, 'memId', memId)
+      return super.has(memId, fetchOptions(where, options, ENTRY_KEYS))
     })
   }
 
-  delete(memId, namespace) {
+  delete(memId, options) {
     return rejecting(() => {
-      requiredString('Ledger.delete(memId)', 'memId', memId)
-      return super.delete(memId, namespaceOf('Ledger.delete(memId, namespace)', namespace))
+      const where = 'Ledger.delete(memId, options)'
+      requiredString(where, 'memId', memId)
+      return super.delete(memId, fetchOptions(where, options, ENTRY_KEYS))
     })
   }
 
-  clear(namespace) {
-    return rejecting(() => super.clear(namespaceOf('Ledger.clear(namespace)', namespace)))
+  clear(options) {
+    return rejecting(() => super.clear(fetchOptions('Ledger.clear(options)', options, ENTRY_KEYS)))
   }
 }
 

@@ -22,15 +22,31 @@ export interface ToolPaletteResolver {
   resolve<T extends { name: string }>(state: unknown, role: string, allTools: T[]): Promise<T[] | null> | T[] | null
 }
 
+/**
+ * What a role without an entry in `roleTools` gets (a typo, or a role name the
+ * allowlist does not know):
+ * - `'allow'`: every tool, silently (no policy for that role);
+ * - `'warn'` (the default): every tool, and a warning once per resolver and
+ *   role naming the known roles (and `toolPaletteMiddleware`'s `onEvent` hears
+ *   an `unknownRole` event);
+ * - `'deny'`: no tool from the palette: `resolve` answers `[]`, `applyPalette`
+ *   binds only the `alwaysInclude` tools and a forced tool, and the guard of
+ *   `toolPaletteMiddleware` refuses every other tool (also warned once).
+ */
+export type UnknownRolePolicy = 'allow' | 'warn' | 'deny'
+
 export interface StaticPaletteResolverOptions {
   /**
    * Allowlist of tool names per role. An entry is an exact tool name, or a
    * prefix when it ends in `*` (`"github_*"`, `"mcp__jira__*"`; `"*"` alone
    * allows every tool). A `*` anywhere else, an empty name, a non-string
    * entry or a bare string instead of a list is a `TypeError`. A role without
-   * an entry has no policy. `undefined`/`null`: no policy for any role.
+   * an entry gets what `unknownRole` says. `undefined`/`null`: no policy for
+   * any role (every tool, no warning).
    */
   roleTools: Record<string, Iterable<string>>
+  /** What a role without an entry in `roleTools` gets. Default `'warn'`. Needs `roleTools`. */
+  unknownRole?: UnknownRolePolicy
   /** Receives the once-per-role configuration warnings. Default: `console`. */
   logger?: Logger
 }
@@ -38,7 +54,10 @@ export interface StaticPaletteResolverOptions {
 /**
  * The default resolver: `roleTools` compiled once (natively) at construction.
  *
- * - no entry for the role → `null`;
+ * - no entry for the role → what `unknownRole` says: `null` (`'allow'`),
+ *   `null` and a warning once per resolver and role (`'warn'`, the default),
+ *   or `[]`, which `applyPalette` honours as "only the always-on and forced
+ *   tools" (`'deny'`, also warned once);
  * - an empty allowlist → `null`, and a warning (once per resolver and role)
  *   that an empty palette is a configuration error;
  * - an allowlist that matches none of the tools → `null`, and a warning (once
@@ -53,14 +72,23 @@ export interface StaticPaletteResolverOptions {
 export declare class StaticPaletteResolver implements ToolPaletteResolver {
   /** @throws {TypeError} when `roleTools` or `logger` is malformed. */
   constructor(options: StaticPaletteResolverOptions)
-  /** The role's subset of `allTools`, or `null` for no policy. Synchronous; never throws. */
+  /**
+   * The role's subset of `allTools`, or `null` for no policy, or `[]` for a
+   * role without an entry under `unknownRole: 'deny'`. Synchronous; never throws.
+   */
   resolve<T extends { name: string }>(state: unknown, role: string, allTools: T[]): T[] | null
   /** The roles that have an allowlist entry (possibly empty). */
   get roles(): string[]
+  /** What a role without an entry gets. */
+  get unknownRole(): UnknownRolePolicy
+  /** Whether `role` has an entry in `roleTools`. */
+  hasRole(role: string): boolean
   /**
    * Whether the role's allowlist allows a tool named `name`; `null` when the
-   * role has no usable policy (no entry, or an empty allowlist). It cannot see
-   * the "matches none of the tools" case, which needs the whole list.
+   * role has no usable policy (an empty allowlist, or no entry under
+   * `unknownRole` `'allow'` or `'warn'`); `false` for a role without an entry
+   * under `'deny'`. It cannot see the "matches none of the tools" case, which
+   * needs the whole list.
    */
   allows(role: string, name: string): boolean | null
 }
@@ -72,8 +100,9 @@ export declare class StaticPaletteResolver implements ToolPaletteResolver {
  * and later mutations of the same object are not seen). Warnings are issued
  * once per `roleTools` object and role. No `options` or no `roleTools` → `null`.
  *
- * @returns the role's subset of `allTools` (same objects, input order) or `null`.
- * Rejects with a `TypeError` only for a malformed `roleTools` or `logger`.
+ * @returns the role's subset of `allTools` (same objects, input order), `null`
+ * (no policy), or `[]` (a role without an entry under `unknownRole: 'deny'`).
+ * Rejects with a `TypeError` only for malformed options.
  */
 export declare function resolvePalette<T extends { name: string }>(
   state: unknown,
@@ -101,8 +130,9 @@ export interface ApplyPaletteInput<T extends { name: string }> {
    */
   forcedToolChoice?: string | null
   /**
-   * Tools kept whatever the palette says, appended after it when present in
-   * `allTools`. Default: `["recall_tool_result"]`.
+   * Names of the tools kept whatever the palette says, appended after it when
+   * present in `allTools` (names, not tool objects: the instances bound are
+   * those of `allTools`). Default: `["recall_tool_result"]`.
    */
   alwaysInclude?: string[]
   /** Receives the warnings. Default: `console`. */
@@ -119,7 +149,8 @@ export interface AppliedPalette<T> {
 /**
  * The agent loop's palette rules, in order: start from `resolvedTools` when
  * non-empty, else `allTools`; ask the resolver with the role (a resolver that
- * throws or rejects, or returns `[]`, means no filter, with a warning); append
+ * throws or rejects, or returns `[]`, means no filter, with a warning; the
+ * `[]` of a `StaticPaletteResolver` under `unknownRole: 'deny'` is kept); append
  * an excluded forced tool back and return it as `toolChoice`; append the
  * `alwaysInclude` tools. The result keeps input order and holds no duplicates
  * (by object, and by name).

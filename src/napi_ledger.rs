@@ -33,7 +33,8 @@ mod objects;
 mod spawn;
 mod tasks;
 pub use objects::{
-    FetchOptions, HasOptions, LedgerOptions, LedgerStats, RecordInput, StubOptions, ToolResultHandle,
+    ClearOptions, EntryOptions, FetchOptions, LedgerOptions, LedgerStats, RecordInput, StubOptions,
+    ToolResultHandle,
 };
 use spawn::{rejected, spawn};
 use tasks::Read;
@@ -71,7 +72,7 @@ fn non_negative(env: &Env, name: &str, v: f64) -> JsResult<usize> {
     } else {
         Err(type_error(
             env,
-            &format!("Ledger: {name} must be a non-negative finite number"),
+            &format!("new Ledger(options): {name} must be a non-negative finite number"),
         ))
     }
 }
@@ -159,7 +160,7 @@ fn store_spec(env: &Env, store: Either<String, Vec<String>>) -> JsResult<StoreSp
         Either::A(s) => StoreSpec::parse(&s),
         Either::B(seeds) => StoreSpec::parse_seeds(&seeds),
     };
-    parsed.map_err(|m| type_error(env, &format!("Ledger: {m}")))
+    parsed.map_err(|m| type_error(env, &format!("new Ledger(options): {m}")))
 }
 
 #[napi]
@@ -185,7 +186,7 @@ impl Ledger {
                     bound = timeout(&env, t)?;
                 }
                 if let Some(t) = o.ttl_seconds {
-                    if let Ttl::Millis(ms) = ttl(&env, "Ledger", t)? {
+                    if let Ttl::Millis(ms) = ttl(&env, "new Ledger(options)", t)? {
                         ttl_ms = Some(ms);
                     }
                 }
@@ -257,9 +258,9 @@ impl Ledger {
         input: RecordInput,
     ) -> Result<Either<AsyncTask<RecordTask>, Object<'env>>, Code> {
         guard(|| {
-            let ttl = record_ttl(env, "Ledger.record", input.ttl_seconds)?;
+            let ttl = record_ttl(env, "Ledger.record(input)", input.ttl_seconds)?;
             if self.inner.is_closed() {
-                return rejected(env, closed_error("Ledger.record")).map(Either::B);
+                return rejected(env, closed_error("Ledger.record(input)")).map(Either::B);
             }
             if !self.inner.has_store() {
                 return Ok(Either::A(AsyncTask::new(RecordTask {
@@ -284,8 +285,8 @@ impl Ledger {
     #[napi(catch_unwind)]
     pub fn record_sync(&self, env: Env, input: RecordInput) -> Result<ToolResultHandle, Code> {
         guard(|| {
-            let ttl = record_ttl(&env, "Ledger.recordSync", input.ttl_seconds)?;
-            self.sync_allowed(&env, "Ledger.recordSync", "await ledger.record(input)")?;
+            let ttl = record_ttl(&env, "Ledger.recordSync(input)", input.ttl_seconds)?;
+            self.sync_allowed(&env, "Ledger.recordSync(input)", "await ledger.record(input)")?;
             let h = self
                 .inner
                 .record_with(request(input), ttl)
@@ -384,7 +385,7 @@ impl Ledger {
         mem_id: String,
         options: Option<FetchOptions>,
     ) -> Result<Either3<PromiseRaw<'env, JsText>, AsyncTask<FetchTask>, Object<'env>>, Code> {
-        guard(|| self.read(env, self.fetch_task(mem_id, options), "Ledger.fetch"))
+        guard(|| self.read(env, self.fetch_task(mem_id, options), "Ledger.fetch(memId, options)"))
     }
 
     /// `fetch` on the calling thread. Without a store, or with `sqlite::memory:`;
@@ -397,7 +398,7 @@ impl Ledger {
         options: Option<FetchOptions>,
     ) -> Result<JsText, Code> {
         guard(|| {
-            self.sync_allowed(&env, "Ledger.fetchSync", "await ledger.fetch(memId, options)")?;
+            self.sync_allowed(&env, "Ledger.fetchSync(memId, options)", "await ledger.fetch(memId, options)")?;
             let out = JsText(self.fetch_task(mem_id, options).run());
             self.sync_store_memory(&env);
             Ok(out)
@@ -427,7 +428,7 @@ impl Ledger {
                 mem_id,
                 read: Read::Recall(spec, max_output(max_output_chars)),
             };
-            self.read(env, task, "Ledger.recall")
+            self.read(env, task, "recall(ledger, memId, options)")
         })
     }
 

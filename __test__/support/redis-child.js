@@ -24,7 +24,7 @@ async function main() {
     }
   } else {
     for (const { memId, namespace, reads } of items) {
-      const a = { memId, handle: await ledger.handle(memId, namespace), stub: await ledger.stub(memId, namespace), reads: [] }
+      const a = { memId, handle: await ledger.handle(memId, { namespace }), stub: await ledger.stub(memId, { namespace }), reads: [] }
       for (const r of reads) a.reads.push(await recall(ledger, memId, { ...r, namespace }))
       answers.push(a)
     }

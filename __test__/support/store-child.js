@@ -31,7 +31,7 @@ async function main() {
     const items = JSON.parse(fs.readFileSync(arg, 'utf8'))
     const answers = []
     for (const { memId, namespace, reads } of items) {
-      const a = { memId, handle: await ledger.handle(memId, namespace), stub: await ledger.stub(memId, namespace), reads: [] }
+      const a = { memId, handle: await ledger.handle(memId, { namespace }), stub: await ledger.stub(memId, { namespace }), reads: [] }
       for (const r of reads) a.reads.push(await recall(ledger, memId, { ...r, namespace }))
       answers.push(a)
     }

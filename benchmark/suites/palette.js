@@ -138,7 +138,7 @@ async function main() {
 
   // Where the time goes, piece by piece, with the binding used directly.
   const matcher = new PaletteMatcher([entries])
-  const joined = tools.map((t) => '+' + t.name).join('\0') // the wire: one string, UTF-16 units (see lib/palette.js)
+  const joined = tools.map((t) => '+' + t.name).join('\0') // the wire: one string, UTF-16 units (see lib/tool-list.js)
   const warmList = new ToolNameList(joined)
   const out = new Uint32Array(N_TOOLS)
   matcher.selectInto(0, warmList, out)

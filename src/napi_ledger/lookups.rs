@@ -5,7 +5,7 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::objects::{HasOptions, StubOptions, ToolResultHandle};
+use super::objects::{ClearOptions, EntryOptions, StubOptions, ToolResultHandle};
 use super::spawn::rejected;
 use super::{resolved, to_handle, Ledger, Now};
 use crate::core::ledger::{self as core, Found};
@@ -52,7 +52,7 @@ impl Ledger {
         .map(Either::B)
     }
 
-    /// The handle of an archived result, or null. With a store, a memory miss
+    /// The handle of an archived result in `options.namespace` (default `""`), or null. With a store, a memory miss
     /// reads it (off the JS thread); a failed read rejects with
     /// `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
     #[napi(ts_return_type = "Promise<ToolResultHandle | null>", catch_unwind)]
@@ -60,14 +60,14 @@ impl Ledger {
         &self,
         env: &'env Env,
         mem_id: String,
-        namespace: Option<String>,
+        options: Option<EntryOptions>,
     ) -> Result<Now<'env, Option<ToolResultHandle>>, Code> {
         guard(|| {
             self.lookup(
                 env,
-                "Ledger.handle",
+                "Ledger.handle(memId, options)",
                 mem_id,
-                namespace.unwrap_or_default(),
+                options.and_then(|o| o.namespace).unwrap_or_default(),
                 |_, f| match f {
                     Found::Entry(e) => Some(to_handle(e.handle.clone())),
                     _ => None,
@@ -76,7 +76,8 @@ impl Ledger {
         })
     }
 
-    /// The stub of an archived result, or null. `options.previewChars` renders it
+    /// The stub of an archived result in `options.namespace` (default `""`), or
+    /// null. `options.previewChars` renders it
     /// with another preview length (deterministically, like the original). With a
     /// store, a memory miss reads it (off the JS thread); a failed read rejects
     /// with `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
@@ -85,17 +86,14 @@ impl Ledger {
         &self,
         env: &'env Env,
         mem_id: String,
-        namespace: Option<String>,
         options: Option<StubOptions>,
     ) -> Result<Now<'env, Option<String>>, Code> {
         guard(|| {
-            let preview = options
-                .and_then(|o| o.preview_chars)
-                .filter(|p| p.is_finite() && *p >= 0.0)
-                .map(|p| p as usize);
+            let (namespace, preview) = options.map_or((None, None), |o| (o.namespace, o.preview_chars));
+            let preview = preview.filter(|p| p.is_finite() && *p >= 0.0).map(|p| p as usize);
             self.lookup(
                 env,
-                "Ledger.stub",
+                "Ledger.stub(memId, options)",
                 mem_id,
                 namespace.unwrap_or_default(),
                 move |l, f| match f {
@@ -115,11 +113,11 @@ impl Ledger {
         &self,
         env: &'env Env,
         mem_id: String,
-        options: Option<HasOptions>,
+        options: Option<EntryOptions>,
     ) -> Result<Now<'env, bool>, Code> {
         guard(|| {
             let ns = options.and_then(|o| o.namespace).unwrap_or_default();
-            self.lookup(env, "Ledger.has", mem_id, ns, |_, f| matches!(f, Found::Entry(_)))
+            self.lookup(env, "Ledger.has(memId, options)", mem_id, ns, |_, f| matches!(f, Found::Entry(_)))
         })
     }
 
@@ -131,13 +129,13 @@ impl Ledger {
         &self,
         env: &'env Env,
         mem_id: String,
-        namespace: Option<String>,
+        options: Option<EntryOptions>,
     ) -> Result<Now<'env, bool>, Code> {
         guard(|| {
             if self.inner.is_closed() {
-                return rejected(env, closed_error("Ledger.delete")).map(Either::B);
+                return rejected(env, closed_error("Ledger.delete(memId, options)")).map(Either::B);
             }
-            let ns = namespace.unwrap_or_default();
+            let ns = options.and_then(|o| o.namespace).unwrap_or_default();
             if !self.inner.has_store() {
                 let removed = self.inner.try_delete(&ns, &mem_id).map_err(store_error)?;
                 sync(env, &self.inner, &self.reported);
@@ -153,16 +151,17 @@ impl Ledger {
         })
     }
 
-    /// Removes every entry, or only those of `namespace` (from the store too);
+    /// Removes every entry, or only those of `options.namespace` (from the store too);
     /// resolves to how many were removed. A failed store clear rejects with
     /// `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
     /// Without a store the entries are gone when `clear` returns.
     #[napi(ts_return_type = "Promise<number>", catch_unwind)]
-    pub fn clear<'env>(&self, env: &'env Env, namespace: Option<String>) -> Result<Now<'env, u32>, Code> {
+    pub fn clear<'env>(&self, env: &'env Env, options: Option<ClearOptions>) -> Result<Now<'env, u32>, Code> {
         guard(|| {
             if self.inner.is_closed() {
-                return rejected(env, closed_error("Ledger.clear")).map(Either::B);
+                return rejected(env, closed_error("Ledger.clear(options)")).map(Either::B);
             }
+            let namespace = options.and_then(|o| o.namespace);
             if !self.inner.has_store() {
                 // Done now, so that a clear not awaited has cleared all the same.
                 let n = self.inner.try_clear(namespace.as_deref()).map_err(store_error)?;

@@ -136,18 +136,27 @@ pub struct FetchOptions {
     pub namespace: Option<String>,
 }
 
-/// Options for `Ledger.has`.
+/// Options for `Ledger.stub`.
 #[napi(object)]
-pub struct HasOptions {
+pub struct StubOptions {
+    /// The entry's namespace. Default `""`.
+    pub namespace: Option<String>,
+    /// Preview length for this stub (e.g. 2000 for a result the model has never seen).
+    pub preview_chars: Option<f64>,
+}
+
+/// Options for `Ledger.handle`, `Ledger.has` and `Ledger.delete`: where the entry lives.
+#[napi(object)]
+pub struct EntryOptions {
     /// The entry's namespace. Default `""`.
     pub namespace: Option<String>,
 }
 
-/// Options for `Ledger.stub`.
+/// Options for `Ledger.clear`.
 #[napi(object)]
-pub struct StubOptions {
-    /// Preview length for this stub (e.g. 2000 for a result the model has never seen).
-    pub preview_chars: Option<f64>,
+pub struct ClearOptions {
+    /// Only this namespace's entries. Absent: every namespace.
+    pub namespace: Option<String>,
 }
 
 /// Counters of a ledger.

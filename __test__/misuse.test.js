@@ -1,0 +1,117 @@
+'use strict'
+// No silent misuse: the createAgent middleware and the createReactAgent hook
+// swapped, the hook's recall tool left out of the agent's tools, and runs
+// without a thread id. Each is a TypeError when the agent is built, or one
+// warning naming the fix, in a real createAgent / createReactAgent.
+
+const { Ledger, memIdFor } = require('..')
+const { toolMemoryMiddleware, toolMemoryPreModelHook } = require('../langchain')
+const { createAgent } = require('langchain')
+const { createReactAgent } = require('@langchain/langgraph/prebuilt')
+const { MemorySaver } = require('@langchain/langgraph')
+const { AIMessage, HumanMessage } = require('@langchain/core/messages')
+const { tool } = require('@langchain/core/tools')
+const { z } = require('zod')
+const { ScriptedChatModel } = require('./support/scripted-model.js')
+
+const BIG = 'line of the export with some words in it\n'.repeat(3000) // ~ 126,000 chars: a stub from first sight
+const exportTool = tool(async () => BIG, { name: 'export', description: 'A large export.', schema: z.object({}) })
+const calls = (id, name) => () => new AIMessage({ content: '', tool_calls: [{ id, name, args: {}, type: 'tool_call' }] })
+const say = (content) => () => new AIMessage(content)
+const user = (content) => ({ messages: [new HumanMessage(content)] })
+
+function spyLogger() {
+  const messages = []
+  return { messages, warn: jest.fn((m) => messages.push(m)) }
+}
+
+describe('the middleware and the hook cannot be swapped silently', () => {
+  test('toolMemoryPreModelHook() in createAgent middleware is a TypeError naming toolMemoryMiddleware', () => {
+    const model = new ScriptedChatModel([say('done')])
+    const build = () => createAgent({ model, tools: [exportTool], middleware: [toolMemoryPreModelHook()] })
+    expect(build).toThrow(TypeError)
+    expect(build).toThrow(/^toolMemoryPreModelHook\(\) is a createReactAgent preModelHook, not a createAgent middleware .*in createAgent use middleware: \[toolMemoryMiddleware\(\)\]$/)
+  })
+
+  test('toolMemoryMiddleware() as createReactAgent preModelHook is a TypeError naming toolMemoryPreModelHook', () => {
+    const llm = new ScriptedChatModel([say('done')])
+    const build = () => createReactAgent({ llm, tools: [exportTool], preModelHook: toolMemoryMiddleware() })
+    expect(build).toThrow(TypeError)
+    expect(build).toThrow(/^toolMemoryMiddleware\(\) is a createAgent middleware, not a preModelHook; for createReactAgent use const hook = toolMemoryPreModelHook\(\)/)
+  })
+
+  test('each still works where it belongs', async () => {
+    const log = { calls: [] }
+    const model = new ScriptedChatModel([calls('c1', 'export'), say('done')], log)
+    const agent = createAgent({ model, tools: [exportTool], middleware: [toolMemoryMiddleware({ logger: spyLogger() })] })
+    await agent.invoke(user('go'), { configurable: { thread_id: 'ok-1' } })
+    expect(log.calls[1].messages.at(-1).content).toMatch(/^\[symfonic\.tool_memory v2\]/)
+
+    const hook = toolMemoryPreModelHook({ logger: spyLogger() })
+    const hlog = { calls: [] }
+    const llm = new ScriptedChatModel([calls('c1', 'export'), say('done')], hlog)
+    const react = createReactAgent({ llm, tools: [exportTool, hook.tool], preModelHook: hook })
+    await react.invoke(user('go'), { configurable: { thread_id: 'ok-2' } })
+    expect(hlog.calls[1].messages.at(-1).content).toMatch(/^\[symfonic\.tool_memory v2\]/)
+  })
+})
+
+describe('the hook without hook.tool in the tools', () => {
+  async function run(withTool) {
+    const logger = spyLogger()
+    const hook = toolMemoryPreModelHook({ logger })
+    const tools = withTool ? [exportTool, hook.tool] : [exportTool]
+    const llm = new ScriptedChatModel([calls('c1', 'export'), calls('c2', 'export'), say('done')])
+    const agent = createReactAgent({ llm, tools, preModelHook: hook })
+    await agent.invoke(user('go'), { configurable: { thread_id: `tool-${withTool}` } })
+    return logger.messages
+  }
+
+  test('warns once, when the model is first shown a stub, naming the fix', async () => {
+    expect(await run(false)).toEqual([
+      "toolMemoryPreModelHook(options): the model is shown stubs, but hook.tool (recall_tool_result) is not among the agent's tools, so it cannot read them back; " +
+        'add it: createReactAgent({ llm, tools: [...tools, hook.tool], preModelHook: hook })',
+    ])
+  })
+
+  test('says nothing when hook.tool is in the tools', async () => {
+    expect(await run(true)).toEqual([])
+  })
+})
+
+describe('a run without a thread_id', () => {
+  async function run(options, config) {
+    const logger = spyLogger()
+    const ledger = new Ledger()
+    const model = new ScriptedChatModel([calls('c1', 'export'), say('one'), calls('c2', 'export'), say('two')])
+    const agent = createAgent({ model, tools: [exportTool], middleware: [toolMemoryMiddleware({ ledger, logger, ...options })], checkpointer: config ? new MemorySaver() : undefined })
+    await agent.invoke(user('first'), config)
+    await agent.invoke(user('second'), config)
+    return { messages: logger.messages, ledger }
+  }
+
+  test('warns once that results go to the shared namespace, naming both fixes', async () => {
+    const { messages, ledger } = await run({})
+    expect(messages).toEqual([
+      "toolMemoryMiddleware(options): a run without configurable.thread_id records its results in the shared namespace '' (every such run can recall the others'); " +
+        'pass { configurable: { thread_id } } to invoke, or set the namespace option (a string or a function of the run config)',
+    ])
+    // both runs recorded into the one namespace ''
+    expect((await ledger.handle(memIdFor('c1', BIG))).namespace).toBe('')
+    expect((await ledger.handle(memIdFor('c2', BIG))).namespace).toBe('')
+  })
+
+  test('is quiet with a thread_id or an explicit namespace', async () => {
+    expect((await run({}, { configurable: { thread_id: 't-1' } })).messages).toEqual([])
+    expect((await run({ namespace: 'tenant-a' })).messages).toEqual([])
+    expect((await run({ namespace: () => 'tenant-b' })).messages).toEqual([])
+  })
+
+  test('the hook warns the same way', async () => {
+    const logger = spyLogger()
+    const hook = toolMemoryPreModelHook({ logger })
+    const llm = new ScriptedChatModel([calls('c1', 'export'), say('done')])
+    await createReactAgent({ llm, tools: [exportTool, hook.tool], preModelHook: hook }).invoke(user('go'))
+    expect(logger.messages).toEqual([expect.stringMatching(/^toolMemoryPreModelHook\(options\): a run without configurable\.thread_id records its results in the shared namespace ''/)])
+  })
+})
