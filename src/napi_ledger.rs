@@ -385,7 +385,13 @@ impl Ledger {
         mem_id: String,
         options: Option<FetchOptions>,
     ) -> Result<Either3<PromiseRaw<'env, JsText>, AsyncTask<FetchTask>, Object<'env>>, Code> {
-        guard(|| self.read(env, self.fetch_task(mem_id, options), "Ledger.fetch(memId, options)"))
+        guard(|| {
+            self.read(
+                env,
+                self.fetch_task(mem_id, options),
+                "Ledger.fetch(memId, options)",
+            )
+        })
     }
 
     /// `fetch` on the calling thread. Without a store, or with `sqlite::memory:`;
@@ -398,7 +404,11 @@ impl Ledger {
         options: Option<FetchOptions>,
     ) -> Result<JsText, Code> {
         guard(|| {
-            self.sync_allowed(&env, "Ledger.fetchSync(memId, options)", "await ledger.fetch(memId, options)")?;
+            self.sync_allowed(
+                &env,
+                "Ledger.fetchSync(memId, options)",
+                "await ledger.fetch(memId, options)",
+            )?;
             let out = JsText(self.fetch_task(mem_id, options).run());
             self.sync_store_memory(&env);
             Ok(out)

@@ -117,7 +117,9 @@ impl Ledger {
     ) -> Result<Now<'env, bool>, Code> {
         guard(|| {
             let ns = options.and_then(|o| o.namespace).unwrap_or_default();
-            self.lookup(env, "Ledger.has(memId, options)", mem_id, ns, |_, f| matches!(f, Found::Entry(_)))
+            self.lookup(env, "Ledger.has(memId, options)", mem_id, ns, |_, f| {
+                matches!(f, Found::Entry(_))
+            })
         })
     }
 
