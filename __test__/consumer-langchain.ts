@@ -16,7 +16,6 @@ import {
   type CompactOptions,
   type PerToolOptions,
   type RecallAnswers,
-  type CostGate,
   type NamespaceFn,
   type RecallToolResultInput,
   type RecallToolResultTool,
@@ -60,7 +59,6 @@ async function useTool(): Promise<string> {
 
 // Compaction by hand.
 async function compactByHand(history: BaseMessage[]): Promise<BaseMessage[]> {
-  const gate: CostGate = { inputPricePerMTok: 3, horizonTurns: 5, recallProbability: 0.5, cacheReadRatio: 0.1 }
   const cacheModel: CacheModel = 'breakpoint'
   const options: CompactOptions = {
     keepLastN: 2,
@@ -71,7 +69,9 @@ async function compactByHand(history: BaseMessage[]): Promise<BaseMessage[]> {
     cacheModel,
     exemptTools: ['recall_tool_result', 'search'],
     namespace: 'thread-1',
-    gate,
+    windowCalls: 3,
+    quotedCalls: 2,
+    horizonCalls: 'auto',
   }
   const after: CompactAfter = 'seen'
   const recallAnswers: RecallAnswers = 'note'
@@ -103,7 +103,7 @@ const memoryOptions: ToolMemoryOptions = {
   ledger,
   keepLastN: 1,
   namespace: (config) => String(config.configurable?.thread_id ?? 'default'),
-  gate: { inputPricePerMTok: 3 },
+  windowCalls: Infinity,
 }
 const middleware: ToolMemoryMiddleware = toolMemoryMiddleware(memoryOptions)
 const withDefaults: ToolMemoryMiddleware = toolMemoryMiddleware()
@@ -157,12 +157,14 @@ const badOption: CompactOptions = { keepLastn: 1 }
 const badCacheModel: CompactOptions = { cacheModel: 'lru' }
 // @ts-expect-error: keepLastN is a number
 const badKeep: ToolMemoryOptions = { keepLastN: '2' }
-// @ts-expect-error: the gate needs a price
-const badGate: CostGate = { horizonTurns: 5 }
+// @ts-expect-error: the gate of the first release is gone (one cost model)
+const badGate: CompactOptions = { gate: { inputPricePerMTok: 3 } }
+// @ts-expect-error: a horizon is a number of calls or 'auto'
+const badHorizon: CompactOptions = { horizonCalls: 'later' }
 // @ts-expect-error: the tool's name is a literal
 const badName: 'other' = recallTool.name
 // @ts-expect-error: compaction needs a ledger
 void compactToolMessages(history)
 
-export { badCacheModel, badKeep, badGate, badName, badAfter, badRecall, badPerTool, badOption, bpDefaults, writeMultiplier, defaultAfter }
+export { badCacheModel, badKeep, badGate, badHorizon, badName, badAfter, badRecall, badPerTool, badOption, bpDefaults, writeMultiplier, defaultAfter }
 export { useTool, compactByHand, runAgent, runHook, hookLedger, withDefaults, offloadAgent, offloadMiddleware }

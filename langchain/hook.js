@@ -16,7 +16,7 @@ function toolMemoryPreModelHook(options) {
   const policy = policies[o.cacheModel ?? 'prefix']
   const hook = async (state, config) => {
     const messages = Array.isArray(state) ? state : state.messages
-    return { llmInputMessages: await compact(messages, ledger, policy, nsOf(config)) }
+    return { llmInputMessages: (await compact(messages, ledger, policy, nsOf(config))).messages }
   }
   Object.defineProperty(hook, 'tool', { value: recallTool, enumerable: true })
   Object.defineProperty(hook, 'ledger', { value: ledger, enumerable: true })

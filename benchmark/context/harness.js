@@ -30,6 +30,8 @@ const MAX_RECALL_ATTEMPTS = 3
 
 const callIdOf = (conv, ref) => `call_${conv}_${ref.replace(/[^A-Za-z0-9]/g, '_')}`
 const needKey = (n) => `${n.ref}|${n.read ? 'read' : JSON.stringify(n.detail)}`
+// The id in a stub (`mem=trm_…`), a recall note, or a one-line note (`mem_id='trm_…'`).
+const MEM_ID = /mem(?:_id)?=['"]?(trm_[0-9a-f]+)/
 const isRecallError = (t) => /^\[(tool_memory (error|not found)|recall: (no match|json_path|payload is not))/.test(t)
 
 class Driver {
@@ -76,14 +78,14 @@ class Driver {
       if (m._getType() !== 'tool' || this.recallFor.get(m.tool_call_id) !== key) continue
       const t = textOf(m.content)
       if (isRecallError(t)) return { kind: 'error', text: t }
-      if (/mem=trm_/.test(t) || t === '[cleared]') stubbedAnswer = t
+      if (MEM_ID.test(t) || t === '[cleared]') stubbedAnswer = t
       else return { kind: 'recalled' }
     }
     const m = messages.find((x) => x._getType() === 'tool' && x.tool_call_id === res.callId)
     if (!m) return { kind: 'missing' }
     const t = textOf(m.content)
     if (t === res.payload) return { kind: 'full' }
-    const id = /mem=(trm_[0-9a-f]+)/.exec(t)
+    const id = MEM_ID.exec(t)
     if (id && toolNames.includes(RECALL)) return { kind: 'stub', memId: id[1], retry: stubbedAnswer !== null }
     return { kind: 'lost', text: t.slice(0, 60) }
   }
@@ -208,4 +210,4 @@ async function replay(conv, strategy) {
   return driver
 }
 
-module.exports = { replay, ScriptedChatModel, RECALL, isRecallError }
+module.exports = { replay, ScriptedChatModel, RECALL, MEM_ID, isRecallError }
