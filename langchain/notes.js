@@ -23,7 +23,7 @@ function oneLine(value, max) {
 
 /** The one-line note of a result: the tool, the size, the id and how to recall it. */
 function resultNote(toolName, chars, memId) {
-  return `[${oneLine(toolName, NOTE_MAX_NAME_CHARS)} result of ${chars} chars not shown: recall_tool_result(mem_id='${memId}')]`
+  return `[${oneLine(toolName, NOTE_MAX_NAME_CHARS)} result of ${chars} chars not shown: recall_tool_result(mem_id='${memId}', format="full")]`
 }
 
 /** Its length in code points, for the policy (which knows no id yet). */
