@@ -173,7 +173,29 @@ async function main() {
   const errs = measured.flatMap(({ conv, runs }) => Object.values(runs).flatMap((m) => m.recallErrors.map((e) => `${conv.name}/${m.strategy}: ${e}`)))
   if (errs.length) log(`\nrecall answers that were errors:\n${errs.map((e) => '  ' + e).join('\n')}`)
 
-  // 4. The chart of the scripted conversations.
+  // 4. The recall tool bound from the first compacted request (the default) or on every request.
+  const binding = []
+  for (const c of CACHE_MODELS) {
+    const always = []
+    for (const { conv, runs } of measured) {
+      const m = await measure(conv, S.oursAlwaysBound(c), [c])
+      always.push({ conv, ratio: m.priced[c].cost / runs.none.priced[c].cost })
+    }
+    const late = rows.filter((r) => r.cache === c)
+    const summarise = (xs) => {
+      const real = xs.filter((x) => x.recorded)
+      const long = real.filter((x) => x.calls >= T.LONG_CALLS)
+      const short = real.filter((x) => x.calls < T.LONG_CALLS)
+      const scr = xs.filter((x) => !x.recorded)
+      return [T.ratio(T.mean(long.map((x) => x.r))), T.ratio(T.mean(short.map((x) => x.r))), T.ratio(Math.max(...real.map((x) => x.r))), real.filter((x) => x.r > T.NEVER_WORSE).length, T.ratio(T.mean(scr.map((x) => x.r)))]
+    }
+    binding.push([c, 'from the first compacted request (default)', ...summarise(late.map((r) => ({ recorded: r.recorded, calls: r.calls, r: r.oursVsNone })))])
+    binding.push([c, 'on every request', ...summarise(always.map(({ conv, ratio }) => ({ recorded: !!conv.recorded, calls: conv.recorded ? conv.calls : 0, r: ratio })))])
+  }
+  log('\n## The recall tool: bound from the first compacted request, or on every request\n')
+  block('binding', T.mdTable(['cache', 'recall tool bound', 'real long loops mean', 'real short mean', 'real worst', `real over ${T.NEVER_WORSE}`, 'scripted mean'], binding, ['cache', 'recall tool bound']))
+
+  // 5. The chart of the scripted conversations.
   const STYLE = {
     none: { label: 'no compaction', color: '#b0b0b0', width: 5 },
     contextEditing: { label: 'contextEditing (LangChain)', color: '#e8891b' },
@@ -194,7 +216,7 @@ async function main() {
   const longest = [...recorded].sort((a, b) => b.calls - a.calls)[0]
   const svg = chartOf([...scripted, longest])
 
-  // 5. The sweep: each option alone around the defaults, scored on every conversation.
+  // 6. The sweep: each option alone around the defaults, scored on every conversation.
   let sweep = null
   if (!QUICK) {
     const baselines = new Map(measured.map(({ conv, runs }) => [conv.name, { none: runs.none, contextEditing: runs.contextEditing, python: runs.python }]))
