@@ -59,6 +59,7 @@ function targets(rows, cache) {
     long: long.length,
     realWorst: Math.max(...real.map((r) => r.oursVsNone)),
     realOver: real.filter((r) => r.oursVsNone > NEVER_WORSE).map((r) => r.conv),
+    shortOver: real.filter((r) => r.calls < LONG_CALLS && r.oursVsNone > NEVER_WORSE).map((r) => r.conv),
     real: real.length,
     realNeeds: real.reduce((a, r) => a + r.needs, 0),
     realLost: real.reduce((a, r) => a + r.lost, 0),
