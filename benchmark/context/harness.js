@@ -188,20 +188,21 @@ function appTools(conv, driver) {
 }
 
 /**
- * Runs `conv` through `strategy` ({ build({ appTools, threadId }) -> { tools, middleware } }).
- * Returns the driver: its recorded requests and need statistics.
+ * Runs `conv` through `strategy` ({ build({ appTools, threadId }) -> { tools, middleware } })
+ * with `driver` answering the model calls: each turn's user messages
+ * (`usersOf(turn)`) start one invoke. Returns the driver: its recorded
+ * requests and need statistics.
  */
-async function replay(conv, strategy) {
-  const driver = new Driver(conv)
+async function replayWith(conv, strategy, driver, appToolsOf, usersOf) {
   const threadId = `bench-${conv.name}`
-  const { tools, middleware } = strategy.build({ appTools: appTools(conv, driver), threadId })
+  const { tools, middleware } = strategy.build({ appTools: appToolsOf(driver), threadId })
   const agent = createAgent({ model: new ScriptedChatModel(driver), tools, systemPrompt: conv.system, middleware })
   let messages = []
   for (let i = 0; i < conv.turns.length; i++) {
     driver.startTurn(i)
     const out = await agent.invoke(
-      { messages: [...messages, new HumanMessage(conv.turns[i].user)] },
-      { configurable: { thread_id: threadId }, recursionLimit: 200 },
+      { messages: [...messages, ...usersOf(conv.turns[i]).map((u) => new HumanMessage(u))] },
+      { configurable: { thread_id: threadId }, recursionLimit: 10000 },
     )
     if (!driver.turnDone()) throw new Error(`${conv.name}/${strategy.name}: turn ${i} ended early`)
     messages = out.messages
@@ -210,4 +211,7 @@ async function replay(conv, strategy) {
   return driver
 }
 
-module.exports = { replay, ScriptedChatModel, RECALL, MEM_ID, isRecallError }
+/** Runs a scripted conversation through `strategy`. */
+const replay = (conv, strategy) => replayWith(conv, strategy, new Driver(conv), (driver) => appTools(conv, driver), (turn) => [turn.user])
+
+module.exports = { replay, replayWith, ScriptedChatModel, RECALL, MEM_ID, isRecallError }

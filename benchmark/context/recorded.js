@@ -19,15 +19,14 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { createAgent } = require('langchain')
-const { BaseChatModel } = require('@langchain/core/language_models/chat_models')
-const { AIMessage, HumanMessage } = require('@langchain/core/messages')
+const { AIMessage } = require('@langchain/core/messages')
 const { tool } = require('@langchain/core/tools')
 const { z } = require('zod')
 const { serializeMessage, serializeTools, textOf, hasCacheMark } = require('./pricing.js')
 const { needsOf, factsOf } = require('./needs.js')
 
-const { RECALL, MEM_ID, isRecallError } = require('./harness.js')
+// harness.js replays through any driver with startTurn, turnDone and respond(messages, tools).
+const { RECALL, MEM_ID, isRecallError, replayWith } = require('./harness.js')
 
 const MAX_RECALL_ATTEMPTS = 3
 const FULL_RECALL_CHARS = 1500
@@ -189,24 +188,6 @@ class RecordedDriver {
   }
 }
 
-class RecordedChatModel extends BaseChatModel {
-  constructor(driver, tools = []) {
-    super({})
-    this.driver = driver
-    this.boundTools = tools
-  }
-  _llmType() {
-    return 'recorded'
-  }
-  bindTools(tools) {
-    return new RecordedChatModel(this.driver, tools)
-  }
-  async _generate(messages) {
-    const message = this.driver.respond(messages, this.boundTools)
-    return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] }
-  }
-}
-
 // The recorded tools: each answers with the recorded output of the call. Their
 // schemas are minimal (the recordings do not carry the real ones).
 function recordedTools(conv, driver) {
@@ -225,21 +206,7 @@ function recordedTools(conv, driver) {
 /** Replays `conv` through `strategy`; returns the driver (requests, needs statistics). */
 async function replayRecorded(conv, strategy) {
   for (const t of conv.turns) for (const s of t.steps) for (const n of s.needs) delete n.done
-  const driver = new RecordedDriver(conv)
-  const threadId = `bench-${conv.name}`
-  const { tools, middleware } = strategy.build({ appTools: recordedTools(conv, driver), threadId })
-  const agent = createAgent({ model: new RecordedChatModel(driver), tools, systemPrompt: conv.system, middleware })
-  let messages = []
-  for (let i = 0; i < conv.turns.length; i++) {
-    driver.startTurn(i)
-    const out = await agent.invoke(
-      { messages: [...messages, ...conv.turns[i].users.map((u) => new HumanMessage(u))] },
-      { configurable: { thread_id: threadId }, recursionLimit: 10000 },
-    )
-    if (!driver.turnDone()) throw new Error(`${conv.name}/${strategy.name}: turn ${i} ended early`)
-    messages = out.messages
-  }
-  return driver
+  return replayWith(conv, strategy, new RecordedDriver(conv), (driver) => recordedTools(conv, driver), (turn) => turn.users)
 }
 
 module.exports = { recordedConversations, replayRecorded, isRecallError, scriptOf }
