@@ -4,8 +4,10 @@
 // read. Both are built from the message list alone (no ledger), so their text
 // and size are known to the policy before anything is recorded.
 
-const { codePoints, callArgs, STUB_HEADER } = require('./messages.js')
+const { codePoints, callArgs } = require('./messages.js')
 
+// Compaction's own notes keep their format whatever the ledger's stub version.
+const NOTE_HEADER = '[symfonic.tool_memory v1]'
 // Longest argument list a recall note repeats; longest tool name a note shows.
 const NOTE_MAX_ARGS_CHARS = 300
 const NOTE_MAX_NAME_CHARS = 64
@@ -47,7 +49,7 @@ function recallNote(call, chars) {
     })
     .join(', ')
   if (codePoints(shown) > NOTE_MAX_ARGS_CHARS) shown = Array.from(shown).slice(0, NOTE_MAX_ARGS_CHARS).join('') + '...'
-  return `${STUB_HEADER} recall answer already read: recall_tool_result(${shown}) answered ${chars} chars of mem=${memId || '?'}; call it again with the same arguments to see it again.`
+  return `${NOTE_HEADER} recall answer already read: recall_tool_result(${shown}) answered ${chars} chars of mem=${memId || '?'}; call it again with the same arguments to see it again.`
 }
 
 module.exports = { oneLine, resultNote, resultNoteChars, recallNote }
