@@ -70,10 +70,10 @@ async function recordOnce(ledger, cache, ns, m, info, call) {
   return entry
 }
 
-function evictedStub(ledger, entry, ns, previewChars) {
+async function evictedStub(ledger, entry, ns, previewChars) {
   let stub = entry.evicted.get(previewChars)
   if (stub === undefined) {
-    stub = ledger.stub(entry.memId, ns, { previewChars })
+    stub = await ledger.stub(entry.memId, ns, { previewChars })
     if (typeof stub !== 'string') return null
     entry.evicted.set(previewChars, stub)
   }
@@ -167,7 +167,9 @@ function unarchivedMessage(m, info, previewChars, reason) {
 async function compact(messages, ledger, o, ns, env) {
   const out = messages.slice()
   // Stubs that offload mode put into the state are compacted already (verified, not trusted).
-  for (const m of messages) if (m && m.response_metadata && m.response_metadata.tool_memory) verifyOffloaded(m, ledger, ns)
+  const offloaded = []
+  for (const m of messages) if (m && m.response_metadata && m.response_metadata.tool_memory) offloaded.push(verifyOffloaded(m, ledger, ns))
+  if (offloaded.length > 0) await Promise.all(offloaded)
   const { decisions, marks, recallBound } = plan(messages, o, env)
   if (decisions.size === 0 && marks.length === 0) return { messages: out, recallBound }
   const report = reporter(o.logger, o.onEvent)
@@ -192,12 +194,12 @@ async function compact(messages, ledger, o, ns, env) {
   const toolNameOf = (m) => m.name || (callOf(m.tool_call_id) || {}).name || 'unknown_tool'
   const variant = (kind) => (kind === 'evict' ? o.evictPreviewChars : kind === 'rnote' ? -1 : 0)
 
-  // Sync: false when the ledger lost the entry (LRU) and it must be recorded again.
-  const place = (i, kind, entry) => {
+  // False when the ledger lost the entry (LRU) and it must be recorded again.
+  const place = async (i, kind, entry) => {
     const m = messages[i]
     let message
     if (kind === 'evict') {
-      const stub = evictedStub(ledger, entry, ns, o.evictPreviewChars)
+      const stub = await evictedStub(ledger, entry, ns, o.evictPreviewChars)
       if (stub === null) return false
       message = toolMessageWith(m, stub, { memId: entry.memId, compacted: true })
     } else {
@@ -234,13 +236,13 @@ async function compact(messages, ledger, o, ns, env) {
     const entry = cache.byCall.get(key)
     if (entry !== undefined && entry.text === info.text) {
       entry.text = info.text // equal content from a reloaded state: share one string from now on
-      if (place(i, kind, entry)) continue
+      if (await place(i, kind, entry)) continue
       cache.byCall.delete(key)
     }
     pending.push(
       recordOnce(ledger, cache, ns, m, info, callOf(m.tool_call_id))
-        .then((e) => {
-          if (!place(i, kind, e)) out[i] = maskedMessage(m, e, info.chars, toolNameOf(m))
+        .then(async (e) => {
+          if (!(await place(i, kind, e))) out[i] = maskedMessage(m, e, info.chars, toolNameOf(m))
         })
         .catch((err) => {
           // Never fail a model call over compaction: a medium result is sent in
