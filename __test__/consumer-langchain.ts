@@ -16,7 +16,6 @@ import {
   type CompactOptions,
   type PerToolOptions,
   type RecallAnswers,
-  type CostGate,
   type NamespaceFn,
   type RecallToolResultInput,
   type RecallToolResultTool,
@@ -63,7 +62,6 @@ async function useTool(): Promise<string> {
 
 // Compaction by hand.
 async function compactByHand(history: BaseMessage[]): Promise<BaseMessage[]> {
-  const gate: CostGate = { inputPricePerMTok: 3, horizonTurns: 5, recallProbability: 0.5, cacheReadRatio: 0.1 }
   const cacheModel: CacheModel = 'breakpoint'
   const options: CompactOptions = {
     keepLastN: 2,
@@ -74,7 +72,9 @@ async function compactByHand(history: BaseMessage[]): Promise<BaseMessage[]> {
     cacheModel,
     exemptTools: ['recall_tool_result', 'search'],
     namespace: 'thread-1',
-    gate,
+    windowCalls: 3,
+    quotedCalls: 2,
+    horizonCalls: 'auto',
   }
   const after: CompactAfter = 'seen'
   const recallAnswers: RecallAnswers = 'note'
@@ -106,7 +106,7 @@ const memoryOptions: ToolMemoryOptions = {
   ledger,
   keepLastN: 1,
   namespace: (config) => String(config.configurable?.thread_id ?? 'default'),
-  gate: { inputPricePerMTok: 3 },
+  windowCalls: Infinity,
 }
 const middleware: ToolMemoryMiddleware = toolMemoryMiddleware(memoryOptions)
 const withDefaults: ToolMemoryMiddleware = toolMemoryMiddleware()
@@ -160,8 +160,10 @@ const badOption: CompactOptions = { keepLastn: 1 }
 const badCacheModel: CompactOptions = { cacheModel: 'lru' }
 // @ts-expect-error: keepLastN is a number
 const badKeep: ToolMemoryOptions = { keepLastN: '2' }
-// @ts-expect-error: the gate needs a price
-const badGate: CostGate = { horizonTurns: 5 }
+// @ts-expect-error: the gate of the first release is gone (one cost model)
+const badGate: CompactOptions = { gate: { inputPricePerMTok: 3 } }
+// @ts-expect-error: a horizon is a number of calls or 'auto'
+const badHorizon: CompactOptions = { horizonCalls: 'later' }
 // @ts-expect-error: the tool's name is a literal
 const badName: 'other' = recallTool.name
 // @ts-expect-error: compaction needs a ledger
@@ -171,5 +173,5 @@ const hookAsMiddleware = createAgent({ model, tools: [catalog], middleware: [hoo
 // @ts-expect-error: the createAgent middleware is not a createReactAgent hook
 const middlewareAsHook = createReactAgent({ llm: model, tools: [catalog], preModelHook: middleware })
 
-export { badCacheModel, badKeep, badGate, badName, badAfter, badRecall, badPerTool, badOption, bpDefaults, writeMultiplier, defaultAfter }
+export { badCacheModel, badKeep, badGate, badHorizon, badName, badAfter, badRecall, badPerTool, badOption, bpDefaults, writeMultiplier, defaultAfter }
 export { useTool, compactByHand, runAgent, runHook, hookLedger, withDefaults, offloadAgent, offloadMiddleware, hookAsMiddleware, middlewareAsHook }

@@ -9,7 +9,8 @@ const { AIMessage, HumanMessage, ToolMessage, SystemMessage } = require('@langch
 
 const HEADER = '[symfonic.tool_memory v2]'
 // Fixed options, so these tests do not move when the benchmark retunes DEFAULTS.
-const OPTS = { keepLastN: 1, sizeChars: 8000, evictChars: 80000, compactAfter: 'turn', horizonCalls: Infinity }
+// windowCalls Infinity: results up to sizeChars are never compacted (these tests are about the rest).
+const OPTS = { keepLastN: 1, sizeChars: 8000, evictChars: 80000, compactAfter: 'turn', horizonCalls: Infinity, windowCalls: Infinity }
 
 function text(tag, chars) {
   const line = `${tag}: lorem ipsum dolor sit amet ${'x'.repeat(40)}\n`
@@ -150,7 +151,7 @@ describe('compactToolMessages: what gets compacted', () => {
 
   test('sizeChars is counted in code points and is inclusive', async () => {
     const ledger = new Ledger()
-    const emoji = '😀'.repeat(100) // 100 code points, 200 UTF-16 units
+    const emoji = '😀'.repeat(20000) // 20,000 code points, 40,000 UTF-16 units
     const input = [
       new HumanMessage('q'),
       ...exchange('u1', 'emoji', {}, emoji),
@@ -158,10 +159,10 @@ describe('compactToolMessages: what gets compacted', () => {
       ...exchange('u3', 'last', {}, 'tail'),
       new HumanMessage('next'),
     ]
-    const out = await compactToolMessages(input, ledger, { ...OPTS, sizeChars: 100 })
+    const out = await compactToolMessages(input, ledger, { ...OPTS, sizeChars: 20000 })
     expect(byCallId(out, 'u1')).toBe(byCallId(input, 'u1'))
     expect(isStub(byCallId(out, 'u2'))).toBe(true)
-    expect(byCallId(out, 'u2').content).toContain(' size=101 chars\n')
+    expect(byCallId(out, 'u2').content).toContain(' size=20001 chars\n')
   })
 })
 
@@ -383,23 +384,19 @@ describe('options', () => {
     await expect(compactToolMessages(list(), {})).rejects.toThrow(/ledger/)
   })
 
-  test('the cost gate: an unknown price never offloads medium results, giants are evicted anyway', async () => {
+  test('one cost model: the horizon decides a medium result, giants are evicted anyway', async () => {
     const ledger = new Ledger()
     const giant = text('giant', 120000)
     const input = [new HumanMessage('q'), ...exchange('m', 't', {}, text('m', 30000)), ...exchange('g', 't', {}, giant), ...exchange('z', 't', {}, 'z'), new HumanMessage('n')]
-    const closed = await compactToolMessages(input, ledger, { ...OPTS, gate: { inputPricePerMTok: undefined } })
-    expect(isStub(byCallId(closed, 'm'))).toBe(false)
-    expect(isStub(byCallId(closed, 'g'))).toBe(true)
-    // With a price and the reference's full-rate carry, a 30k-char result pays off over 5 turns.
-    const open = await compactToolMessages(input, ledger, { ...OPTS, gate: { inputPricePerMTok: 3 } })
-    expect(isStub(byCallId(open, 'm'))).toBe(true)
-    // Carried at cache-read price (0.1x), 7,500 tokens save 3,750 token-prices over 5 turns,
-    // less than half a recall of them (3,750) plus the stub: keep it inline.
-    const cached = await compactToolMessages(input, ledger, { ...OPTS, gate: { inputPricePerMTok: 3, cacheReadRatio: 0.1 } })
-    expect(isStub(byCallId(cached, 'm'))).toBe(false)
-    // ...but over 20 turns it pays.
-    const longer = await compactToolMessages(input, ledger, { ...OPTS, gate: { inputPricePerMTok: 3, cacheReadRatio: 0.1, horizonTurns: 20 } })
-    expect(isStub(byCallId(longer, 'm'))).toBe(true)
+    // No later call to repay the rewrite: the medium result stays; the giant is never sent in full.
+    const none = await compactToolMessages(input, ledger, { ...OPTS, horizonCalls: 0 })
+    expect(isStub(byCallId(none, 'm'))).toBe(false)
+    expect(isStub(byCallId(none, 'g'))).toBe(true)
+    // Over the horizon 'auto' assumes (at least four calls), dropping 29,000 chars pays.
+    const auto = await compactToolMessages(input, ledger, { ...OPTS, horizonCalls: 'auto' })
+    expect(isStub(byCallId(auto, 'm'))).toBe(true)
+    // The gate of the first release is gone: its option is refused.
+    await expect(compactToolMessages(input, ledger, { ...OPTS, gate: { inputPricePerMTok: 3 } })).rejects.toThrow(/unknown option "gate"/)
   })
 })
 

@@ -121,15 +121,19 @@ describe('createAgent + toolMemoryMiddleware', () => {
     expect([...first.keys()].sort()).toEqual(['cat', 'p1', 'p2'])
   })
 
-  test('the tool list includes recall_tool_result from the first call and is identical on every call', async () => {
+  test('recall_tool_result joins the tool list with the first compacted result and stays, identical, on every later call', async () => {
     const { log } = await runThreeTurns(build())
-    const first = log.calls[0].tools
-    expect(first.map((t) => t.name)).toEqual(['get_page', 'get_catalog', 'recall_tool_result'])
-    for (const call of log.calls) {
-      expect(call.tools).toHaveLength(first.length)
-      call.tools.forEach((t, i) => expect(t).toBe(first[i]))
-      expect(toolDefs(call.tools)).toBe(toolDefs(first))
+    // Calls 0-2 have nothing compacted: the tool's schema would only cost; the
+    // catalog (over evictChars) is a stub from call 3 on, and the tool with it.
+    const names = log.calls.map((c) => c.tools.map((t) => t.name).join(','))
+    expect(names.slice(0, 3)).toEqual(Array(3).fill('get_page,get_catalog'))
+    const bound = log.calls[3].tools
+    expect(bound.map((t) => t.name)).toEqual(['get_page', 'get_catalog', 'recall_tool_result'])
+    for (const call of log.calls.slice(3)) {
+      call.tools.forEach((t, i) => expect(t).toBe(bound[i]))
+      expect(toolDefs(call.tools)).toBe(toolDefs(bound))
     }
+    expect(log.calls.slice(0, 3).every((c) => c.messages.every((m) => !textOf(m.content).startsWith(HEADER)))).toBe(true)
   })
 
   test("with compactAfter 'turn', each call within a turn extends the previous prompt", async () => {
@@ -226,8 +230,10 @@ describe('createAgent + toolMemoryMiddleware', () => {
         middleware: order === 'memory-first' ? [memory, palette] : [palette, memory],
       })
       const result = await agent.invoke(user('go'), thread(order))
-      // The palette narrows the tools; the recall tool survives it, on every call.
-      for (const call of log.calls) expect(call.tools.map((t) => t.name)).toEqual(['get_catalog', 'recall_tool_result'])
+      // The palette narrows the tools; the recall tool survives it, on every call from the
+      // first compacted one (the catalog, a stub from call 1 on).
+      expect(log.calls[0].tools.map((t) => t.name)).toEqual(['get_catalog'])
+      for (const call of log.calls.slice(1)) expect(call.tools.map((t) => t.name)).toEqual(['get_catalog', 'recall_tool_result'])
       // Compaction still applies, and the recall tool runs through the palette's guard.
       const memId = memIdFor('cat', CATALOG_JSON)
       expect(toolMsg(log.calls[1].messages, 'cat').content).toBe(await ledger.stub(memId, { namespace: order, previewChars: 2000 }))

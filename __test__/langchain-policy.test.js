@@ -12,7 +12,8 @@ const HEADER = '[symfonic.tool_memory v2]'
 // Compaction's own notes (recall answers already read) keep the v1 header.
 const NOTE_HEADER = '[symfonic.tool_memory v1]'
 // Fixed options, so these tests do not move when the benchmark retunes DEFAULTS.
-const SEEN = { compactAfter: 'seen', keepLastN: 0, sizeChars: 8000, evictChars: 80000, horizonCalls: 4, recallAnswers: 'note' }
+// windowCalls Infinity: results up to sizeChars are never compacted (masking has its own tests).
+const SEEN = { compactAfter: 'seen', keepLastN: 0, sizeChars: 8000, evictChars: 80000, horizonCalls: 4, recallAnswers: 'note', windowCalls: Infinity, quotedCalls: 0 }
 
 function text(tag, chars) {
   const line = `${tag}: lorem ipsum dolor sit amet ${'x'.repeat(40)}\n`
@@ -255,7 +256,7 @@ describe('perTool', () => {
     const list = [
       new HumanMessage('go'),
       ...exchange('f', 'read_file', text('f', 30000)),
-      ...exchange('l', 'logs', text('l', 3000)),
+      ...exchange('l', 'logs', text('l', 6000)),
       ...exchange('s', 'search', text('s', 30000)),
       ...exchange('e', 'export', text('e', 50000)),
       new AIMessage('done'),
@@ -295,7 +296,10 @@ describe('options fail closed', () => {
     [{ perTool: ['read'] }, /perTool must be an object/],
     [{ perTool: { read: 5 } }, /perTool.read must be an object/],
     [{ cacheMarks: 1 }, /cacheMarks must be a boolean/],
-    [{ gate: { inputPrice: 3 } }, /unknown option "gate.inputPrice"; did you mean "gate.inputPricePerMTok"\?/],
+    [{ gate: { inputPricePerMTok: 3 } }, /unknown option "gate"/],
+    [{ windowCalls: -1 }, /windowCalls must be a non-negative number/],
+    [{ quotedCalls: 'often' }, /quotedCalls must be a non-negative number/],
+    [{ horizonCalls: 'later' }, /horizonCalls must be a non-negative number, Infinity or 'auto'/],
     [{ Foo: 1 }, /unknown option "Foo" \(known: /],
     [{ exemptTools: [1] }, /exemptTools must be an array of tool names/],
   ]

@@ -10,7 +10,8 @@
 const { AIMessage, HumanMessage, ToolMessage } = require('@langchain/core/messages')
 const { infoOf, codePoints, toolCallIndex, msgType, markOurs, isOurs, callArgs } = require('./messages.js')
 const { resolveOptions, COMPACT_KEYS } = require('./options.js')
-const { plan } = require('./policy.js')
+const { plan, stubEarns } = require('./policy.js')
+const { oneLine, resultNote, recallNote } = require('./notes.js')
 const { reporter } = require('./report.js')
 const { verifyOffloaded } = require('./offload.js')
 const { checkLedger } = require('../lib/options.js')
@@ -19,8 +20,6 @@ const { checkLedger } = require('../lib/options.js')
 // crossing into Rust; bound it so finished conversations can be collected.
 const CACHE_MAX_ENTRIES = 20000
 const CACHE_MAX_CHARS = 32 * 1024 * 1024
-// Longest argument list a recall note repeats.
-const NOTE_MAX_ARGS_CHARS = 300
 
 // ---------------------------------------------------------------------------
 // The per-ledger cache: what has been recorded, so that a pass over a history
@@ -100,33 +99,6 @@ function toolMessageWith(m, content, toolMemory) {
   return toolMemory || isOurs(m) ? markOurs(message) : message
 }
 
-const compactedMessage = (m, stub, memId) => toolMessageWith(m, stub, { memId, compacted: true })
-
-// The note that stands for a recall answer the model has read: what it asked
-// for, so that it can ask again.
-function recallNote(m, call, chars) {
-  const args = callArgs(call)
-  const memId = typeof args.mem_id === 'string' ? args.mem_id : ''
-  let shown = Object.keys(args)
-    .filter((k) => args[k] !== undefined && args[k] !== null)
-    .sort()
-    .map((k) => {
-      let v
-      try {
-        v = JSON.stringify(args[k])
-      } catch {
-        v = undefined
-      }
-      return `${k}=${typeof v === 'string' ? v : String(args[k])}`
-    })
-    .join(', ')
-  if (codePoints(shown) > NOTE_MAX_ARGS_CHARS) shown = Array.from(shown).slice(0, NOTE_MAX_ARGS_CHARS).join('') + '...'
-  return [
-    '[symfonic.tool_memory v1] recall answer already read',
-    `recall_tool_result(${shown}) answered ${chars} chars of mem=${memId || '?'}; not repeated here.`,
-    'If you need it again, call recall_tool_result with the same arguments.',
-  ].join('\n')
-}
 
 const CACHE_CONTROL = Object.freeze({ type: 'ephemeral' })
 // Marked copies, per message object: a mark that stays put costs nothing per call.
@@ -174,15 +146,6 @@ function markedCopy(m) {
 
 // ---------------------------------------------------------------------------
 
-// One line, at most `max` code points: control characters (and U+2028/9)
-// escaped as the native stub escapes them, so no field can add a line.
-function oneLine(value, max) {
-  const s = Array.from(String(value).slice(0, max * 2)).slice(0, max).join('')
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) =>
-    c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : `\\u{${c.charCodeAt(0).toString(16)}}`,
-  )
-}
-
 // A result over evictChars that could not be recorded is still never sent in
 // full: the model gets its head and a plain statement of what happened.
 function unarchivedMessage(m, info, previewChars, reason) {
@@ -196,24 +159,30 @@ function unarchivedMessage(m, info, previewChars, reason) {
   return toolMessageWith(m, text, { memId: null, compacted: true, failed: true })
 }
 
-async function compact(messages, ledger, o, ns) {
+/**
+ * Compacts a copy of `messages` as the policy decides. `env` tells the policy
+ * how the recall tool is bound (policy.js). Answers the copy and whether the
+ * recall tool belongs in this request (anything compacted, now or before).
+ */
+async function compact(messages, ledger, o, ns, env) {
   const out = messages.slice()
   // Stubs that offload mode put into the state are compacted already (verified, not trusted).
   const offloaded = []
   for (const m of messages) if (m && m.response_metadata && m.response_metadata.tool_memory) offloaded.push(verifyOffloaded(m, ledger, ns))
   if (offloaded.length > 0) await Promise.all(offloaded)
-  const { decisions, marks } = plan(messages, o)
-  if (decisions.size === 0 && marks.length === 0) return out
+  const { decisions, marks, recallBound } = plan(messages, o, env)
+  if (decisions.size === 0 && marks.length === 0) return { messages: out, recallBound }
   const report = reporter(o.logger, o.onEvent)
   const cache = cacheFor(ledger)
   // Events are sent once the pass is done, in message order (records finish in any order).
   const events = []
-  const compacted = (i, m, kind, memId, message) => {
+  const compacted = (i, m, decision, memId, message) => {
     if (o.onEvent === undefined) return
     const chars = infoOf(m).chars
+    const kind = decision === 'evict' ? 'evict' : message.response_metadata.tool_memory.note ? 'note' : 'stub'
     events.push([
       i,
-      { type: 'compacted', kind, toolCallId: m.tool_call_id, toolName: m.name || (callOf(m.tool_call_id) || {}).name || 'unknown_tool', memId, namespace: ns, chars, compactedChars: codePoints(message.content) },
+      { type: 'compacted', kind, toolCallId: m.tool_call_id, toolName: toolNameOf(m), memId, namespace: ns, chars, compactedChars: codePoints(message.content) },
       `${ns}\0${m.tool_call_id}\0${kind}\0${memId}`,
     ])
   }
@@ -222,17 +191,20 @@ async function compact(messages, ledger, o, ns) {
     if (calls === null) calls = toolCallIndex(messages)
     return calls.get(id)
   }
-  const variant = (kind) => (kind === 'evict' ? o.evictPreviewChars : kind === 'note' ? -1 : 0)
+  const toolNameOf = (m) => m.name || (callOf(m.tool_call_id) || {}).name || 'unknown_tool'
+  const variant = (kind) => (kind === 'evict' ? o.evictPreviewChars : kind === 'rnote' ? -1 : 0)
 
   // False when the ledger lost the entry (LRU) and it must be recorded again.
   const place = async (i, kind, entry) => {
     const m = messages[i]
-    let stub = entry.stub
+    let message
     if (kind === 'evict') {
-      stub = await evictedStub(ledger, entry, ns, o.evictPreviewChars)
+      const stub = await evictedStub(ledger, entry, ns, o.evictPreviewChars)
       if (stub === null) return false
+      message = toolMessageWith(m, stub, { memId: entry.memId, compacted: true })
+    } else {
+      message = maskedMessage(m, entry, infoOf(m).chars, toolNameOf(m))
     }
-    const message = compactedMessage(m, stub, entry.memId)
     cache.out.set(m, { content: m.content, ns, variant: variant(kind), message })
     out[i] = message
     compacted(i, m, kind, entry.memId, message)
@@ -250,11 +222,11 @@ async function compact(messages, ledger, o, ns) {
       continue
     }
     const info = infoOf(m)
-    if (kind === 'note') {
+    if (kind === 'rnote') {
       const call = callOf(m.tool_call_id)
       const mem = callArgs(call).mem_id
       const memId = typeof mem === 'string' ? mem : null
-      const message = toolMessageWith(m, recallNote(m, call, info.chars), { memId, compacted: true, note: true })
+      const message = toolMessageWith(m, recallNote(call, info.chars), { memId, compacted: true, note: true })
       cache.out.set(m, { content: m.content, ns, variant: variant(kind), message })
       out[i] = message
       compacted(i, m, kind, memId, message)
@@ -270,7 +242,7 @@ async function compact(messages, ledger, o, ns) {
     pending.push(
       recordOnce(ledger, cache, ns, m, info, callOf(m.tool_call_id))
         .then(async (e) => {
-          if (!(await place(i, kind, e))) out[i] = compactedMessage(m, e.stub, e.memId)
+          if (!(await place(i, kind, e))) out[i] = maskedMessage(m, e, info.chars, toolNameOf(m))
         })
         .catch((err) => {
           // Never fail a model call over compaction: a medium result is sent in
@@ -278,14 +250,21 @@ async function compact(messages, ledger, o, ns) {
           const reason = String((err && err.message) || err).slice(0, 200)
           if (kind === 'evict') out[i] = unarchivedMessage(m, info, o.evictPreviewChars, reason)
           report.warn(`record\0${ns}\0${m.tool_call_id}`, `@symfonic/core: tool result ${m.tool_call_id} (${info.chars} chars) could not be recorded (${reason}); ${kind === 'evict' ? 'the model sees its head only' : 'it is sent in full'}`)
-          if (o.onEvent !== undefined) events.push([i, { type: 'recordFailed', toolCallId: m.tool_call_id, toolName: m.name || 'unknown_tool', namespace: ns, chars: info.chars, error: reason }, `record\0${ns}\0${m.tool_call_id}`])
+          if (o.onEvent !== undefined) events.push([i, { type: 'recordFailed', toolCallId: m.tool_call_id, toolName: toolNameOf(m), namespace: ns, chars: info.chars, error: reason }, `record\0${ns}\0${m.tool_call_id}`])
         }),
     )
   }
   if (pending.length > 0) await Promise.all(pending)
   for (const j of marks) out[j] = withCacheMark(out[j])
   if (events.length > 0) for (const [, e, key] of events.sort((a, b) => a[0] - b[0])) report.event(e, key)
-  return out
+  return { messages: out, recallBound }
+}
+
+// A result the policy compacts, in the form that earns its size: the ledger's
+// stub where it is small beside the result, the one-line note otherwise.
+function maskedMessage(m, entry, chars, toolName) {
+  if (stubEarns(chars, codePoints(entry.stub))) return toolMessageWith(m, entry.stub, { memId: entry.memId, compacted: true })
+  return toolMessageWith(m, resultNote(toolName, chars, entry.memId), { memId: entry.memId, compacted: true, note: true })
 }
 
 const FN = 'compactToolMessages(messages, ledger, options)'
@@ -300,7 +279,7 @@ async function compactToolMessages(messages, ledger, options) {
   const o = resolveOptions(options, FN, COMPACT_KEYS)
   const ns = options && options.namespace != null ? options.namespace : ''
   try {
-    return await compact(messages, ledger, o, ns)
+    return (await compact(messages, ledger, o, ns)).messages
   } catch (e) {
     // A message whose getters throw (or a Proxy) is a programmer's input: say so.
     if (e instanceof TypeError) throw e

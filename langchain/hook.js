@@ -18,7 +18,7 @@ function toolMemoryPreModelHook(options) {
   const registered = watchRegistration(recallTool, () => {})
   const hook = async (state, config) => {
     const messages = Array.isArray(state) ? state : state.messages
-    const out = await compact(messages, ledger, policy, nsOf(config))
+    const out = (await compact(messages, ledger, policy, nsOf(config))).messages
     // Stubs tell the model to call recall_tool_result: say so if it cannot.
     if (!registered() && out.some((m, i) => m !== messages[i] && m.response_metadata?.tool_memory?.compacted === true)) {
       report.warn(

@@ -15,24 +15,6 @@ import type { Ledger, ToolResultLedgerLike } from '../index'
 export type CacheModel = 'breakpoint' | 'prefix'
 
 /**
- * Optional cost gate for medium results (those between `sizeChars` and
- * `evictChars`): compact one only when carrying it inline for `horizonTurns`
- * more calls costs more than carrying its stub plus the expected recall
- * round-trip. Tokens are estimated as characters / 4. Results over
- * `evictChars` are stubs whatever the gate says.
- */
-export interface CostGate {
-  /** Input price in USD per million tokens. Missing, zero or not finite: medium results are never compacted. */
-  inputPricePerMTok: number
-  /** Model calls over which an inline result would be carried. Default 5. */
-  horizonTurns?: number
-  /** Chance that the model recalls a compacted result; each recall carries up to 12,500 tokens. Default 0.5. */
-  recallProbability?: number
-  /** Price of carried tokens relative to `inputPricePerMTok` (0.1 models cache reads). Default 1, as in the reference. */
-  cacheReadRatio?: number
-}
-
-/**
  * When a tool result becomes eligible for compaction:
  * - `'seen'`: once the model has answered after it (an AIMessage follows it). All results
  *   answering one AIMessage (parallel calls) are fresh together and read in full.
@@ -83,7 +65,11 @@ export interface CompactOptions {
    * Exempt tools' results are not counted. Default 0.
    */
   keepLastN?: number
-  /** Results this size or smaller (code points) are never compacted. Default per `cacheModel`: 4,000 (`'breakpoint'`), 2,000 (`'prefix'`). */
+  /**
+   * Results larger than this (code points) are compacted once the model has seen them (`compactAfter`);
+   * smaller ones once they are older than `windowCalls`. With the default `windowCalls` 0 both happen
+   * the call after the model read the result. Default 4000 (breakpoint) / 2000 (prefix).
+   */
   sizeChars?: number
   /** Results larger than this are never sent in full, not even fresh. Default 80,000; `Infinity` disables. */
   evictChars?: number
@@ -94,11 +80,22 @@ export interface CompactOptions {
   /** How a recall answer the model has read is carried. Default `'note'`. */
   recallAnswers?: RecallAnswers
   /**
-   * Later calls over which a rewrite of the cached prefix must repay its cache miss:
-   * eligible results wait (and are batched) until compacting them pays within this many calls.
-   * `Infinity`: always compact at once. Default 4.
+   * Results up to `sizeChars` are compacted once they are older than this many model calls
+   * (a result the model read in the last call is 0 calls old). `Infinity`: never. Default 0.
    */
-  horizonCalls?: number
+  windowCalls?: number
+  /**
+   * A result the model's own messages of the last this many calls quote (a distinctive token it uses for
+   * the first time and could only have read there) stays in full. 0: no such exception. Default 1.
+   */
+  quotedCalls?: number
+  /**
+   * Later calls over which a rewrite of the cached prefix (and the expected recalls of what it compacts)
+   * must be repaid: eligible results wait, and are batched, until compacting them pays within the horizon.
+   * `'auto'`: as many calls as the conversation has made so far (at least 4). `Infinity`: always compact
+   * at once. Default `'auto'`.
+   */
+  horizonCalls?: number | 'auto'
   /** The cache's price multipliers; default per `cacheModel`. */
   pricing?: CachePricing
   /**
@@ -113,8 +110,6 @@ export interface CompactOptions {
   exemptTools?: readonly string[]
   /** Ledger namespace the results are recorded in. Default `''`. */
   namespace?: string
-  /** Optional cost gate for medium results. Default: none (size and position decide). */
-  gate?: CostGate
   /** Receives warnings (a result that could not be recorded, a throwing `onEvent`), each distinct one once. Default: `console`. */
   logger?: { warn(message: string): void }
   /** Receives a small event for each result compacted (once per result) and each recall answered. Never throws into the agent. */
@@ -124,8 +119,9 @@ export interface CompactOptions {
 /** What the memory middleware, the hook and `compactToolMessages` report through `onEvent`. */
 export type ToolMemoryEvent =
   /**
-   * A result is compacted (reported once per result and kind): `'stub'` (seen),
-   * `'evict'` (over `evictChars`, from first sight) or `'note'` (a recall answer).
+   * A result is compacted (reported once per result and kind): `'stub'` (the ledger's stub),
+   * `'evict'` (over `evictChars`, from first sight) or `'note'` (a one-line note: a result whose
+   * stub would not be small beside it, or a recall answer the model has read).
    * `chars` is the original's size, `compactedChars` what the model sees instead (code points).
    */
   | {
@@ -243,8 +239,8 @@ export declare function createRecallToolResultTool(
 
 /**
  * A copy of `messages` in which seen and oversized tool results are ledger stubs
- * (`response_metadata.tool_memory = { memId, compacted: true }`), seen recall answers
- * are notes (`{ memId, compacted: true, note: true }`), and, under `'breakpoint'`, at
+ * (`response_metadata.tool_memory = { memId, compacted: true }`) or one-line notes,
+ * as are seen recall answers (`{ memId, compacted: true, note: true }`), and, under `'breakpoint'`, at
  * most two messages carry a `cache_control` mark (their text unchanged). Never
  * mutates its input; idempotent; a pure function of the list and the options.
  */
@@ -258,9 +254,9 @@ export declare function compactToolMessages(
 export type ToolMemoryMiddleware = AgentMiddleware<undefined, undefined, unknown, readonly [RecallToolResultTool]>
 
 /**
- * `createAgent` middleware: registers `recall_tool_result` (in the tool list from
- * the first call, identical on every call) and compacts in `wrapModelCall`, so the
- * model sees stubs while the state keeps the originals.
+ * `createAgent` middleware: compacts in `wrapModelCall`, so the model sees stubs and
+ * notes while the state keeps the originals, and registers `recall_tool_result`, which
+ * joins the tool list with the first compacted result and stays, identical, from then on.
  */
 export declare function toolMemoryMiddleware(options?: ToolMemoryOptions): ToolMemoryMiddleware
 
@@ -314,7 +310,9 @@ export interface CompactDefaults {
   evictChars: number
   evictPreviewChars: number
   recallAnswers: RecallAnswers
-  horizonCalls: number
+  windowCalls: number
+  quotedCalls: number
+  horizonCalls: number | 'auto'
 }
 
 /** The defaults per cache model, chosen by `npm run bench:context`. */

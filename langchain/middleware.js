@@ -13,6 +13,8 @@ const { cachedCacheModelFor } = require('./cache-model.js')
 const { compact } = require('./compact.js')
 const { createRecallToolResultTool, checkCap } = require('./recall-tool.js')
 const { refuseAsHook, threadNamespace } = require('./misuse.js')
+const { toolChars, systemChars } = require('./request-size.js')
+const { RECALL_TOOL_NAME } = require('./options.js')
 
 /**
  * What the middleware and the hook share: the ledger, the namespace, the
@@ -50,19 +52,30 @@ function setup(options, fn) {
   return { o, ledger, nsOf, policies, recallTool, report }
 }
 
-/** createAgent middleware: the recall tool in every tool list, compaction in wrapModelCall. */
+/**
+ * createAgent middleware: compaction in wrapModelCall, and the recall tool,
+ * bound from the first request that has something compacted on (until then
+ * its schema would only add to every request; policy.js prices the one
+ * rewrite its arrival costs).
+ */
 function toolMemoryMiddleware(options) {
   const { createMiddleware } = require('langchain')
   const { o, ledger, nsOf, policies, recallTool, report } = setup(options, 'toolMemoryMiddleware(options)')
   // Evicting is decided by size alone, the same under both cache models' policies.
   const toolPolicy = policies[o.cacheModel ?? 'prefix']
+  const recallChars = toolChars(recallTool)
+  const isRecall = (t) => t === recallTool || (t && t.name === RECALL_TOOL_NAME)
   const middleware = createMiddleware({
     name: 'ToolMemoryMiddleware',
     tools: [recallTool],
     wrapModelCall: async (request, handler) => {
       const policy = policies[o.cacheModel ?? cachedCacheModelFor(request.model)]
-      const messages = await compact(request.messages, ledger, policy, nsOf(request.runtime))
-      return handler({ ...request, messages })
+      const tools = Array.isArray(request.tools) ? request.tools : []
+      let prefixChars = systemChars(request)
+      for (const t of tools) if (!isRecall(t)) prefixChars += toolChars(t)
+      const env = { lateRecall: true, prefixChars, recallToolChars: recallChars }
+      const { messages, recallBound } = await compact(request.messages, ledger, policy, nsOf(request.runtime), env)
+      return handler({ ...request, messages, tools: recallBound ? tools : tools.filter((t) => !isRecall(t)) })
     },
     wrapToolCall:
       o.offload === true

@@ -4,7 +4,7 @@
 // function the user called, never a silent default).
 
 const { PRICING } = require('./cache-model.js')
-const { isPlainObject, checkKeys, checkCount, checkOneOf, checkBoolean, checkLogger, checkCallback } = require('../lib/options.js')
+const { fail, isPlainObject, checkKeys, checkCount, checkOneOf, checkBoolean, checkLogger, checkCallback } = require('../lib/options.js')
 
 const RECALL_TOOL_NAME = 'recall_tool_result'
 
@@ -20,26 +20,30 @@ const RECALL_TOOL_NAME = 'recall_tool_result'
  * - evictPreviewChars: head preview carried by those stubs.
  * - recallAnswers: how a seen recall answer is carried: 'note' (a short note
  *   naming the mem_id and arguments), 'keep' (in full), 'stub' (recorded).
- * - horizonCalls: later calls over which a rewrite must repay its cache miss.
+ * - windowCalls: results of any size older than this many model calls are
+ *   compacted (Infinity: only results over sizeChars are).
+ * - quotedCalls: a result the model's own messages of the last this many
+ *   calls quote stays in full (0: no such exception).
+ * - horizonCalls: later calls over which a rewrite must repay its cache miss;
+ *   'auto': as many as the conversation has made so far.
  */
 const DEFAULTS = {
   // Anthropic-style: cache entries end where earlier requests ended, or at a cache_control mark.
-  breakpoint: { compactAfter: 'seen', keepLastN: 0, sizeChars: 4000, evictChars: 80000, evictPreviewChars: 2000, recallAnswers: 'note', horizonCalls: 4 },
+  breakpoint: { compactAfter: 'seen', keepLastN: 0, sizeChars: 4000, evictChars: 80000, evictPreviewChars: 2000, recallAnswers: 'note', windowCalls: 0, quotedCalls: 1, horizonCalls: 'auto' },
   // OpenAI-style: any shared prefix is cached, in 128-token blocks.
-  prefix: { compactAfter: 'seen', keepLastN: 0, sizeChars: 2000, evictChars: 80000, evictPreviewChars: 2000, recallAnswers: 'note', horizonCalls: 4 },
+  prefix: { compactAfter: 'seen', keepLastN: 0, sizeChars: 2000, evictChars: 80000, evictPreviewChars: 2000, recallAnswers: 'note', windowCalls: 0, quotedCalls: 1, horizonCalls: 'auto' },
 }
 
 const COMPACT_AFTER = ['seen', 'turn', 'arrival']
 const RECALL_ANSWERS = ['note', 'keep', 'stub']
 const COMPACT_KEYS = [
   'cacheModel', 'compactAfter', 'keepLastN', 'sizeChars', 'evictChars', 'evictPreviewChars',
-  'exemptTools', 'perTool', 'recallAnswers', 'horizonCalls', 'pricing', 'cacheMarks', 'gate', 'namespace', 'logger', 'onEvent',
+  'exemptTools', 'perTool', 'recallAnswers', 'windowCalls', 'quotedCalls', 'horizonCalls', 'pricing', 'cacheMarks', 'namespace', 'logger', 'onEvent',
 ]
 // toolMemoryMiddleware and toolMemoryPreModelHook take a ledger too.
 const TOOL_MEMORY_KEYS = [...COMPACT_KEYS, 'ledger', 'offload', 'recallMaxChars']
 const PER_TOOL_KEYS = ['sizeChars', 'evictChars', 'exempt']
 const PRICING_KEYS = ['cacheWrite', 'cacheRead']
-const GATE_KEYS = ['inputPricePerMTok', 'horizonTurns', 'recallProbability', 'cacheReadRatio']
 
 const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k)
 
@@ -48,22 +52,6 @@ function checkOrder(fn, where, sizeChars, evictChars) {
   if (sizeChars > evictChars) {
     throw new TypeError(`${fn}: ${where}sizeChars (${sizeChars}) must not exceed ${where}evictChars (${evictChars}); use exempt: true to never compact a tool`)
   }
-}
-
-function resolveGate(fn, gate) {
-  if (gate == null || gate === false) return null
-  if (!isPlainObject(gate)) throw new TypeError(`${fn}: gate must be an object { inputPricePerMTok, horizonTurns?, recallProbability?, cacheReadRatio? }`)
-  checkKeys(fn, gate, GATE_KEYS, 'gate.')
-  const g = {
-    inputPricePerMTok: gate.inputPricePerMTok,
-    horizonTurns: gate.horizonTurns ?? 5,
-    recallProbability: gate.recallProbability ?? 0.5,
-    cacheReadRatio: gate.cacheReadRatio ?? 1,
-  }
-  checkCount(fn, 'gate.horizonTurns', g.horizonTurns, false)
-  checkCount(fn, 'gate.cacheReadRatio', g.cacheReadRatio, false)
-  if (!(g.recallProbability >= 0 && g.recallProbability <= 1)) throw new TypeError(`${fn}: gate.recallProbability must be between 0 and 1`)
-  return g
 }
 
 function resolvePricing(fn, pricing, cacheModel) {
@@ -93,6 +81,12 @@ function resolvePerTool(fn, perTool) {
   return out
 }
 
+
+// A number of calls, or 'auto' (policy.js: the calls made so far).
+function resolveHorizon(fn, v) {
+  if (v === 'auto' || (typeof v === 'number' && v >= 0)) return v
+  throw fail(fn, "horizonCalls must be a non-negative number, Infinity or 'auto'", v)
+}
 
 const resolveCacheMarks = (fn, v) => (v === undefined ? true : checkBoolean(fn, 'cacheMarks', v))
 
@@ -129,11 +123,12 @@ function resolveOptions(options, fn = 'compactToolMessages(messages, ledger, opt
     evictChars,
     evictPreviewChars: checkCount(fn, 'evictPreviewChars', o.evictPreviewChars ?? d.evictPreviewChars, false),
     recallAnswers: checkOneOf(fn, 'recallAnswers', o.recallAnswers ?? d.recallAnswers, RECALL_ANSWERS),
-    horizonCalls: checkCount(fn, 'horizonCalls', o.horizonCalls ?? d.horizonCalls, true),
+    windowCalls: checkCount(fn, 'windowCalls', o.windowCalls ?? d.windowCalls, true),
+    quotedCalls: checkCount(fn, 'quotedCalls', o.quotedCalls ?? d.quotedCalls, true),
+    horizonCalls: resolveHorizon(fn, o.horizonCalls ?? d.horizonCalls),
     pricing: resolvePricing(fn, o.pricing, cacheModel),
     exemptTools: exempt,
     perTool,
-    gate: resolveGate(fn, o.gate),
     marks: resolveCacheMarks(fn, o.cacheMarks) && cacheModel === 'breakpoint',
     logger: checkLogger(fn, o.logger),
     onEvent: checkCallback(fn, 'onEvent', o.onEvent),

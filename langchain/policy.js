@@ -1,62 +1,70 @@
 'use strict'
-// The compaction policy: which tool results the model sees as stubs, and
-// where the cache breakpoints go. A pure function of the message list and the
-// options; no ledger, no I/O. docs/context-economics.md explains every rule
-// here with the numbers behind it.
+// The compaction policy: which tool results the model sees compacted, where
+// the cache breakpoints go, and whether the recall tool is bound yet. A pure
+// function of the message list and the options; no ledger, no I/O.
+// docs/compaction.md states the rules in plain words, and
+// docs/context-economics.md the measurements behind every default.
 //
-// The rule, in three parts:
-// 1. Eligibility. A result over `sizeChars` becomes eligible once the model
-//    has answered after it (`compactAfter: 'seen'`: an AIMessage follows it;
-//    all results of one AIMessage's parallel calls become eligible together),
-//    or once a new HumanMessage follows it ('turn'), or at once ('arrival');
-//    the last `keepLastN` eligible results stay in full. Results over
-//    `evictChars` are stubs from first sight.
-// 2. When to rewrite. Compacting a result rewrites the prompt from that
-//    result on, so the cached tokens after it are written again. Eligible
-//    results wait in a batch until compacting them pays within `horizonCalls`
-//    later calls, priced with the cache model's write and read multipliers:
-//      saving = cleared chars x cacheRead x horizonCalls
-//      cost   = stubs x cacheWrite - cleared originals x cacheRead
-//             + cached chars after the first of them x (cacheWrite - cacheRead)
-//    At the freshest position (the usual case with 'seen') the cost is about
-//    zero, so a result is compacted the call after the model read it.
+// 1. Eligibility. A result over `sizeChars` is eligible once the model has
+//    answered after it (`compactAfter: 'seen'`; 'turn': once a HumanMessage
+//    follows it; 'arrival': at once). Any other result is eligible once it is
+//    older than `windowCalls` model calls. The last `keepLastN` results stay
+//    in full, and so does a result the model is working from: one its own
+//    messages of the last `quotedCalls` calls quote (quotes.js). A result
+//    whose note would save less than its own size is never compacted;
+//    results over `evictChars` are compacted from first sight.
+// 2. When to rewrite. Compacting rewrites the prompt from the first result
+//    compacted on, so the cached tokens after it are written again. Eligible
+//    results wait, and are batched, until compacting them repays that miss
+//    within the horizon, priced with the cache's write and read multipliers:
+//      saving = Σ (original − compacted) × read × horizon
+//      cost   = Σ (compacted × write − original × read)
+//             + cached chars after the first of them × (write − read)
+//    The horizon is `horizonCalls`, or with 'auto' the calls the conversation
+//    has made so far (a loop that has run N calls is likely to run on). When
+//    the recall tool is bound only once something is compacted (the
+//    middleware), the first rewrite also pays for the whole prompt written
+//    again and the tool's schema on every later call.
+//    Each compacted result adds the cost of the recalls it is expected to
+//    cause: a model call reading the whole prompt per recall round-trip, and
+//    the answer, at the rates this conversation has shown so far (a prior
+//    until it has shown some).
 // 3. Determinism. Every AIMessage in the list is the answer to the call whose
-//    input was the list before it, so the rule is replayed over those calls
-//    in order: a decision taken at a call depends only on the list up to that
-//    call, which every later list shares. A compacted result stays compacted
-//    and its stub text never changes.
+//    input was the list before it, so the rule is replayed over those calls in
+//    order: a decision taken at a call depends only on the list up to that
+//    call, which every later list shares. A compacted result stays compacted.
+//    The replay of a list is kept and resumed when the next call's list
+//    extends it (the same message objects), so a call costs only its new
+//    messages; any other list is replayed from its start.
 
-const { isTool, isHuman, isAI, infoOf, promptChars, hasText, toolCallIndex, callArgs } = require('./messages.js')
+const { isTool, isHuman, isAI, infoOf, promptChars, hasText, callArgs } = require('./messages.js')
+const { messageTokens } = require('./quotes.js')
+const { resultNoteChars } = require('./notes.js')
 const { RECALL_TOOL_NAME } = require('./options.js')
-
-// Estimated prompt size of a stub and of a recall note (characters). Only the
-// rewrite rule and the gate use them; the estimate keeps `plan` free of the
-// ledger (the real stub is 400-900 characters; a note 250-500).
+// Estimated prompt size of a full stub, of an evicted one's extra lines, and
+// of a recall note (characters): the real stub is made by the ledger once the
+// result is recorded, after this plan (compact.js picks the form with it).
 const STUB_CHARS = 700
 const EVICT_OVERHEAD_CHARS = 500
-const NOTE_CHARS = 300
+const RECALL_NOTE_CHARS = 200
+// A full stub is used where it is at most this fraction of the result
+// (compact.js applies the rule to the real stub; the plan to its estimate).
+const STUB_EARNS = 8
+// Shortest horizon 'auto' assumes, in calls.
+const MIN_HORIZON = 4
+// The chance that a compacted result is recalled later, before this
+// conversation has shown its own (a prior worth PRIOR_WEIGHT results), and
+// the size of a recall answer: a recall is one more model call reading the
+// whole prompt, and its answer written once.
+const PRIOR_TRIP_RATE = 0.2
+const PRIOR_RECALL_RATE = 0.2
+const PRIOR_WEIGHT = 10
+const RECALL_ANSWER_CHARS = 1500
 
-// Longest recall answer the gate expects to pay for (MAX_OUTPUT_CHARS / 4 chars per token).
-const MAX_RECALL_TOKENS = 12500
+const NO_ENV = Object.freeze({ lateRecall: false, prefixChars: 0, recallToolChars: 0 })
 
-/**
- * The cost gate (reference: symfonic-core 9.12): offloading a medium result
- * pays when carrying it for `horizonTurns` more calls costs more than carrying
- * its stub plus the expected recall hop. Tokens ~ chars / 4. An unknown price
- * never offloads. Depends only on the result, so a decision never flips.
- */
-function gateAllows(gate, chars, stubChars) {
-  if (gate === null) return true
-  const price = gate.inputPricePerMTok
-  if (typeof price !== 'number' || !(price > 0) || !Number.isFinite(price)) return false
-  const perToken = price / 1e6
-  const tokens = Math.ceil(chars / 4)
-  const stubTokens = Math.ceil(stubChars / 4)
-  const carry = gate.horizonTurns * gate.cacheReadRatio * perToken
-  const saving = tokens * carry
-  const cost = stubTokens * carry + gate.recallProbability * Math.min(tokens, MAX_RECALL_TOKENS) * perToken
-  return saving > cost
-}
+/** Whether a result of `chars` gets its full stub rather than a one-line note. */
+const stubEarns = (chars, stubChars) => chars >= STUB_EARNS * stubChars
 
 // The recall call's arguments, normalised: two recalls with equal keys asked for the same slice.
 function recallKey(call) {
@@ -69,125 +77,290 @@ function recallKey(call) {
   }
 }
 
-/**
- * Which ToolMessages to compact, and where the cache marks go.
- * Returns { decisions: Map<index, 'stub' | 'evict' | 'note'>, marks: index[] }.
- */
-function plan(messages, o) {
-  const n = messages.length
-  let calls = null
-  const callOf = (id) => {
-    if (calls === null) calls = toolCallIndex(messages)
-    return calls.get(id)
-  }
-  const decisions = new Map()
-  const ranked = [] // results counted by keepLastN, in order
-  const cand = new Map() // index -> { kind, chars, stubChars }: compactable once eligible
-  const callEnds = [] // the end of each call's input: every AIMessage, then n
-  const boundaryAt = new Map() // call end -> index before which results are eligible
-  const recallsSeen = new Set()
-  let lastAI = -1
-  let lastHuman = -1
-  const boundary = (d) => (o.compactAfter === 'seen' ? lastAI : o.compactAfter === 'turn' ? lastHuman : d)
+const infoText = (m) => {
+  const c = m && m.content
+  if (typeof c === 'string') return c
+  if (!Array.isArray(c)) return ''
+  return c.map((b) => (typeof b === 'string' ? b : b && b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('')
+}
 
-  for (let i = 0; i < n; i++) {
-    const m = messages[i]
-    if (isAI(m)) {
-      boundaryAt.set(i, boundary(i))
-      callEnds.push(i)
-      lastAI = i
-      continue
+/**
+ * The replay of the calls of one list: `feed` walks new messages (deciding at
+ * each AIMessage for the call it answers), `decideNow` decides for the call
+ * being made. `messages` is the latest list fed; earlier entries are the same
+ * objects.
+ */
+class Replay {
+  constructor(o, env) {
+    this.o = o
+    this.env = env
+    this.messages = []
+    this.n = 0 // messages fed
+    this.call = 0 // the call whose input is being read
+    this.calls = new Map() // tool_call_id -> call, from the AIMessages fed
+    this.decisions = new Map()
+    this.ranked = [] // results counted by keepLastN, in order
+    this.open = [] // compactable results not decided yet, in order
+    this.seenResults = [] // every compactable result, in order
+    this.lastQuote = new Map() // result index -> latest call whose answer quoted it
+    this.carried = new Set() // tokens of every system, human and AI message so far
+    this.size = [] // prompt chars of each message as decided so far
+    this.recallsSeen = new Set()
+    this.bound = !env.lateRecall
+    this.masked = 0 // results compacted (not evicted) so far
+    this.recalled = 0 // recall answers so far
+    this.trips = 0 // model calls that recalled something so far
+    this.lastAI = -1
+    this.lastHuman = -1
+    this.prevEnd = 0
+    this.elig = 0 // ranked results before the boundary of the current call
+  }
+
+  // What the decision for the call being made changes: copied, so that the
+  // kept replay stays at "everything fed" (the next list decides that call itself).
+  fork() {
+    const f = Object.create(Replay.prototype)
+    Object.assign(f, this)
+    f.decisions = new Map(this.decisions)
+    f.open = this.open.slice()
+    f.size = this.size.slice()
+    return f
+  }
+
+  horizon(k) {
+    return typeof this.o.horizonCalls === 'number' ? this.o.horizonCalls : Math.max(MIN_HORIZON, k)
+  }
+
+  boundaryOf(end) {
+    const a = this.o.compactAfter
+    return a === 'seen' ? this.lastAI : a === 'turn' ? this.lastHuman : end
+  }
+
+  sizeNow(j) {
+    let s = this.size[j]
+    if (s === undefined) s = this.size[j] = promptChars(this.messages[j])
+    return s
+  }
+
+  decide(r, kind) {
+    const o = this.o
+    this.decisions.set(r.i, kind)
+    this.size[r.i] = kind === 'evict' ? STUB_CHARS + EVICT_OVERHEAD_CHARS + o.evictPreviewChars : r.est
+    if (kind === 'mask') this.masked++
+    this.bound = true
+  }
+
+  // Results compactable at call k, `eligCount` ranked results being past its boundary, in index order.
+  candidatesAt(k, eligCount) {
+    const { keepLastN: K, windowCalls: W, quotedCalls: Q } = this.o
+    const limit = K === Infinity ? 0 : eligCount - K
+    const out = []
+    for (const r of this.open) {
+      // Ranks grow with the index: past the limit, every later result is kept too.
+      if (!(r.rank < limit)) break
+      if (!r.large && k - r.seen <= W) continue
+      if (Q > 0 && this.lastQuote.has(r.i) && k - this.lastQuote.get(r.i) <= Q) continue
+      out.push(r)
     }
-    if (isHuman(m)) {
-      lastHuman = i
-      continue
+    return out
+  }
+
+  // The largest batch (a suffix of `now`) whose rewrite pays at call k, or null.
+  choose(now, cachedEnd, k) {
+    if (now.length === 0) return null
+    const H = this.horizon(k)
+    if (H === Infinity) return now
+    const { cacheWrite: w, cacheRead: rd } = this.o.pricing
+    const env = this.env
+    // Prefix sums of the prompt as decided so far, up to the cached end.
+    const upTo = Math.min(cachedEnd, this.messages.length)
+    const pre = new Float64Array(upTo + 1)
+    for (let j = 0; j < upTo; j++) pre[j + 1] = pre[j] + this.sizeNow(j)
+    // What the recalls of one compacted result are expected to cost now.
+    const tripRate = (this.trips + PRIOR_TRIP_RATE * PRIOR_WEIGHT) / (this.masked + PRIOR_WEIGHT)
+    const recallRate = (this.recalled + PRIOR_RECALL_RATE * PRIOR_WEIGHT) / (this.masked + PRIOR_WEIGHT)
+    const recallCost = tripRate * (env.prefixChars + pre[upTo]) * rd + recallRate * RECALL_ANSWER_CHARS * w
+    // Suffix sums, so that every candidate batch is priced in one pass.
+    let saving = 0
+    let members = 0
+    let inside = 0 // cached chars of the batch after its first member
+    const results = []
+    for (let t = now.length - 1; t >= 0; t--) {
+      const r = now[t]
+      const cached = r.i < cachedEnd
+      saving += (r.chars - r.est) * rd * H
+      members += r.est * w - r.chars * (cached ? rd : w) + (r.kind === 'mask' ? recallCost : 0)
+      let cost = members
+      const first = r.i
+      if (first < upTo) cost += (pre[upTo] - pre[first + 1] - inside) * (w - rd)
+      if (!this.bound) cost += (env.prefixChars + pre[Math.min(first, upTo)]) * (w - rd) + env.recallToolChars * (w + rd * H)
+      results.push(saving >= cost)
+      if (cached) inside += this.sizeNow(r.i)
     }
-    if (!isTool(m) || !m.tool_call_id) continue
-    const name = m.name || (callOf(m.tool_call_id) || {}).name
+    // The first start (the largest batch) that pays.
+    for (let s = 0; s < now.length; s++) if (results[now.length - 1 - s]) return now.slice(s)
+    return null
+  }
+
+  // The decision of call k, whose input ends at `end`.
+  decideAt(k, end) {
+    const b = this.boundaryOf(end)
+    while (this.elig < this.ranked.length && this.ranked[this.elig] < b) this.elig++
+    const batch = this.choose(this.candidatesAt(k, this.elig), this.prevEnd, k)
+    if (batch === null) return
+    for (const r of batch) this.decide(r, r.kind)
+    const done = new Set(batch)
+    this.open = this.open.filter((r) => !done.has(r))
+  }
+
+  resultTokens(r) {
+    if (r.tokens === undefined) r.tokens = messageTokens(this.messages[r.i], infoOf(this.messages[r.i]).text)
+    return r.tokens
+  }
+
+  // The AIMessage at i answers call k: the results it quotes for the first time.
+  quote(m, k) {
+    const tokens = messageTokens(m, infoText(m))
+    if (this.o.quotedCalls > 0 && this.seenResults.length > 0) {
+      // Each fresh token is credited to the latest result holding it, the one
+      // the model read it in; only a result still in full can be kept so.
+      for (const t of tokens) {
+        if (this.carried.has(t)) continue
+        for (let j = this.seenResults.length - 1; j >= 0; j--) {
+          const r = this.seenResults[j]
+          if (this.resultTokens(r).has(t)) {
+            if (!this.decisions.has(r.i)) this.lastQuote.set(r.i, k)
+            break
+          }
+        }
+      }
+    }
+    for (const t of tokens) this.carried.add(t)
+  }
+
+  /** Walks messages[this.n .. messages.length). */
+  feed(messages) {
+    const o = this.o
+    this.messages = messages
+    for (let i = this.n; i < messages.length; i++) {
+      const m = messages[i]
+      if (isAI(m)) {
+        this.decideAt(this.call, i)
+        if (Array.isArray(m.tool_calls)) {
+          for (const c of m.tool_calls) if (c && c.id) this.calls.set(c.id, c)
+          if (m.tool_calls.some((c) => c && c.name === RECALL_TOOL_NAME)) this.trips++
+        }
+        this.prevEnd = i
+        this.lastAI = i
+        this.quote(m, this.call)
+        this.call++
+        continue
+      }
+      if (isHuman(m)) this.lastHuman = i
+      if (!isTool(m)) {
+        if (o.quotedCalls > 0) for (const t of messageTokens(m, infoText(m))) this.carried.add(t)
+        continue
+      }
+      if (m.tool_call_id) this.result(m, i)
+    }
+    this.n = messages.length
+  }
+
+  // A ToolMessage: ranked, and compactable unless exempt, kept or too small.
+  result(m, i) {
+    const o = this.o
+    const call = this.calls.get(m.tool_call_id)
+    const name = m.name || (call || {}).name
     const isRecall = name === RECALL_TOOL_NAME
     let pinned = false
     if (isRecall) {
+      this.bound = true
+      this.recalled++
       // Loop guard: a recall that repeats an earlier one (the model asked again
       // after its answer became a note) is kept in full from then on.
-      const key = recallKey(callOf(m.tool_call_id))
-      pinned = key !== null && recallsSeen.has(key)
-      if (key !== null) recallsSeen.add(key)
+      const key = recallKey(call)
+      pinned = key !== null && this.recallsSeen.has(key)
+      if (key !== null) this.recallsSeen.add(key)
     }
-    if (name && o.exemptTools.has(name)) continue
-    if (isRecall && o.recallAnswers === 'keep') continue
-    ranked.push(i)
+    if (name && o.exemptTools.has(name)) return
+    if (isRecall && o.recallAnswers === 'keep') return
+    const rank = this.ranked.length
+    this.ranked.push(i)
     const info = infoOf(m)
-    if (info.compacted || !info.textOnly) continue
+    if (info.compacted) this.bound = true
+    if (info.compacted || !info.textOnly) return
     const t = (name && o.perTool.get(name)) || {}
-    const sizeChars = t.sizeChars ?? o.sizeChars
-    const evictChars = t.evictChars ?? o.evictChars
+    const r = { i, rank, seen: this.call, chars: info.chars, large: info.chars > (t.sizeChars ?? o.sizeChars), kind: 'mask', est: 0, tokens: undefined }
     if (isRecall && o.recallAnswers === 'note') {
-      if (!pinned && info.chars > sizeChars) cand.set(i, { kind: 'note', chars: info.chars, stubChars: NOTE_CHARS })
-      continue
+      if (pinned) return
+      r.kind = 'rnote'
+      r.est = RECALL_NOTE_CHARS
+    } else if (info.chars > (t.evictChars ?? o.evictChars)) {
+      this.decide(r, 'evict')
+      return
+    } else {
+      r.est = stubEarns(info.chars, STUB_CHARS) ? STUB_CHARS : resultNoteChars(name || 'unknown_tool', info.chars)
     }
-    if (info.chars > evictChars) decisions.set(i, 'evict')
-    else if (info.chars > sizeChars && gateAllows(o.gate, info.chars, STUB_CHARS)) {
-      cand.set(i, { kind: 'stub', chars: info.chars, stubChars: STUB_CHARS })
-    }
+    // Compacting must save at least what the note or stub adds.
+    if (info.chars < 2 * r.est) return
+    this.open.push(r)
+    this.seenResults.push(r)
   }
-  callEnds.push(n)
-  boundaryAt.set(n, boundary(n))
+}
 
-  // Size of message j in the prompt as decided so far.
-  const sizeNow = (j) => {
-    const kind = decisions.get(j)
-    if (kind === undefined) return promptChars(messages[j])
-    if (kind === 'evict') return STUB_CHARS + EVICT_OVERHEAD_CHARS + o.evictPreviewChars
-    return cand.get(j).stubChars
-  }
-  const { cacheWrite: w, cacheRead: r } = o.pricing
-  const H = o.horizonCalls
-  // Does rewriting `batch` (sorted indices) at a call pay? `cachedEnd`: the
-  // previous call's input ended there, so what lies before it is cached.
-  const pays = (batch, cachedEnd) => {
-    if (H === Infinity) return true
-    let saving = 0
-    let cost = 0
-    for (const p of batch) {
-      const c = cand.get(p)
-      saving += (c.chars - c.stubChars) * r * H
-      cost += c.stubChars * w - c.chars * (p < cachedEnd ? r : w)
-    }
-    let miss = 0
-    let b = 1 // batch is in index order
-    for (let j = batch[0] + 1; j < cachedEnd; j++) {
-      if (b < batch.length && batch[b] === j) b++
-      else miss += sizeNow(j)
-    }
-    cost += miss * (w - r)
-    return saving >= cost
-  }
+// Kept replays: first message object -> Map<policy key, { objs, contents, replay }>.
+const kept = new WeakMap()
+const policyKeys = new WeakMap()
 
-  // Replay the calls. `out` counts ranked results that left the keepLastN window.
-  const K = o.keepLastN
-  let eligible = 0
-  let out = 0
-  let pending = []
-  let prevEnd = 0
-  const advance = (b) => {
-    while (eligible < ranked.length && ranked[eligible] < b) eligible++
-    const target = K === Infinity ? 0 : Math.max(0, eligible - K)
-    const joined = []
-    for (; out < target; out++) if (cand.has(ranked[out])) joined.push(ranked[out])
-    return joined
+// What the replay depends on, as a string: equal policies share kept replays.
+function policyKey(o, env) {
+  let k = policyKeys.get(o)
+  if (k === undefined) {
+    const perTool = [...o.perTool].map(([name, t]) => [name, t.sizeChars, t.evictChars]).sort()
+    k = JSON.stringify([o.compactAfter, o.keepLastN, o.sizeChars, o.evictChars, o.evictPreviewChars, o.recallAnswers, o.windowCalls, o.quotedCalls, o.horizonCalls, o.pricing.cacheWrite, o.pricing.cacheRead, [...o.exemptTools].sort(), perTool], (_, v) => (v === Infinity ? 'Infinity' : v))
+    policyKeys.set(o, k)
   }
-  for (const d of callEnds) {
-    const joined = advance(boundaryAt.get(d))
-    if (joined.length > 0) pending = pending.concat(joined)
-    if (pending.length > 0 && pays(pending, prevEnd)) {
-      for (const p of pending) decisions.set(p, cand.get(p).kind)
-      pending = []
-    }
-    prevEnd = d
-  }
+  return `${k}|${env.lateRecall}|${env.prefixChars}|${env.recallToolChars}`
+}
 
-  const marks = o.marks ? placeMarks(messages, o, { cand, decisions, pending, ranked, eligible, out, pays, n }) : []
-  return { decisions, marks }
+// The kept replay of this list's prefix, or a new one.
+function replayFor(messages, o, env) {
+  const first = messages[0]
+  if (first === null || typeof first !== 'object') return new Replay(o, env)
+  const key = policyKey(o, env)
+  let byKey = kept.get(first)
+  if (byKey === undefined) kept.set(first, (byKey = new Map()))
+  let e = byKey.get(key)
+  let ok = e !== undefined && e.objs.length <= messages.length
+  for (let j = 0; ok && j < e.objs.length; j++) ok = messages[j] === e.objs[j] && messages[j].content === e.contents[j]
+  if (!ok) {
+    e = { objs: [], contents: [], replay: new Replay(o, env) }
+    byKey.set(key, e)
+  }
+  for (let j = e.objs.length; j < messages.length; j++) {
+    e.objs.push(messages[j])
+    e.contents.push(messages[j] && messages[j].content)
+  }
+  return e.replay
+}
+
+/**
+ * Which ToolMessages to compact, where the cache marks go, and whether the
+ * recall tool is bound. `env` (from the middleware): `lateRecall` when the
+ * tool is bound only once something is compacted, with the characters of the
+ * request's prefix (tool definitions and system prompt) and of the tool.
+ * Returns { decisions: Map<index, 'mask' | 'evict' | 'rnote'>, marks: index[], recallBound }.
+ */
+function plan(messages, o, env = NO_ENV) {
+  const n = messages.length
+  const replay = replayFor(messages, o, env)
+  replay.feed(messages)
+  const now = replay.fork()
+  now.decideAt(now.call, n)
+  // The next call: the model's answer to this one ends its input at n, so
+  // under 'seen' every result here is seen by then.
+  const marks = o.marks ? placeMarks(messages, now, o.compactAfter === 'turn' ? now.lastHuman : n) : []
+  return { decisions: now.decisions, marks, recallBound: now.bound }
 }
 
 /**
@@ -196,27 +369,16 @@ function plan(messages, o) {
  * it compacts nothing), and, when earlier, the message before the first result
  * a later call may still compact. At most two marks.
  */
-function placeMarks(messages, o, s) {
-  const { cand, decisions, pending, ranked, n } = s
-  const undecided = (j) => cand.has(j) && !decisions.has(j)
-  // The next call: the model's answer to this one ends its input at n.
-  const nextBoundary = o.compactAfter === 'seen' ? n : o.compactAfter === 'turn' ? -1 : n
-  let eligible = s.eligible
-  let out = s.out
-  if (nextBoundary >= 0) while (eligible < ranked.length && ranked[eligible] < nextBoundary) eligible++
-  const target = o.keepLastN === Infinity ? 0 : Math.max(0, eligible - o.keepLastN)
-  const batch = [...pending]
-  for (; out < target; out++) if (cand.has(ranked[out])) batch.push(ranked[out])
-  const nextRewrite = batch.length > 0 && s.pays(batch, n) ? batch[0] : n
-  let firstUndecided = n
-  for (const j of cand.keys()) {
-    if (undecided(j)) {
-      firstUndecided = j
-      break
-    }
-  }
+function placeMarks(messages, s, nextBoundary) {
+  const n = messages.length
+  const undecided = new Set(s.open.map((r) => r.i))
+  let elig = s.elig
+  while (elig < s.ranked.length && s.ranked[elig] < nextBoundary) elig++
+  const batch = s.choose(s.candidatesAt(s.call + 1, elig), n, s.call + 1)
+  const nextRewrite = batch !== null ? batch[0].i : n
+  const firstUndecided = s.open.length > 0 ? s.open[0].i : n
   const before = (t) => {
-    for (let j = t - 1; j >= 0; j--) if (hasText(messages[j]) && !undecided(j)) return j
+    for (let j = t - 1; j >= 0; j--) if (hasText(messages[j]) && !undecided.has(j)) return j
     return -1
   }
   const marks = new Set()
@@ -227,4 +389,4 @@ function placeMarks(messages, o, s) {
   return [...marks].sort((a, b) => a - b)
 }
 
-module.exports = { plan }
+module.exports = { plan, stubEarns }

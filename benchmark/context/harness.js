@@ -30,6 +30,8 @@ const MAX_RECALL_ATTEMPTS = 3
 
 const callIdOf = (conv, ref) => `call_${conv}_${ref.replace(/[^A-Za-z0-9]/g, '_')}`
 const needKey = (n) => `${n.ref}|${n.read ? 'read' : JSON.stringify(n.detail)}`
+// The id in a stub (`mem=trm_…`), a recall note, or a one-line note (`mem_id='trm_…'`).
+const MEM_ID = /mem(?:_id)?=['"]?(trm_[0-9a-f]+)/
 const isRecallError = (t) => /^\[(tool_memory (error|not found)|recall: (no match|json_path|payload is not))/.test(t)
 
 class Driver {
@@ -76,14 +78,14 @@ class Driver {
       if (m._getType() !== 'tool' || this.recallFor.get(m.tool_call_id) !== key) continue
       const t = textOf(m.content)
       if (isRecallError(t)) return { kind: 'error', text: t }
-      if (/mem=trm_/.test(t) || t === '[cleared]') stubbedAnswer = t
+      if (MEM_ID.test(t) || t === '[cleared]') stubbedAnswer = t
       else return { kind: 'recalled' }
     }
     const m = messages.find((x) => x._getType() === 'tool' && x.tool_call_id === res.callId)
     if (!m) return { kind: 'missing' }
     const t = textOf(m.content)
     if (t === res.payload) return { kind: 'full' }
-    const id = /mem=(trm_[0-9a-f]+)/.exec(t)
+    const id = MEM_ID.exec(t)
     if (id && toolNames.includes(RECALL)) return { kind: 'stub', memId: id[1], retry: stubbedAnswer !== null }
     return { kind: 'lost', text: t.slice(0, 60) }
   }
@@ -186,20 +188,21 @@ function appTools(conv, driver) {
 }
 
 /**
- * Runs `conv` through `strategy` ({ build({ appTools, threadId }) -> { tools, middleware } }).
- * Returns the driver: its recorded requests and need statistics.
+ * Runs `conv` through `strategy` ({ build({ appTools, threadId }) -> { tools, middleware } })
+ * with `driver` answering the model calls: each turn's user messages
+ * (`usersOf(turn)`) start one invoke. Returns the driver: its recorded
+ * requests and need statistics.
  */
-async function replay(conv, strategy) {
-  const driver = new Driver(conv)
+async function replayWith(conv, strategy, driver, appToolsOf, usersOf) {
   const threadId = `bench-${conv.name}`
-  const { tools, middleware } = strategy.build({ appTools: appTools(conv, driver), threadId })
+  const { tools, middleware } = strategy.build({ appTools: appToolsOf(driver), threadId })
   const agent = createAgent({ model: new ScriptedChatModel(driver), tools, systemPrompt: conv.system, middleware })
   let messages = []
   for (let i = 0; i < conv.turns.length; i++) {
     driver.startTurn(i)
     const out = await agent.invoke(
-      { messages: [...messages, new HumanMessage(conv.turns[i].user)] },
-      { configurable: { thread_id: threadId }, recursionLimit: 200 },
+      { messages: [...messages, ...usersOf(conv.turns[i]).map((u) => new HumanMessage(u))] },
+      { configurable: { thread_id: threadId }, recursionLimit: 10000 },
     )
     if (!driver.turnDone()) throw new Error(`${conv.name}/${strategy.name}: turn ${i} ended early`)
     messages = out.messages
@@ -208,4 +211,7 @@ async function replay(conv, strategy) {
   return driver
 }
 
-module.exports = { replay, ScriptedChatModel, RECALL, isRecallError }
+/** Runs a scripted conversation through `strategy`. */
+const replay = (conv, strategy) => replayWith(conv, strategy, new Driver(conv), (driver) => appTools(conv, driver), (turn) => [turn.user])
+
+module.exports = { replay, replayWith, ScriptedChatModel, RECALL, MEM_ID, isRecallError }

@@ -33,7 +33,7 @@ const contextEditing = {
 // 'arrival', no cost model), recall answers compacted like any result, no
 // cache marks (the 'prefix' policy), and the recall tool hidden until
 // compaction starts.
-const PYTHON_OPTIONS = { keepLastN: 1, sizeChars: 8000, evictChars: Infinity, compactAfter: 'arrival', recallAnswers: 'stub', horizonCalls: Infinity, cacheModel: 'prefix' }
+const PYTHON_OPTIONS = { keepLastN: 1, sizeChars: 8000, evictChars: Infinity, compactAfter: 'arrival', windowCalls: Infinity, quotedCalls: 0, recallAnswers: 'stub', horizonCalls: Infinity, cacheModel: 'prefix' }
 const python = {
   name: 'python',
   label: 'per-iteration compaction (Python 9.12 as shipped)',
@@ -66,4 +66,23 @@ function ours(cacheModel, options = {}, label) {
   }
 }
 
-module.exports = { none, contextEditing, python, ours, memory, PYTHON_OPTIONS }
+// Ours with the recall tool bound on every request from the first (what the
+// middleware did before issue 27): the same policy through compactToolMessages,
+// which knows the tool is always there.
+function oursAlwaysBound(cacheModel) {
+  return {
+    name: `oursAlwaysBound:${cacheModel}`,
+    label: `ours, recall tool always bound (cacheModel ${cacheModel})`,
+    build: ({ appTools, threadId }) => {
+      const ledger = new memory.Ledger()
+      const recallTool = memory.createRecallToolResultTool(ledger)
+      const mw = createMiddleware({
+        name: 'OursAlwaysBound',
+        wrapModelCall: async (request, handler) => handler({ ...request, messages: await memory.compactToolMessages(request.messages, ledger, { cacheModel, namespace: threadId }) }),
+      })
+      return { tools: [...appTools, recallTool], middleware: [mw] }
+    },
+  }
+}
+
+module.exports = { none, contextEditing, python, ours, oursAlwaysBound, memory, PYTHON_OPTIONS }

@@ -2,13 +2,33 @@
 // Per-call cost of compaction: what `toolMemoryMiddleware` adds to every model
 // call. A history of 200 messages holding 50 large tool results (a few over
 // evictChars) is compacted again and again, as on each model call of a long
-// session. Target: a pass with nothing new to record stays under 1 ms and sends
-// nothing across the JS/Rust boundary. Run: `npm run bench -- compaction`.
+// session; then a recorded 145-call coding loop (fixtures/trajectories) is
+// compacted call by call, each list extending the last as in an agent. Target:
+// a pass with nothing new to record stays under 1 ms and sends nothing across
+// the JS/Rust boundary. Run: `npm run bench -- compaction`.
 
 const { performance } = require('node:perf_hooks')
 const { Ledger } = require('../..')
 const { compactToolMessages } = require('../../langchain/memory.js')
 const { AIMessage, HumanMessage, ToolMessage, SystemMessage } = require('@langchain/core/messages')
+const fs = require('node:fs')
+const path = require('node:path')
+
+const RECORDED = path.join(__dirname, '..', '..', 'fixtures', 'trajectories', 'mswea-gemini3-django__django-16560.json')
+
+// A recorded conversation as LangChain messages (its system prompt goes to the agent, not the list).
+function recorded(file) {
+  const rec = JSON.parse(fs.readFileSync(file, 'utf8'))
+  return rec.messages
+    .filter((m) => m.role !== 'system')
+    .map((m) =>
+      m.role === 'user'
+        ? new HumanMessage(m.content)
+        : m.role === 'assistant'
+          ? new AIMessage({ content: m.content, tool_calls: (m.tool_calls || []).map((c) => ({ ...c, type: 'tool_call' })) })
+          : new ToolMessage({ content: m.content, tool_call_id: m.tool_call_id, name: m.name }),
+    )
+}
 
 // The defaults of the 'breakpoint' cache model (the rewrite rule and the cache marks included).
 const OPTIONS = { cacheModel: 'breakpoint' }
@@ -114,6 +134,21 @@ async function main() {
     const lists = Array.from({ length: runs }, () => history(bodies.map((b) => (' ' + b).slice(1))))
     const t = await timeIt(runs, (i) => compactToolMessages(lists[i], ledger, OPTIONS))
     rows.push(['first pass after a checkpoint reload (new objects, same content)', (counter.calls - before) / runs, t])
+  }
+
+  // 5. A recorded coding loop, call by call: each model call's list is the last one and its new messages.
+  {
+    const all = recorded(RECORDED)
+    const ends = all.flatMap((m, i) => (m.type === 'ai' ? [i] : []))
+    const { ledger: rl, counter: rc } = countingLedger()
+    const times = []
+    for (const end of ends) {
+      const t0 = performance.now()
+      await compactToolMessages(all.slice(0, end), rl, OPTIONS)
+      times.push(performance.now() - t0)
+    }
+    const sorted = times.slice().sort((a, b) => a - b)
+    rows.push([`recorded coding loop, call by call (${ends.length} calls, ${all.length} messages; each records its new results)`, rc.calls / ends.length, { median: sorted[Math.floor(sorted.length / 2)], p95: sorted[Math.floor(sorted.length * 0.95)], runs: ends.length }])
   }
 
   // Baseline: a cacheless pass that re-records every result on every call.
