@@ -224,6 +224,16 @@ function syncAllowed(ledger, where, instead) {
   throw new TypeError(`${where}: this ledger's store (${shown}) is a file or a server, and a sync call would block the JS thread on it; use ${instead}`)
 }
 
+// One entry's lookup or removal (`Ledger.<method>(memId, options)`): its
+// argument mistakes reject, as its store failures do.
+function entryCall(method, memId, options, keys, call) {
+  return rejecting(() => {
+    const where = `Ledger.${method}(memId, options)`
+    requiredString(where, 'memId', memId)
+    return call(fetchOptions(where, options, keys))
+  })
+}
+
 // An async method's argument mistakes reject (as its store failures do).
 function rejecting(f) {
   try {
@@ -302,36 +312,23 @@ class Ledger extends binding.Ledger {
   }
 
   handle(memId, options) {
-    return rejecting(() => {
-      const where = 'Ledger.handle(memId, options)'
-      requiredString(where, 'memId', memId)
-      return super.handle(memId, fetchOptions(where, options, ENTRY_KEYS))
-    })
+    return entryCall('handle', memId, options, ENTRY_KEYS, (o) => super.handle(memId, o))
   }
 
   stub(memId, options) {
-    return rejecting(() => {
-      const where = 'Ledger.stub(memId, options)'
-      requiredString(where, 'memId', memId)
-      if (arguments.length > 2) throw fail(where, 'the namespace and the preview length go in one options object: stub(memId, { namespace, previewChars })', arguments[2])
-      return super.stub(memId, fetchOptions(where, options, STUB_KEYS))
-    })
+    if (arguments.length > 2) {
+      const why = 'the namespace and the preview length go in one options object: stub(memId, { namespace, previewChars })'
+      return Promise.reject(fail('Ledger.stub(memId, options)', why, arguments[2]))
+    }
+    return entryCall('stub', memId, options, STUB_KEYS, (o) => super.stub(memId, o))
   }
 
   has(memId, options) {
-    return rejecting(() => {
-      const where = 'Ledger.has(memId, options)'
-      requiredString(where, 'memId', memId)
-      return super.has(memId, fetchOptions(where, options, ENTRY_KEYS))
-    })
+    return entryCall('has', memId, options, ENTRY_KEYS, (o) => super.has(memId, o))
   }
 
   delete(memId, options) {
-    return rejecting(() => {
-      const where = 'Ledger.delete(memId, options)'
-      requiredString(where, 'memId', memId)
-      return super.delete(memId, fetchOptions(where, options, ENTRY_KEYS))
-    })
+    return entryCall('delete', memId, options, ENTRY_KEYS, (o) => super.delete(memId, o))
   }
 
   clear(options) {
