@@ -5,12 +5,15 @@
 //! Collections are read through a deterministic sample of at most `SAMPLE`
 //! elements, so the work is bounded whatever the payload's size.
 
-use std::collections::HashMap;
+mod columns;
+mod key_format;
 
 use super::index::JsonIndex;
-use super::key::{key_label, push_key_label, quoted};
+use super::key::{key_label, push_key_label};
 use super::scan::{self, Kind};
 use crate::core::outline::{Fact, Outline, PreviewStyle};
+use columns::Columns;
+use key_format::{key_format, shape_of};
 
 /// Longest schema line, in code points; shorter when a data line follows.
 const SCHEMA_CHARS: usize = 300;
@@ -409,188 +412,6 @@ fn kinds(b: &[u8], picked: &[(Option<usize>, usize)]) -> String {
     }
     counts.sort_by_key(|c| std::cmp::Reverse(c.1));
     counts.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(",")
-}
-
-/// Fields seen across records: first-seen order, with how many records hold each.
-struct Columns {
-    /// (name, records holding it, last record counted)
-    order: Vec<(String, usize, usize)>,
-    /// Records examined.
-    records: usize,
-    /// More distinct fields than `MAX_COLUMNS` were seen.
-    capped: bool,
-}
-
-impl Columns {
-    fn of(b: &[u8], index: &JsonIndex, records: &[usize]) -> Columns {
-        // Wide records get fewer of them examined: about `FIELD_BUDGET` fields
-        // in all, the records evenly spaced (the same ones in any process).
-        let probe = &records[..records.len().min(16)];
-        let fields: usize = probe
-            .iter()
-            .map(|&r| index.child_count(b, r).min(FIELDS_PER_RECORD))
-            .sum();
-        let avg = fields.div_ceil(probe.len().max(1)).max(1);
-        let k = (FIELD_BUDGET / avg)
-            .clamp(MIN_RECORDS, records.len().max(MIN_RECORDS))
-            .min(records.len());
-        let chosen: Vec<usize> = (0..k).map(|i| records[i * records.len() / k]).collect();
-        let records = &chosen[..];
-        let mut order: Vec<(String, usize, usize)> = Vec::new();
-        let mut capped = false;
-        let mut at: HashMap<String, usize> = HashMap::new();
-        for (r, &obj) in records.iter().enumerate() {
-            let mut cur = index.children_from(b, obj, 0);
-            let mut seen = 0;
-            while let Some(m) = cur.next_child() {
-                if seen >= FIELDS_PER_RECORD {
-                    break;
-                }
-                seen += 1;
-                let key = scan::decode(m.key_raw(b));
-                let i = match at.get(key.as_ref()) {
-                    Some(&i) => i,
-                    None if order.len() < MAX_COLUMNS => {
-                        order.push((key.to_string(), 0, usize::MAX));
-                        at.insert(key.into_owned(), order.len() - 1);
-                        order.len() - 1
-                    }
-                    None => {
-                        capped = true;
-                        continue;
-                    }
-                };
-                let col = &mut order[i];
-                if col.2 != r {
-                    col.1 += 1;
-                    col.2 = r;
-                }
-            }
-        }
-        Columns {
-            order,
-            records: records.len(),
-            capped,
-        }
-    }
-
-    /// Whether the records look alike: some field is in at least half of them.
-    /// `12` or, past the tracking cap, `512+`.
-    fn count(&self) -> String {
-        let plus = if self.capped { "+" } else { "" };
-        format!("{}{plus}", self.order.len())
-    }
-
-    fn shared(&self) -> bool {
-        self.order.iter().any(|c| c.1 * 2 >= self.records)
-    }
-
-    /// The first field every record has (else the most common one).
-    fn common(&self) -> Option<&str> {
-        let max = self.order.iter().map(|c| c.1).max()?;
-        self.order.iter().find(|c| c.1 == max).map(|c| c.0.as_str())
-    }
-
-    /// `a,b,c 12/40,+3 more` within `budget` code points: the most common
-    /// fields are kept, shown in first-seen order; a count where not every
-    /// record has the field.
-    fn render(&self, budget: usize) -> String {
-        let label = |c: &(String, usize, usize)| {
-            let name = key_label(&cut(&c.0, KEY_CHARS));
-            if c.1 < self.records {
-                format!("{name} {}/{}", c.1, self.records)
-            } else {
-                name
-            }
-        };
-        let mut by_count: Vec<usize> = (0..self.order.len()).collect();
-        by_count.sort_by(|&a, &b| self.order[b].1.cmp(&self.order[a].1).then(a.cmp(&b)));
-        let mut keep = vec![false; self.order.len()];
-        let mut used = 0;
-        let mut kept = 0;
-        for &i in &by_count {
-            let len = label(&self.order[i]).chars().count() + 1;
-            let reserve = if kept + 1 < self.order.len() { 12 } else { 0 };
-            if used + len + reserve > budget {
-                continue;
-            }
-            used += len;
-            kept += 1;
-            keep[i] = true;
-        }
-        let mut parts: Vec<String> = (0..self.order.len())
-            .filter(|&i| keep[i])
-            .map(|i| label(&self.order[i]))
-            .collect();
-        if kept < self.order.len() {
-            parts.push(format!("+{} more", self.order.len() - kept));
-        }
-        parts.join(",")
-    }
-}
-
-/// How a map's keys look: ` keyed like '#W2611340' ('#W' + 7 digits)`, or a
-/// few of them: `, keys like 'aa','ab','ace'`.
-fn key_format(keys: &[String]) -> String {
-    let Some(first) = keys.first() else {
-        return ", keys like ''".into();
-    };
-    if let Some(shape) = shape_of(keys) {
-        return format!(" keyed like {} ({shape})", quoted(&cut(first, KEY_CHARS)));
-    }
-    let shown: Vec<String> = keys.iter().take(3).map(|k| quoted(&cut(k, KEY_CHARS))).collect();
-    format!(", keys like {}", shown.join(","))
-}
-
-/// A common prefix followed by digits or hex digits, or UUIDs.
-fn shape_of(keys: &[String]) -> Option<String> {
-    if keys.len() < 2 {
-        return None;
-    }
-    if keys.iter().all(|k| is_uuid(k)) {
-        return Some("UUIDs".into());
-    }
-    let first = &keys[0];
-    let mut prefix = first.len();
-    for k in &keys[1..] {
-        prefix = prefix.min(first.bytes().zip(k.bytes()).take_while(|(a, b)| a == b).count());
-    }
-    // Digits shared by every key belong to the number, not the prefix.
-    while prefix > 0 && (first.as_bytes()[prefix - 1].is_ascii_digit() || !first.is_char_boundary(prefix)) {
-        prefix -= 1;
-    }
-    let rests: Vec<&str> = keys.iter().map(|k| &k[prefix..]).collect();
-    let len = rests[0].len();
-    let same_len = rests.iter().all(|r| r.len() == len);
-    let class = if rests
-        .iter()
-        .all(|r| !r.is_empty() && r.bytes().all(|c| c.is_ascii_digit()))
-    {
-        "digits"
-    } else if same_len && len >= 6 && rests.iter().all(|r| r.bytes().all(|c| c.is_ascii_hexdigit())) {
-        "hex digits"
-    } else {
-        return None;
-    };
-    let count = if same_len {
-        format!("{len} ")
-    } else {
-        String::new()
-    };
-    Some(if prefix == 0 {
-        format!("{count}{class}")
-    } else {
-        format!("{} + {count}{class}", quoted(&first[..prefix]))
-    })
-}
-
-fn is_uuid(k: &str) -> bool {
-    let b = k.as_bytes();
-    b.len() == 36
-        && b.iter().enumerate().all(|(i, &c)| match i {
-            8 | 13 | 18 | 23 => c == b'-',
-            _ => c.is_ascii_hexdigit(),
-        })
 }
 
 fn kind_size(b: &[u8], index: &JsonIndex, v: usize) -> String {
