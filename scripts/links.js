@@ -98,4 +98,6 @@ function main() {
   if (problems.length > 0) process.exit(1)
 }
 
-main()
+if (require.main === module) main()
+
+module.exports = { anchorsOf, proseLines }
