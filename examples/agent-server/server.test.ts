@@ -90,6 +90,8 @@ describe('the example agent server', () => {
     } finally {
       await server.close()
     }
+    // Closing the server closed its ledger (and released the SQLite file).
+    await expect(server.ledger.has('trm_000000000000')).rejects.toMatchObject({ code: 'ERR_SYMFONIC_CLOSED' })
 
     // The checkpoints hold stubs, not catalogs (offload).
     const state = await checkpointer.getTuple({ configurable: { thread_id: 'alice' } })

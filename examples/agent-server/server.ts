@@ -25,6 +25,7 @@ export interface ServerOptions {
 export interface RunningServer {
   url: string
   ledger: Ledger
+  /** Stops accepting requests, lets those in flight end, then closes the ledger (its SQLite file). */
   close(): Promise<void>
 }
 
@@ -46,7 +47,8 @@ function textOf(content: unknown): string {
 }
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const ledger = new Ledger({ store: `sqlite:${options.ledgerFile}` })
+  // Opened before the server listens: a file that cannot be opened fails the start, not a request.
+  const ledger = await Ledger.open({ store: `sqlite:${options.ledgerFile}` })
   const agent = buildAgent({ model: options.model, ledger, checkpointer: options.checkpointer ?? new MemorySaver() })
 
   const server: Server = createServer(async (req, res) => {
@@ -70,6 +72,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   return {
     url: `http://127.0.0.1:${port}`,
     ledger,
-    close: () => new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve()))),
+    close: async () => {
+      await new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve())))
+      await ledger.close()
+    },
   }
 }
