@@ -58,6 +58,21 @@ describe('close()', () => {
     await other.close()
   })
 
+  test('calls started before close() end normally, however soon close() follows (100 rounds)', async () => {
+    // A call is admitted where it starts, on the JS thread: close() waits for
+    // it even when its task has not run yet (it used to be refused now and then).
+    for (let i = 0; i < 100; i++) {
+      const l = await Ledger.open({ store: 'sqlite::memory:' })
+      const recorded = l.record({ toolCallId: `c${i}`, toolName: 't', content: `round ${i}` })
+      const read = l.fetch('trm_0123456789ab')
+      const closing = l.close()
+      await expect(recorded).resolves.toMatchObject({ toolCallId: `c${i}` })
+      await expect(read).resolves.toMatch(/^\[tool_memory not found/)
+      await closing
+      await expect(l.fetch('trm_0123456789ab')).rejects.toMatchObject(closed)
+    }
+  })
+
   test('Symbol.asyncDispose closes', async () => {
     const l = await Ledger.open({ store: 'sqlite::memory:' })
     expect(typeof Symbol.asyncDispose === 'symbol' ? typeof l[Symbol.asyncDispose] : 'function').toBe('function')

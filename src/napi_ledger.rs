@@ -214,7 +214,14 @@ impl Ledger {
         T: ToNapiValue + Send + 'static,
     {
         let (inner, reported) = (self.inner.clone(), self.reported.clone());
+        // Admitted now, on the JS thread: a `close` called before the task
+        // is first polled waits for it instead of refusing it.
+        let admitted = inner.admit();
         let work = work(inner.clone(), inner.deadline());
+        let work = async move {
+            let _admitted = admitted;
+            work.await
+        };
         spawn(env, work, move |env, v| {
             sync(env, &inner, &reported);
             Ok(v)
@@ -347,7 +354,7 @@ impl Ledger {
     pub fn close<'env>(&self, env: &'env Env) -> Result<Now<'env, ()>, Code> {
         guard(|| {
             if !self.inner.has_store() {
-                self.inner.mark_closed();
+                self.inner.close_now();
                 release(env, &self.reported);
                 return resolved(env, ());
             }

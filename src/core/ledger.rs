@@ -248,10 +248,29 @@ pub struct Shared {
     last_sweep: AtomicU64,
     /// Test hook: the id every record gets instead of its hash (see `force_mem_id`).
     forced_id: Mutex<Option<String>>,
+    /// `close` was called: new calls are refused where they start (the JS
+    /// boundary, the sync API).
+    closing: AtomicBool,
+    /// The calls admitted before `close` have ended: the core refuses too.
     closed: AtomicBool,
+    /// Calls admitted at the JS boundary and not yet ended ([`Admitted`]).
+    admitted: AtomicUsize,
     /// Async calls in flight: `close` waits for them before releasing the store.
     in_flight: AtomicUsize,
     idle: Notify,
+}
+
+/// A call admitted where it started, before `close`: it runs to its end
+/// (within its own bound) even if `close` comes while it waits to be polled,
+/// and `close` waits for it. Held by the task for the whole call.
+pub struct Admitted(Arc<Shared>);
+
+impl Drop for Admitted {
+    fn drop(&mut self) {
+        if self.0.admitted.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
 }
 
 /// An async call in flight (see [`Shared::enter`]).
@@ -316,7 +335,9 @@ impl Ledger {
                 timeout: DEFAULT_TIMEOUT,
                 last_sweep: AtomicU64::new(now_ms()),
                 forced_id: Mutex::new(None),
+                closing: AtomicBool::new(false),
                 closed: AtomicBool::new(false),
+                admitted: AtomicUsize::new(0),
                 in_flight: AtomicUsize::new(0),
                 idle: Notify::new(),
             }),
@@ -347,14 +368,11 @@ impl Ledger {
         if !self.mark_closed() {
             return Ok(());
         }
-        // The calls in flight end first (each within its own bound).
-        loop {
-            let idle = self.idle.notified();
-            if self.in_flight.load(Ordering::SeqCst) == 0 {
-                break;
-            }
-            idle.await;
-        }
+        // The calls admitted before it end first (each within its own bound),
+        // then the core refuses, then what is still in flight ends.
+        self.until_zero(&self.admitted).await;
+        self.closed.store(true, Ordering::SeqCst);
+        self.until_zero(&self.in_flight).await;
         // What they admitted meanwhile goes too.
         self.forget_in_memory();
         match &self.backing {
@@ -364,7 +382,26 @@ impl Ledger {
     }
 }
 
+impl Ledger {
+    /// Admits a call at the JS boundary, or `None` once `close` was called.
+    pub fn admit(&self) -> Option<Admitted> {
+        self.admitted.fetch_add(1, Ordering::SeqCst);
+        let call = Admitted(self.shared.clone());
+        (!self.is_closed()).then_some(call)
+    }
+}
+
 impl Shared {
+    async fn until_zero(&self, count: &AtomicUsize) {
+        loop {
+            let idle = self.idle.notified();
+            if count.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            idle.await;
+        }
+    }
+
     pub fn config(&self) -> LedgerConfig {
         self.config
     }
@@ -383,14 +420,27 @@ impl Shared {
     /// The part of `close` that waits on nothing: later calls fail, the
     /// in-memory entries are freed. False if it was closed already.
     pub fn mark_closed(&self) -> bool {
-        if self.closed.swap(true, Ordering::SeqCst) {
+        if self.closing.swap(true, Ordering::SeqCst) {
             return false;
         }
         self.forget_in_memory();
         true
     }
 
+    /// `close` with nothing to wait for (no store): the core refuses at once.
+    pub fn close_now(&self) {
+        self.mark_closed();
+        self.closed.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether `close` was called: new calls are refused.
     pub fn is_closed(&self) -> bool {
+        self.closing.load(Ordering::SeqCst)
+    }
+
+    /// Whether the core refuses calls: `close` was called and the calls
+    /// admitted before it have ended.
+    pub fn is_shut(&self) -> bool {
         self.closed.load(Ordering::SeqCst)
     }
 
@@ -405,7 +455,7 @@ impl Shared {
     }
 
     fn check_open(&self) -> Result<(), StoreError> {
-        if self.is_closed() {
+        if self.is_shut() {
             Err(StoreError::new("open", "the ledger is closed"))
         } else {
             Ok(())

@@ -41,7 +41,7 @@ impl Ledger {
         self.on_store(env, move |inner, deadline| async move {
             let found = inner.find_async(&namespace, &mem_id, false, deadline).await;
             let found = found.map_err(|e| {
-                if inner.is_closed() {
+                if inner.is_shut() {
                     closed_error(&method)
                 } else {
                     store_error(e)

@@ -287,11 +287,11 @@ impl Ledger {
         max_output: usize,
         deadline: Deadline,
     ) -> Result<Wtf8Buf, LedgerError> {
-        if self.is_closed() {
+        if self.is_shut() {
             return Err(LedgerError::Closed);
         }
         let found = self.find_async(&namespace, &mem_id, true, deadline).await;
-        if self.is_closed() {
+        if self.is_shut() {
             return Err(LedgerError::Closed);
         }
         if !matches!(found, Ok(Found::Entry(_))) {

@@ -115,7 +115,7 @@ impl Ledger {
     }
 
     fn refused(&self, e: StoreError) -> LedgerError {
-        if self.is_closed() {
+        if self.is_shut() {
             LedgerError::Closed
         } else {
             LedgerError::Store(self.store_failed(e))
