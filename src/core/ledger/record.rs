@@ -92,7 +92,7 @@ impl Ledger {
             expires_at,
         });
         match put {
-            Ok(PutOutcome::Inserted | PutOutcome::Existing) => Ok(()),
+            Ok(PutOutcome::Inserted | PutOutcome::Existing | PutOutcome::Repaired) => Ok(()),
             Ok(PutOutcome::Collision) => Err(LedgerError::Collision {
                 mem_id: entry.handle.mem_id.clone(),
                 namespace: entry.handle.namespace.clone(),

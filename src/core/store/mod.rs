@@ -5,7 +5,8 @@
 //!
 //! A backend is one module behind [`Store`]: [`sqlite`] (one file) and
 //! [`redis`] (one server shared by replicas). What every backend shares lives here: the stored record,
-//! the expiry clock, the payload codec and the error type.
+//! the expiry clock, the payload codec, the row format and its checks ([`row`]),
+//! and the error type.
 
 use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -14,6 +15,7 @@ use crate::core::ledger::Handle;
 
 pub mod codec;
 pub mod redis;
+pub mod row;
 pub mod sqlite;
 
 /// One entry as a store keeps it: the handle fields needed to give back the
@@ -47,6 +49,9 @@ pub enum PutOutcome {
     Existing,
     /// The key holds a different result: nothing was written.
     Collision,
+    /// The key held a row that could not be served (damaged or edited, see
+    /// [`row`]): the entry, whose payload is its id's, replaced it.
+    Repaired,
 }
 
 /// A failed store operation (I/O, a locked or corrupt database, a payload the

@@ -25,15 +25,19 @@
 //! touches one key, named in `KEYS`. `{`, `}` and `%` in a namespace are
 //! percent-encoded so the tag is always the whole namespace. Fields: the
 //! handle (`call`, `tool`, `size`, `summary`, `schema`, `preview`, `stub`),
-//! the payload (`p`, encoded by [`codec`] like the SQLite store's, with `codec`,
-//! `len` and `wtf8`) and `exp` (Unix ms, absent for never). Expiry is Redis's
-//! own (`PEXPIREAT`), and `exp` is checked on read too, against this
-//! process's clock, as the SQLite store does.
+//! the payload (`p`, encoded by [`codec`](super::codec) like the SQLite store's,
+//! with `codec`, `len` and `wtf8`), `seal` and `exp` (Unix ms, absent for
+//! never); [`row`] writes and checks them. Expiry is Redis's own
+//! (`PEXPIREAT`), and `exp` is checked on read too, against this process's
+//! clock, as the SQLite store does.
 //!
-//! Atomicity: `put` is one Lua script on the entry's key (insert if absent,
-//! else compare call id, length and stored payload bytes; refresh the expiry
-//! if they are the same result, refuse otherwise). Two processes recording one
-//! id are serialised by Redis; neither overwrites the other.
+//! Atomicity: `put` is one Lua script on the entry's key: insert if absent,
+//! refresh the expiry if the same fields are there, else answer the row as
+//! it is. That row is judged here ([`row::judge`]): the same result written
+//! otherwise gets its expiry refreshed, another result is a collision, and a
+//! row that cannot be read is replaced by a second script, only if it is
+//! still exactly as read. Two processes recording one id are serialised by
+//! Redis; neither overwrites the other's sound entry.
 
 use std::sync::mpsc;
 use std::sync::{LazyLock, OnceLock};
@@ -42,9 +46,8 @@ use std::time::Duration;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, Script, Value};
 
-use super::codec;
+use super::row::{self, Encoded, Found, Pairs, Row};
 use super::{expired, now_ms, NewEntry, PutOutcome, Store, StoreError, StoredEntry};
-use crate::core::ledger::Handle;
 
 /// Bound on one command, connecting included.
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
@@ -200,34 +203,72 @@ fn glob_escape(s: &str) -> String {
     out
 }
 
-// Insert-if-absent-or-same. KEYS[1]: the entry. ARGV: call, len, payload,
-// exp ('' = never), then the other fields as name/value pairs.
-// Returns {0} inserted, {1} existing (expiry refreshed), {2} collision,
-// {3, codec, payload}: same call id and length but other stored bytes (another
-// codec version); the caller decodes and compares.
+// Insert-if-absent-or-identical. KEYS[1]: the entry. ARGV[1]: exp ('' =
+// never); then the entry's other fields as name/value pairs.
+// Returns {0} inserted; {1} the same fields were there (expiry refreshed);
+// {2, name, value, ...}: another row is there, all its fields given, for
+// the caller to judge (another result, the same one written otherwise, or
+// a row that cannot be read).
 const PUT: &str = r"
-local cur = redis.call('HMGET', KEYS[1], 'call', 'len', 'p', 'codec')
-if cur[1] then
-  if cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] then return {2} end
-  if cur[3] ~= ARGV[3] then return {3, cur[4], cur[3]} end
-  if ARGV[4] == '' then
+local cur = redis.call('HGETALL', KEYS[1])
+if #cur > 0 then
+  local want, n = {}, 0
+  for i = 2, #ARGV, 2 do want[ARGV[i]] = ARGV[i + 1]; n = n + 1 end
+  local same = true
+  for i = 1, #cur, 2 do
+    if cur[i] ~= 'exp' then
+      if want[cur[i]] ~= cur[i + 1] then same = false; break end
+      n = n - 1
+    end
+  end
+  if not same or n ~= 0 then
+    local out = {2}
+    for i = 1, #cur do out[i + 1] = cur[i] end
+    return out
+  end
+  if ARGV[1] == '' then
     redis.call('HDEL', KEYS[1], 'exp')
     redis.call('PERSIST', KEYS[1])
   else
-    redis.call('HSET', KEYS[1], 'exp', ARGV[4])
-    redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+    redis.call('HSET', KEYS[1], 'exp', ARGV[1])
+    redis.call('PEXPIREAT', KEYS[1], ARGV[1])
   end
   return {1}
 end
-local f = {'call', ARGV[1], 'len', ARGV[2], 'p', ARGV[3]}
-for i = 5, #ARGV do f[#f + 1] = ARGV[i] end
-if ARGV[4] ~= '' then
+local f = {}
+for i = 2, #ARGV do f[#f + 1] = ARGV[i] end
+if ARGV[1] ~= '' then
   f[#f + 1] = 'exp'
-  f[#f + 1] = ARGV[4]
+  f[#f + 1] = ARGV[1]
 end
 redis.call('HSET', KEYS[1], unpack(f))
-if ARGV[4] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[4]) end
+if ARGV[1] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[1]) end
 return {0}
+";
+
+// Replaces a row that cannot be read, if it is still exactly as read.
+// KEYS[1]: the entry. ARGV[1]: exp ('' = never); ARGV[2]: n, the number of
+// name/value items that follow as read; then the entry's fields as pairs.
+// Returns 1 if replaced, 0 if the row changed meanwhile.
+const REPLACE: &str = r"
+local n = tonumber(ARGV[2])
+local seen = {}
+for i = 3, 2 + n, 2 do seen[ARGV[i]] = ARGV[i + 1] end
+local cur = redis.call('HGETALL', KEYS[1])
+if #cur ~= n then return 0 end
+for i = 1, #cur, 2 do
+  if seen[cur[i]] ~= cur[i + 1] then return 0 end
+end
+redis.call('DEL', KEYS[1])
+local f = {}
+for i = 3 + n, #ARGV do f[#f + 1] = ARGV[i] end
+if ARGV[1] ~= '' then
+  f[#f + 1] = 'exp'
+  f[#f + 1] = ARGV[1]
+end
+redis.call('HSET', KEYS[1], unpack(f))
+if ARGV[1] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[1]) end
+return 1
 ";
 
 // Refreshes the expiry of an entry if it still holds these payload bytes.
@@ -263,6 +304,7 @@ pub struct RedisStore {
 
 static PUT_SCRIPT: LazyLock<Script> = LazyLock::new(|| Script::new(PUT));
 static TOUCH_SCRIPT: LazyLock<Script> = LazyLock::new(|| Script::new(TOUCH));
+static REPLACE_SCRIPT: LazyLock<Script> = LazyLock::new(|| Script::new(REPLACE));
 static DELETE_SCRIPT: LazyLock<Script> = LazyLock::new(|| Script::new(DELETE));
 
 impl RedisStore {
@@ -334,17 +376,6 @@ impl RedisStore {
     }
 }
 
-fn to_u64(op: &'static str, field: &str, v: Option<&Vec<u8>>) -> Result<u64, StoreError> {
-    v.and_then(|b| std::str::from_utf8(b).ok())
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| StoreError::new(op, format!("corrupt entry: field '{field}'")))
-}
-
-fn to_string(op: &'static str, field: &str, v: Option<Vec<u8>>) -> Result<String, StoreError> {
-    v.and_then(|b| String::from_utf8(b).ok())
-        .ok_or_else(|| StoreError::new(op, format!("corrupt entry: field '{field}'")))
-}
-
 fn bytes_of(v: &Value) -> Option<Vec<u8>> {
     match v {
         Value::BulkString(b) => Some(b.clone()),
@@ -354,119 +385,102 @@ fn bytes_of(v: &Value) -> Option<Vec<u8>> {
     }
 }
 
+/// A hash's fields as a script answers them: name, value, name, value...
+fn pairs(items: &[Value]) -> Result<Pairs, StoreError> {
+    let bad = || StoreError::new("put", "unexpected answer from the put script");
+    if !items.len().is_multiple_of(2) {
+        return Err(bad());
+    }
+    items
+        .chunks(2)
+        .map(|p| Ok((bytes_of(&p[0]).ok_or_else(bad)?, bytes_of(&p[1]).ok_or_else(bad)?)))
+        .collect()
+}
+
+/// How many times `put` judges a row that other processes keep changing
+/// under it before it gives up.
+const PUT_ROUNDS: usize = 3;
+
 impl Store for RedisStore {
     fn put(&self, entry: NewEntry<'_>) -> Result<PutOutcome, StoreError> {
         let h = entry.handle;
         let key = self.key(&h.namespace, &h.mem_id);
         // Compression runs here, on the caller's (pool) thread.
-        let (codec_id, payload) = codec::encode(entry.content);
+        let row = Encoded::new(entry);
         let exp = entry.expires_at.map_or(String::new(), |t| t.to_string());
-        let mut inv = PUT_SCRIPT.prepare_invoke();
-        inv.key(&key)
-            .arg(&h.tool_call_id)
-            .arg(entry.content.len().to_string())
-            .arg(&payload)
-            .arg(&exp);
-        let fields: [(&str, Option<String>); 8] = [
-            ("tool", Some(h.tool_name.clone())),
-            ("size", Some(h.size_chars.to_string())),
-            ("summary", Some(h.summary.clone())),
-            ("schema", h.schema.clone()),
-            ("preview", h.preview.clone()),
-            ("stub", Some(h.stub.clone())),
-            ("wtf8", Some(if entry.wtf8 { "1" } else { "0" }.to_string())),
-            ("codec", Some(codec_id.to_string())),
-        ];
-        for (name, value) in fields {
-            if let Some(v) = value {
-                inv.arg(name).arg(v);
+        for _ in 0..PUT_ROUNDS {
+            let mut inv = PUT_SCRIPT.prepare_invoke();
+            inv.key(&key).arg(&exp);
+            for (name, value) in row.redis_fields() {
+                inv.arg(name).arg(value.as_ref());
             }
-        }
-        let answer: Vec<Value> =
-            self.run("put", move |mut c| async move { inv.invoke_async(&mut c).await })?;
-        let status = match answer.first() {
-            Some(Value::Int(i)) => *i,
-            _ => return Err(StoreError::new("put", "unexpected answer from the put script")),
-        };
-        match status {
-            0 => Ok(PutOutcome::Inserted),
-            1 => Ok(PutOutcome::Existing),
-            2 => Ok(PutOutcome::Collision),
-            3 => {
-                let stored_codec = answer
-                    .get(1)
-                    .and_then(bytes_of)
-                    .and_then(|b| String::from_utf8(b).ok())
-                    .and_then(|s| s.parse::<i64>().ok())
-                    .ok_or_else(|| StoreError::new("put", "corrupt entry: field 'codec'"))?;
-                let stored = answer
-                    .get(2)
-                    .and_then(bytes_of)
-                    .ok_or_else(|| StoreError::new("put", "corrupt entry: field 'p'"))?;
-                let raw = codec::decode(stored_codec, &stored, entry.content.len())
-                    .map_err(|m| StoreError::new("put", m))?;
-                if raw != entry.content {
-                    return Ok(PutOutcome::Collision);
-                }
-                let mut inv = TOUCH_SCRIPT.prepare_invoke();
-                inv.key(&key).arg(stored).arg(exp);
-                let done: i64 =
-                    self.run("put", move |mut c| async move { inv.invoke_async(&mut c).await })?;
-                // 0: it was deleted or replaced meanwhile; record it afresh.
-                if done == 1 {
-                    Ok(PutOutcome::Existing)
-                } else {
-                    self.put(entry)
-                }
+            let answer: Vec<Value> =
+                self.run("put", move |mut c| async move { inv.invoke_async(&mut c).await })?;
+            match answer.first() {
+                Some(Value::Int(0)) => return Ok(PutOutcome::Inserted),
+                Some(Value::Int(1)) => return Ok(PutOutcome::Existing),
+                Some(Value::Int(2)) => {}
+                _ => return Err(StoreError::new("put", "unexpected answer from the put script")),
             }
-            other => Err(StoreError::new("put", format!("unexpected put status {other}"))),
+            let seen = pairs(&answer[1..])?;
+            let decoded = Row::from_pairs("put", seen.clone());
+            // An expired row is free for another result, as no row would be.
+            let found = match decoded {
+                Ok(r) if expired(r.expires_at(), now_ms()) => Found::Unreadable("expired".into()),
+                other => row::judge(other, &entry),
+            };
+            let done: i64 = match found {
+                Found::Different => return Ok(PutOutcome::Collision),
+                Found::Same => {
+                    // The same result written otherwise (another codec, another
+                    // preview length): kept, its expiry refreshed.
+                    let stored = seen.iter().find(|(n, _)| n == b"p").map(|(_, v)| v.clone());
+                    let mut inv = TOUCH_SCRIPT.prepare_invoke();
+                    inv.key(&key).arg(stored.unwrap_or_default()).arg(&exp);
+                    self.run("put", move |mut c| async move { inv.invoke_async(&mut c).await })?
+                }
+                Found::Unreadable(_) => {
+                    let mut inv = REPLACE_SCRIPT.prepare_invoke();
+                    inv.key(&key).arg(&exp).arg(seen.len() * 2);
+                    for (name, value) in &seen {
+                        inv.arg(name).arg(value);
+                    }
+                    for (name, value) in row.redis_fields() {
+                        inv.arg(name).arg(value.as_ref());
+                    }
+                    let done: i64 =
+                        self.run("put", move |mut c| async move { inv.invoke_async(&mut c).await })?;
+                    if done == 1 {
+                        return Ok(PutOutcome::Repaired);
+                    }
+                    done
+                }
+            };
+            if done == 1 {
+                return Ok(PutOutcome::Existing);
+            }
+            // Changed meanwhile (deleted, replaced, repaired by another process): judge again.
         }
+        Err(StoreError::new(
+            "put",
+            format!("{}: the entry kept changing while it was recorded", self.shown),
+        ))
     }
 
     fn get(&self, namespace: &str, mem_id: &str) -> Result<Option<StoredEntry>, StoreError> {
         let key = self.key(namespace, mem_id);
-        let mut fields: std::collections::HashMap<String, Vec<u8>> = self
+        let fields: std::collections::HashMap<Vec<u8>, Vec<u8>> = self
             .run("get", move |mut c| async move {
                 redis::cmd("HGETALL").arg(key).query_async(&mut c).await
             })?;
         if fields.is_empty() {
             return Ok(None);
         }
-        let expires_at = match fields.get("exp") {
-            Some(_) => Some(to_u64("get", "exp", fields.get("exp"))?),
-            None => None,
-        };
-        if expired(expires_at, now_ms()) {
+        let row = Row::from_pairs("get", fields.into_iter().collect())?;
+        if expired(row.expires_at(), now_ms()) {
             return Ok(None);
         }
-        let raw_len = to_u64("get", "len", fields.get("len"))?;
-        let raw_len =
-            usize::try_from(raw_len).map_err(|_| StoreError::new("get", "corrupt entry: field 'len'"))?;
-        let codec_id = to_u64("get", "codec", fields.get("codec"))? as i64;
-        let size_chars = to_u64("get", "size", fields.get("size"))? as usize;
-        let wtf8 = fields.get("wtf8").map(Vec::as_slice) == Some(b"1");
-        let payload = fields
-            .remove("p")
-            .ok_or_else(|| StoreError::new("get", "corrupt entry: field 'p'"))?;
-        let content = codec::decode(codec_id, &payload, raw_len).map_err(|m| StoreError::new("get", m))?;
-        let optional =
-            |v: Option<Vec<u8>>, name: &str| v.map(|b| to_string("get", name, Some(b))).transpose();
-        Ok(Some(StoredEntry {
-            handle: Handle {
-                mem_id: mem_id.to_string(),
-                namespace: namespace.to_string(),
-                tool_name: to_string("get", "tool", fields.remove("tool"))?,
-                tool_call_id: to_string("get", "call", fields.remove("call"))?,
-                size_chars,
-                summary: to_string("get", "summary", fields.remove("summary"))?,
-                schema: optional(fields.remove("schema"), "schema")?,
-                preview: optional(fields.remove("preview"), "preview")?,
-                stub: to_string("get", "stub", fields.remove("stub"))?,
-            },
-            content,
-            wtf8,
-            expires_at,
-        }))
+        row.open("get", namespace, mem_id).map(Some)
     }
 
     fn delete(&self, namespace: &str, mem_id: &str) -> Result<bool, StoreError> {

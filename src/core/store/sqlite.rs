@@ -15,19 +15,19 @@
 //! timeout of 5 s lets processes queue for the write lock instead of failing.
 
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{LazyLock, Mutex, MutexGuard};
 use std::time::Duration;
 
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Row, TransactionBehavior};
+use rusqlite::types::ValueRef;
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
-use super::codec;
+use super::row::{self, Col, Encoded, Field, Found, Row};
 use super::{expired, now_ms, NewEntry, PutOutcome, Store, StoreError, StoredEntry};
-use crate::core::ledger::Handle;
 
 /// How long a connection waits for a lock held by another connection or process.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-/// The schema this code writes (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 1;
+/// The schema this code writes (`PRAGMA user_version`); 2 added `seal`.
+const SCHEMA_VERSION: i64 = 2;
 /// Reader connections kept open for reuse.
 const MAX_IDLE_READERS: usize = 4;
 
@@ -49,13 +49,20 @@ CREATE TABLE IF NOT EXISTS entries (
   created_at INTEGER NOT NULL,
   expires_at INTEGER,
   payload BLOB NOT NULL,
+  seal TEXT,
   UNIQUE (namespace, mem_id)
 );
 CREATE INDEX IF NOT EXISTS entries_expiry ON entries (expires_at) WHERE expires_at IS NOT NULL;
 ";
 
-const SELECT: &str = "SELECT tool_call_id, tool_name, size_chars, summary, schema, preview, stub,
-  wtf8, codec, raw_len, expires_at, payload FROM entries WHERE namespace = ?1 AND mem_id = ?2";
+/// A row's fields, in `row::Col::ALL`'s order.
+static SELECT: LazyLock<String> = LazyLock::new(|| {
+    let cols: Vec<&str> = Col::ALL.iter().map(|c| c.sqlite()).collect();
+    format!(
+        "SELECT {} FROM entries WHERE namespace = ?1 AND mem_id = ?2",
+        cols.join(", ")
+    )
+});
 
 pub struct SqliteStore {
     path: String,
@@ -108,6 +115,11 @@ impl SqliteStore {
                 format!("{path}: schema version {version} is newer than this build's ({SCHEMA_VERSION})"),
             ));
         }
+        if version == 1 {
+            // Rows from before seals are unreadable (no seal) until recorded again.
+            tx.execute_batch("ALTER TABLE entries ADD COLUMN seal TEXT")
+                .map_err(&open)?;
+        }
         tx.execute_batch(SCHEMA).map_err(&open)?;
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(&open)?;
@@ -144,45 +156,22 @@ impl SqliteStore {
     }
 }
 
-/// A row as read, before its payload is decoded.
-struct StoreEntryRow {
-    tool_call_id: String,
-    tool_name: String,
-    size_chars: i64,
-    summary: String,
-    schema: Option<String>,
-    preview: Option<String>,
-    stub: String,
-    wtf8: bool,
-    codec: i64,
-    raw_len: i64,
-    expires_at: Option<i64>,
-    payload: Vec<u8>,
-}
-
-impl StoreEntryRow {
-    fn decode(&self, op: &'static str) -> Result<Vec<u8>, StoreError> {
-        let raw_len = usize::try_from(self.raw_len)
-            .map_err(|_| StoreError::new(op, format!("corrupt row: raw_len {}", self.raw_len)))?;
-        codec::decode(self.codec, &self.payload, raw_len).map_err(|m| StoreError::new(op, m))
+/// A selected row (`SELECT`'s columns) as `row` decodes it, whatever types
+/// its columns hold.
+fn stored_row(op: &'static str, r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Row, StoreError>> {
+    let mut fields = Vec::with_capacity(Col::ALL.len());
+    for i in 0..Col::ALL.len() {
+        fields.push(match r.get_ref(i)? {
+            ValueRef::Null => Field::Null,
+            ValueRef::Integer(n) => Field::Int(n),
+            ValueRef::Real(x) => Field::Real(x),
+            ValueRef::Text(b) | ValueRef::Blob(b) => Field::Bytes(b.to_vec()),
+        });
     }
-}
-
-fn stored_row(r: &Row<'_>) -> rusqlite::Result<StoreEntryRow> {
-    Ok(StoreEntryRow {
-        tool_call_id: r.get(0)?,
-        tool_name: r.get(1)?,
-        size_chars: r.get::<_, i64>(2)?,
-        summary: r.get(3)?,
-        schema: r.get(4)?,
-        preview: r.get(5)?,
-        stub: r.get(6)?,
-        wtf8: r.get::<_, i64>(7)? != 0,
-        codec: r.get::<_, i64>(8)?,
-        raw_len: r.get::<_, i64>(9)?,
-        expires_at: r.get::<_, Option<i64>>(10)?,
-        payload: r.get(11)?,
-    })
+    Ok(Row::decode(op, |col| {
+        let i = Col::ALL.iter().position(|c| *c == col).unwrap_or(0);
+        std::mem::replace(&mut fields[i], Field::Null)
+    }))
 }
 
 fn to_i64(op: &'static str, x: u64) -> Result<i64, StoreError> {
@@ -194,38 +183,41 @@ impl Store for SqliteStore {
         let put = err("put");
         let h = &entry.handle;
         // Compression runs before the write lock is taken.
-        let (codec_id, payload) = codec::encode(entry.content);
+        let row = Encoded::new(entry);
         let expires_at = entry.expires_at.map(|t| to_i64("put", t)).transpose()?;
         let mut w = lock(&self.writer);
         let tx = w
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(&put)?;
         let existing = tx
-            .query_row(SELECT, params![h.namespace, h.mem_id], stored_row)
+            .query_row(&SELECT, params![h.namespace, h.mem_id], |r| stored_row("put", r))
             .optional()
             .map_err(&put)?;
         let now = now_ms();
-        if let Some(row) = existing {
-            if !expired(row.expires_at.map(|t| t.max(0) as u64), now) {
-                let same = row.tool_call_id == h.tool_call_id
-                    && row.raw_len == entry.content.len() as i64
-                    && row.decode("put")? == entry.content;
-                if !same {
-                    return Ok(PutOutcome::Collision); // the transaction rolls back on drop
+        let mut outcome = PutOutcome::Inserted;
+        if let Some(found) = existing {
+            // An expired row is free for another result, as no row would be.
+            if !found.as_ref().is_ok_and(|r| expired(r.expires_at(), now)) {
+                match row::judge(found, &entry) {
+                    Found::Same => {
+                        tx.execute(
+                            "UPDATE entries SET expires_at = ?3 WHERE namespace = ?1 AND mem_id = ?2",
+                            params![h.namespace, h.mem_id, expires_at],
+                        )
+                        .map_err(&put)?;
+                        tx.commit().map_err(&put)?;
+                        return Ok(PutOutcome::Existing);
+                    }
+                    // The transaction rolls back on drop.
+                    Found::Different => return Ok(PutOutcome::Collision),
+                    Found::Unreadable(_) => outcome = PutOutcome::Repaired,
                 }
-                tx.execute(
-                    "UPDATE entries SET expires_at = ?3 WHERE namespace = ?1 AND mem_id = ?2",
-                    params![h.namespace, h.mem_id, expires_at],
-                )
-                .map_err(&put)?;
-                tx.commit().map_err(&put)?;
-                return Ok(PutOutcome::Existing);
             }
         }
         tx.execute(
             "INSERT OR REPLACE INTO entries (namespace, mem_id, tool_call_id, tool_name, size_chars,
-               summary, schema, preview, stub, wtf8, codec, raw_len, created_at, expires_at, payload)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+               summary, schema, preview, stub, wtf8, codec, raw_len, created_at, expires_at, payload, seal)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             params![
                 h.namespace,
                 h.mem_id,
@@ -237,46 +229,35 @@ impl Store for SqliteStore {
                 h.preview,
                 h.stub,
                 entry.wtf8 as i64,
-                codec_id,
+                row.codec,
                 entry.content.len() as i64,
                 to_i64("put", now)?,
                 expires_at,
-                payload,
+                row.payload,
+                row.seal,
             ],
         )
         .map_err(&put)?;
         tx.commit().map_err(&put)?;
-        Ok(PutOutcome::Inserted)
+        Ok(outcome)
     }
 
     fn get(&self, namespace: &str, mem_id: &str) -> Result<Option<StoredEntry>, StoreError> {
         let row = self.read(|c| {
-            c.prepare_cached(SELECT)
-                .and_then(|mut s| s.query_row(params![namespace, mem_id], stored_row).optional())
+            c.prepare_cached(&SELECT)
+                .and_then(|mut s| {
+                    s.query_row(params![namespace, mem_id], |r| stored_row("get", r))
+                        .optional()
+                })
                 .map_err(err("get"))
         })?;
-        let Some(row) = row else { return Ok(None) };
-        let expires_at = row.expires_at.map(|t| t.max(0) as u64);
-        if expired(expires_at, now_ms()) {
+        let Some(row) = row.transpose()? else {
+            return Ok(None);
+        };
+        if expired(row.expires_at(), now_ms()) {
             return Ok(None);
         }
-        let content = row.decode("get")?;
-        Ok(Some(StoredEntry {
-            handle: Handle {
-                mem_id: mem_id.to_string(),
-                namespace: namespace.to_string(),
-                tool_name: row.tool_name,
-                tool_call_id: row.tool_call_id,
-                size_chars: row.size_chars.max(0) as usize,
-                summary: row.summary,
-                schema: row.schema,
-                preview: row.preview,
-                stub: row.stub,
-            },
-            content,
-            wtf8: row.wtf8,
-            expires_at,
-        }))
+        row.open("get", namespace, mem_id).map(Some)
     }
 
     fn delete(&self, namespace: &str, mem_id: &str) -> Result<bool, StoreError> {
@@ -335,6 +316,7 @@ impl Store for SqliteStore {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::core::ledger::Handle;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// A database path in the OS temp dir, removed (with its WAL files) on drop.

@@ -7,7 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::core::ledger::{Ledger, LedgerConfig, LedgerError, RecordRequest, Ttl};
+use crate::core::ledger::{Handle, Ledger, LedgerConfig, LedgerError, RecordRequest, Ttl};
 use crate::core::recall::FetchSpec;
 use crate::core::store::StoreSpec;
 use crate::core::text::Payload;
@@ -432,7 +432,7 @@ fn a_corrupt_entry_is_an_error() {
         redis::cmd("HDEL").arg("symfonic:{}:trm_000000000001").arg("len"),
     );
     let e = s.get("", "trm_000000000001").unwrap_err();
-    assert!(e.message.contains("corrupt entry"), "{e}");
+    assert!(e.message.contains("corrupt row: field 'len' is missing"), "{e}");
     let _: () = raw(
         &server,
         redis::cmd("SET").arg("symfonic:{}:trm_000000000002").arg("x"),
@@ -515,7 +515,18 @@ fn a_second_ledger_recalls_what_the_first_recorded() {
     let _: () = raw(&server, redis::cmd("HSET").arg(&key).arg("call").arg("other"));
     let c = ledger(&server.url(), usize::MAX, None);
     let e = c.try_handle("ns", &hj.mem_id).unwrap_err();
-    assert!(e.message.contains("does not match"), "{e}");
+    assert!(e.message.contains("seal"), "{e}");
+    // Another payload under a sound seal: refused by the id.
+    let hx = b.record(req("x", "abc".into())).unwrap();
+    let keyx = format!("symfonic:{{ns}}:{}", hx.mem_id);
+    let _: () = raw(&server, redis::cmd("HSET").arg(&keyx).arg("p").arg("cba"));
+    let e = c.try_handle("ns", &hx.mem_id).unwrap_err();
+    assert!(e.message.contains("does not match its payload"), "{e}");
+    // Recording the result again repairs it.
+    c.record(req("x", "abc".into())).unwrap();
+    let d = ledger(&server.url(), usize::MAX, None);
+    assert_eq!(d.fetch("ns", &hx.mem_id, &full()), "abc");
+    assert!(c.try_delete("ns", &hx.mem_id).unwrap());
     // delete and clear reach the store.
     assert!(c.try_delete("ns", &ht.mem_id).unwrap());
     assert!(c.try_handle("ns", &ht.mem_id).unwrap().is_none());
