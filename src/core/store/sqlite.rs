@@ -64,8 +64,13 @@ static SELECT: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
+mod identity;
+use identity::FileIdentity;
+
 pub struct SqliteStore {
     path: String,
+    /// The file opened (see `identity`): every operation checks the path still names it.
+    file: FileIdentity,
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
 }
@@ -125,6 +130,7 @@ impl SqliteStore {
             .map_err(&open)?;
         tx.commit().map_err(&open)?;
         let store = SqliteStore {
+            file: FileIdentity::of(path)?,
             path: path.to_string(),
             writer: Mutex::new(c),
             readers: Mutex::new(Vec::new()),
@@ -185,6 +191,7 @@ impl Store for SqliteStore {
         // Compression runs before the write lock is taken.
         let row = Encoded::new(entry);
         let expires_at = entry.expires_at.map(|t| to_i64("put", t)).transpose()?;
+        self.file.check("put")?;
         let mut w = lock(&self.writer);
         let tx = w
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -206,6 +213,7 @@ impl Store for SqliteStore {
                         )
                         .map_err(&put)?;
                         tx.commit().map_err(&put)?;
+                        self.file.check("put")?;
                         return Ok(PutOutcome::Existing);
                     }
                     // The transaction rolls back on drop.
@@ -239,10 +247,12 @@ impl Store for SqliteStore {
         )
         .map_err(&put)?;
         tx.commit().map_err(&put)?;
+        self.file.check("put")?;
         Ok(outcome)
     }
 
     fn get(&self, namespace: &str, mem_id: &str) -> Result<Option<StoredEntry>, StoreError> {
+        self.file.check("get")?;
         let row = self.read(|c| {
             c.prepare_cached(&SELECT)
                 .and_then(|mut s| {
@@ -263,6 +273,7 @@ impl Store for SqliteStore {
     fn delete(&self, namespace: &str, mem_id: &str) -> Result<bool, StoreError> {
         let del = err("delete");
         let now = to_i64("delete", now_ms())?;
+        self.file.check("delete")?;
         let mut w = lock(&self.writer);
         let tx = w.transaction().map_err(&del)?;
         let live = tx
@@ -284,6 +295,7 @@ impl Store for SqliteStore {
     fn clear(&self, namespace: Option<&str>) -> Result<usize, StoreError> {
         let clear = err("clear");
         let now = to_i64("clear", now_ms())?;
+        self.file.check("clear")?;
         let mut w = lock(&self.writer);
         let tx = w.transaction().map_err(&clear)?;
         let live = tx
@@ -304,6 +316,7 @@ impl Store for SqliteStore {
 
     fn sweep(&self) -> Result<usize, StoreError> {
         let now = to_i64("sweep", now_ms())?;
+        self.file.check("sweep")?;
         let w = lock(&self.writer);
         w.execute(
             "DELETE FROM entries WHERE expires_at IS NOT NULL AND expires_at <= ?1",
@@ -501,6 +514,45 @@ pub(crate) mod tests {
             .unwrap();
         let e = SqliteStore::open(&db.0).err().unwrap();
         assert!(e.message.contains("newer"), "{e}");
+    }
+
+    #[test]
+    fn a_file_deleted_or_replaced_under_the_store_fails_every_operation() {
+        let db = TempDb::new("unlinked");
+        let s = SqliteStore::open(&db.0).unwrap();
+        let h = handle("", "trm_000000000001", "c");
+        assert_eq!(put(&s, &h, b"kept", false, None), PutOutcome::Inserted);
+        std::fs::remove_file(&db.0).unwrap();
+        let h2 = handle("", "trm_000000000002", "c");
+        let new = NewEntry {
+            handle: &h2,
+            content: b"lost",
+            wtf8: false,
+            expires_at: None,
+        };
+        let e = s.put(new).unwrap_err();
+        assert_eq!(e.op, "put");
+        assert!(
+            e.message.contains("was deleted after this ledger opened it"),
+            "{e}"
+        );
+        assert!(s.get("", "trm_000000000001").is_err());
+        assert!(s.delete("", "trm_000000000001").is_err());
+        assert!(s.clear(None).is_err());
+        assert!(s.sweep().is_err());
+        // What a new process finds at the path: nothing the old store was asked to write.
+        let fresh = SqliteStore::open(&db.0).unwrap();
+        assert_eq!(fresh.get("", "trm_000000000002").unwrap(), None);
+        drop(fresh);
+        // Another database renamed over the path.
+        let db = TempDb::new("replaced");
+        let other = TempDb::new("replacement");
+        let s = SqliteStore::open(&db.0).unwrap();
+        SqliteStore::open(&other.0).unwrap();
+        std::fs::rename(&other.0, &db.0).unwrap();
+        let e = s.put(new).unwrap_err();
+        assert!(e.message.contains("was replaced by another file"), "{e}");
+        assert!(SqliteStore::open(&db.0).unwrap().put(new).is_ok());
     }
 
     #[test]
