@@ -377,4 +377,6 @@ pub fn judge(existing: Result<Row, StoreError>, new: &NewEntry<'_>) -> Found {
 }
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod tests;
