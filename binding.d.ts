@@ -263,6 +263,12 @@ export interface LedgerStats {
   storeErrors: number
 }
 
+/**
+ * The most bytes of UTF-8 `record` accepts (4,000,000,000); a Buffer longer
+ * than this is refused by its length, before anything is copied.
+ */
+export declare const MAX_CONTENT_BYTES: number
+
 /** The cap on what `recall` returns, in code points, marker included. */
 export declare const MAX_OUTPUT_CHARS: number
 

@@ -4,9 +4,8 @@
 // port of 127.0.0.1 without persistence: two processes on one server, namespaces
 // and prefixes, TTL expiry, a server stopped mid-run and restarted.
 
-const { execFile, spawn } = require('node:child_process')
+const { execFile } = require('node:child_process')
 const fs = require('node:fs')
-const net = require('node:net')
 const os = require('node:os')
 const path = require('node:path')
 const { Ledger, recall } = require('..')
@@ -17,57 +16,18 @@ let server = null
 let port = 0
 let url = ''
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer()
-    s.on('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address()
-      s.close(() => resolve(port))
-    })
-  })
-}
-
-// One PING over a raw TCP connection: true on +PONG.
-function ping() {
-  return new Promise((resolve) => {
-    const sock = net.connect({ host: '127.0.0.1', port })
-    let buf = ''
-    const done = (ok) => {
-      sock.destroy()
-      resolve(ok)
-    }
-    sock.setTimeout(500, () => done(false))
-    sock.on('error', () => done(false))
-    sock.on('connect', () => sock.write('PING\r\n'))
-    sock.on('data', (d) => {
-      buf += d
-      if (buf.includes('\r\n')) done(buf.startsWith('+PONG'))
-    })
-  })
-}
-
 const { until } = require('./support/wait.js')
+const { freePort, startRedis } = require('./support/redis-server.js')
 
 async function startServer() {
-  const p = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    cwd: dir,
-  })
-  const exited = new Promise((resolve) => p.on('exit', resolve))
-  const failed = new Promise((_, reject) =>
-    p.on('error', (e) => reject(e.code === 'ENOENT' ? new Error('these tests need redis-server on the PATH (apt-get install redis-server)') : e)),
-  )
-  server = { p, exited }
-  await Promise.race([until(ping, 10000), failed])
+  server = await startRedis({ port, cwd: dir })
 }
 
 async function stopServer() {
   if (!server) return
-  const { p, exited } = server
+  const s = server
   server = null
-  if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL')
-  await exited
+  await s.stop()
 }
 
 beforeAll(async () => {

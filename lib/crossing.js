@@ -64,8 +64,10 @@ const binding = require('./native.js')
 
 const SLICE_UNITS = 1 << 18
 const SLICE_BYTES = 2 * SLICE_UNITS
-// A Buffer's crossing is sized by a u32; a longer one is copied at the call.
-const MAX_SLICED_BYTES = 2 ** 32 - 1
+// A Buffer over the ledger's limit (4,000,000,000 bytes, within the u32 that
+// sizes a crossing) does not cross: the native record refuses it by its
+// length, before anything is copied.
+const MAX_SLICED_BYTES = binding.MAX_CONTENT_BYTES
 const IN_FLIGHT = Math.max(2, Math.floor(availableParallelism() / 2))
 // A unit Latin-1 cannot hold. Its test is near free on a string V8 holds as
 // one-byte, and on a two-byte one usually stops at once (see "Latin-1 slices").

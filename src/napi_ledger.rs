@@ -11,7 +11,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::core::ids::mem_id_for as core_mem_id;
-use crate::core::ledger::{self as core, LedgerConfig, RecordRequest, Ttl};
+use crate::core::ledger::{self as core, LedgerConfig, LedgerError, RecordRequest, Ttl, MAX_CONTENT_BYTES as MAX_CONTENT};
 use crate::core::recall::{cap_output, FetchSpec, MAX_OUTPUT_CHARS as MAX_OUT};
 use crate::core::store::StoreSpec;
 use crate::core::wtf8::Wtf8Buf;
@@ -22,6 +22,11 @@ use crate::napi_text::{ContentRef, JsStr, JsText};
 /// The cap on what `recall` returns, in code points, marker included.
 #[napi]
 pub const MAX_OUTPUT_CHARS: u32 = MAX_OUT as u32;
+
+/// The most bytes of UTF-8 `record` accepts (4,000,000,000); a Buffer longer
+/// than this is refused by its length, before anything is copied.
+#[napi]
+pub const MAX_CONTENT_BYTES: u32 = MAX_CONTENT as u32;
 
 mod objects;
 pub use objects::{FetchOptions, LedgerOptions, LedgerStats, RecordInput, StubOptions, ToolResultHandle};
@@ -82,14 +87,14 @@ fn nullable(s: Option<String>) -> Either<String, Null> {
     s.map_or(Either::B(Null), Either::A)
 }
 
-fn request(input: RecordInput) -> RecordRequest {
-    RecordRequest {
+fn request(input: RecordInput) -> std::result::Result<RecordRequest, LedgerError> {
+    Ok(RecordRequest {
         namespace: input.namespace.unwrap_or_default(),
         tool_call_id: input.tool_call_id,
         tool_name: input.tool_name,
         tool_args: input.tool_args,
-        content: input.content.0,
-    }
+        content: input.content.payload()?,
+    })
 }
 
 /// A record's `ttlSeconds`: absent means the ledger's.
@@ -248,7 +253,7 @@ impl Ledger {
             Ok(AsyncTask::new(RecordTask {
                 inner: self.inner.clone(),
                 reported: self.reported.clone(),
-                req: Some(request(input)),
+                req: Some(request(input).map_err(ledger_error)?),
                 ttl,
             }))
         })
@@ -260,9 +265,8 @@ impl Ledger {
     pub fn record_sync(&self, env: Env, input: RecordInput) -> Result<ToolResultHandle, Code> {
         guard(|| {
             let ttl = record_ttl(&env, "Ledger.recordSync", input.ttl_seconds)?;
-            let h = self
-                .inner
-                .record_with(request(input), ttl)
+            let h = request(input)
+                .and_then(|req| self.inner.record_with(req, ttl))
                 .map_err(ledger_error)?;
             sync(&env, &self.inner, &self.reported);
             Ok(to_handle(h))
