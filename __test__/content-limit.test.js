@@ -32,3 +32,15 @@ test('a Buffer one byte over the limit is refused before it crosses, sync and as
   // A copy would be 4 GB of touched pages; the refusals touched none.
   expect(process.memoryUsage().rss - rss).toBeLessThan(256 * 1024 * 1024)
 })
+
+test('the refusal does not wait behind records in flight', async () => {
+  const ledger = new Ledger({ maxBytes: 16 * 2 ** 20 })
+  const body = 'x'.repeat(200_000)
+  const order = []
+  // Enough records to fill the ledger's budget for records in flight, so that later ones wait their turn.
+  const queued = Array.from({ length: 100 }, (_, i) => ledger.record({ toolCallId: `q${i}`, toolName: 't', content: body + i }).then(() => order.push('recorded')))
+  const refused = ledger.record({ toolCallId: 'big', toolName: 't', content: Buffer.allocUnsafe(LIMIT + 1) }).catch((e) => order.push(e.code))
+  await Promise.all([...queued, refused])
+  expect(order[0]).toBe('ERR_SYMFONIC_CONTENT_TOO_LARGE')
+  expect(order.filter((x) => x === 'recorded')).toHaveLength(100)
+})

@@ -130,7 +130,7 @@ function copySlice() {
       else job.into.push(part)
       job.at += SLICE_UNITS
     } else {
-      if (job.s.length !== job.len) throw resized(job)
+      if (job.s.length !== job.len) throw resized(job.len, job.s)
       job.into ??= binding.__Crossing.ofBytes(job.len)
       job.into.push(job.s.subarray(job.at, job.at + SLICE_BYTES))
       job.at += SLICE_BYTES
@@ -147,12 +147,12 @@ function copySlice() {
   pump()
 }
 
-// The record's rejection when its Buffer changed length while it crossed.
-function resized(job) {
+// The record's rejection when its Buffer of `len` bytes changed length before it crossed.
+function resized(len, b) {
   return new TypeError(
-    `Ledger.record(input): content: the Buffer of ${job.len} bytes is ${job.s.length} bytes now, ` +
+    `Ledger.record(input): content: the Buffer of ${len} bytes is ${b.length} bytes now, ` +
       'detached, transferred or resized before its record settled (a Buffer must not change until then)',
   )
 }
 
-module.exports = { isLong, recordInSlices }
+module.exports = { isLong, recordInSlices, resized }

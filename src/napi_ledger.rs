@@ -23,6 +23,10 @@ use crate::napi_text::{ContentRef, JsStr, JsText};
 #[napi]
 pub const MAX_OUTPUT_CHARS: u32 = MAX_OUT as u32;
 
+/// The default `maxBytes` of a ledger (256 MiB).
+#[napi]
+pub const DEFAULT_MAX_BYTES: u32 = core::DEFAULT_MAX_BYTES as u32;
+
 /// The most bytes of UTF-8 `record` accepts (4,000,000,000); a Buffer longer
 /// than this is refused by its length, before anything is copied.
 #[napi]
