@@ -96,7 +96,7 @@ function main() {
   const mb = (b) => (b / 2 ** 20).toFixed(0)
   const rows = []
   for (const variant of ['noop', store]) {
- const r = spawnSync(process.execPath, ['--expose-gc', __filename, String(threads), String(rounds), String(maxMiB), store, String(scale), variant], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    const r = spawnSync(process.execPath, ['--expose-gc', __filename, String(threads), String(rounds), String(maxMiB), store, String(scale), variant], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
     if (r.status !== 0) throw new Error(`${variant} failed: ${r.status} ${r.signal}`)
     rows.push(JSON.parse(r.stdout.trim().split('\n').pop()))
   }

@@ -11,7 +11,9 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::core::ids::mem_id_for as core_mem_id;
-use crate::core::ledger::{self as core, LedgerConfig, LedgerError, RecordRequest, Ttl, MAX_CONTENT_BYTES as MAX_CONTENT};
+use crate::core::ledger::{
+    self as core, LedgerConfig, LedgerError, RecordRequest, Ttl, MAX_CONTENT_BYTES as MAX_CONTENT,
+};
 use crate::core::recall::{cap_output, FetchSpec, MAX_OUTPUT_CHARS as MAX_OUT};
 use crate::core::store::StoreSpec;
 use crate::core::wtf8::Wtf8Buf;

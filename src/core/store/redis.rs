@@ -203,25 +203,39 @@ fn glob_escape(s: &str) -> String {
     out
 }
 
-// Insert-if-absent-or-identical. KEYS[1]: the entry. ARGV[1]: exp ('' =
-// never); then the entry's other fields as name/value pairs.
+// Insert-if-absent-or-identical, or replace a row as read. KEYS[1]: the
+// entry. ARGV[1]: exp ('' = never). ARGV[2]: n, then n items: a row as read
+// (name, value, ...) to replace if it is still exactly that, or none. Then
+// the entry's other fields as name/value pairs.
 // Returns {0} inserted; {1} the same fields were there (expiry refreshed);
 // {2, name, value, ...}: another row is there, all its fields given, for
 // the caller to judge (another result, the same one written otherwise, or
-// a row that cannot be read).
+// a row that cannot be read); {3} the row as read was replaced; {4} it had
+// changed meanwhile (nothing written).
 const PUT: &str = r"
+local n = tonumber(ARGV[2])
 local cur = redis.call('HGETALL', KEYS[1])
+if n > 0 then
+  local seen = {}
+  for i = 3, 2 + n, 2 do seen[ARGV[i]] = ARGV[i + 1] end
+  if #cur ~= n then return {4} end
+  for i = 1, #cur, 2 do
+    if seen[cur[i]] ~= cur[i + 1] then return {4} end
+  end
+  redis.call('DEL', KEYS[1])
+  cur = {}
+end
 if #cur > 0 then
-  local want, n = {}, 0
-  for i = 2, #ARGV, 2 do want[ARGV[i]] = ARGV[i + 1]; n = n + 1 end
+  local want, m = {}, 0
+  for i = 3 + n, #ARGV, 2 do want[ARGV[i]] = ARGV[i + 1]; m = m + 1 end
   local same = true
   for i = 1, #cur, 2 do
     if cur[i] ~= 'exp' then
       if want[cur[i]] ~= cur[i + 1] then same = false; break end
-      n = n - 1
+      m = m - 1
     end
   end
-  if not same or n ~= 0 then
+  if not same or m ~= 0 then
     local out = {2}
     for i = 1, #cur do out[i + 1] = cur[i] end
     return out
@@ -236,31 +250,6 @@ if #cur > 0 then
   return {1}
 end
 local f = {}
-for i = 2, #ARGV do f[#f + 1] = ARGV[i] end
-if ARGV[1] ~= '' then
-  f[#f + 1] = 'exp'
-  f[#f + 1] = ARGV[1]
-end
-redis.call('HSET', KEYS[1], unpack(f))
-if ARGV[1] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[1]) end
-return {0}
-";
-
-// Replaces a row that cannot be read, if it is still exactly as read.
-// KEYS[1]: the entry. ARGV[1]: exp ('' = never); ARGV[2]: n, the number of
-// name/value items that follow as read; then the entry's fields as pairs.
-// Returns 1 if replaced, 0 if the row changed meanwhile.
-const REPLACE: &str = r"
-local n = tonumber(ARGV[2])
-local seen = {}
-for i = 3, 2 + n, 2 do seen[ARGV[i]] = ARGV[i + 1] end
-local cur = redis.call('HGETALL', KEYS[1])
-if #cur ~= n then return 0 end
-for i = 1, #cur, 2 do
-  if seen[cur[i]] ~= cur[i + 1] then return 0 end
-end
-redis.call('DEL', KEYS[1])
-local f = {}
 for i = 3 + n, #ARGV do f[#f + 1] = ARGV[i] end
 if ARGV[1] ~= '' then
   f[#f + 1] = 'exp'
@@ -268,7 +257,8 @@ if ARGV[1] ~= '' then
 end
 redis.call('HSET', KEYS[1], unpack(f))
 if ARGV[1] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[1]) end
-return 1
+if n > 0 then return {3} end
+return {0}
 ";
 
 // Refreshes the expiry of an entry if it still holds these payload bytes.
@@ -304,7 +294,6 @@ pub struct RedisStore {
 
 static PUT_SCRIPT: LazyLock<Script> = LazyLock::new(|| Script::new(PUT));
 static TOUCH_SCRIPT: LazyLock<Script> = LazyLock::new(|| Script::new(TOUCH));
-static REPLACE_SCRIPT: LazyLock<Script> = LazyLock::new(|| Script::new(REPLACE));
 static DELETE_SCRIPT: LazyLock<Script> = LazyLock::new(|| Script::new(DELETE));
 
 impl RedisStore {
@@ -397,9 +386,9 @@ fn pairs(items: &[Value]) -> Result<Pairs, StoreError> {
         .collect()
 }
 
-/// How many times `put` judges a row that other processes keep changing
-/// under it before it gives up.
-const PUT_ROUNDS: usize = 3;
+/// How many times `put` runs its script on a row that other processes keep
+/// changing under it before it gives up (a repair takes two).
+const PUT_ROUNDS: usize = 4;
 
 impl Store for RedisStore {
     fn put(&self, entry: NewEntry<'_>) -> Result<PutOutcome, StoreError> {
@@ -408,9 +397,15 @@ impl Store for RedisStore {
         // Compression runs here, on the caller's (pool) thread.
         let row = Encoded::new(entry);
         let exp = entry.expires_at.map_or(String::new(), |t| t.to_string());
+        // The row to replace, as last read, when it could not be read.
+        let mut replace: Option<Pairs> = None;
         for _ in 0..PUT_ROUNDS {
             let mut inv = PUT_SCRIPT.prepare_invoke();
-            inv.key(&key).arg(&exp);
+            let guard = replace.take().unwrap_or_default();
+            inv.key(&key).arg(&exp).arg(guard.len() * 2);
+            for (name, value) in &guard {
+                inv.arg(name).arg(value);
+            }
             for (name, value) in row.redis_fields() {
                 inv.arg(name).arg(value.as_ref());
             }
@@ -420,6 +415,9 @@ impl Store for RedisStore {
                 Some(Value::Int(0)) => return Ok(PutOutcome::Inserted),
                 Some(Value::Int(1)) => return Ok(PutOutcome::Existing),
                 Some(Value::Int(2)) => {}
+                Some(Value::Int(3)) => return Ok(PutOutcome::Repaired),
+                // Changed since it was read: judge it again.
+                Some(Value::Int(4)) => continue,
                 _ => return Err(StoreError::new("put", "unexpected answer from the put script")),
             }
             let seen = pairs(&answer[1..])?;
@@ -429,37 +427,24 @@ impl Store for RedisStore {
                 Ok(r) if expired(r.expires_at(), now_ms()) => Found::Unreadable("expired".into()),
                 other => row::judge(other, &entry),
             };
-            let done: i64 = match found {
+            match found {
                 Found::Different => return Ok(PutOutcome::Collision),
+                Found::Unreadable(_) => replace = Some(seen),
                 Found::Same => {
                     // The same result written otherwise (another codec, another
                     // preview length): kept, its expiry refreshed.
                     let stored = seen.iter().find(|(n, _)| n == b"p").map(|(_, v)| v.clone());
                     let mut inv = TOUCH_SCRIPT.prepare_invoke();
                     inv.key(&key).arg(stored.unwrap_or_default()).arg(&exp);
-                    self.run("put", move |mut c| async move { inv.invoke_async(&mut c).await })?
-                }
-                Found::Unreadable(_) => {
-                    let mut inv = REPLACE_SCRIPT.prepare_invoke();
-                    inv.key(&key).arg(&exp).arg(seen.len() * 2);
-                    for (name, value) in &seen {
-                        inv.arg(name).arg(value);
-                    }
-                    for (name, value) in row.redis_fields() {
-                        inv.arg(name).arg(value.as_ref());
-                    }
                     let done: i64 =
                         self.run("put", move |mut c| async move { inv.invoke_async(&mut c).await })?;
                     if done == 1 {
-                        return Ok(PutOutcome::Repaired);
+                        return Ok(PutOutcome::Existing);
                     }
-                    done
                 }
-            };
-            if done == 1 {
-                return Ok(PutOutcome::Existing);
             }
-            // Changed meanwhile (deleted, replaced, repaired by another process): judge again.
+            // Again: to replace the row as read, or because it changed meanwhile
+            // (deleted, replaced, repaired by another process).
         }
         Err(StoreError::new(
             "put",

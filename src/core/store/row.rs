@@ -63,42 +63,33 @@ impl Col {
         Col::Seal,
     ];
 
+    /// The field's name in a Redis hash and its column in the SQLite table.
+    fn names(self) -> (&'static str, &'static str) {
+        match self {
+            Col::Call => ("call", "tool_call_id"),
+            Col::Tool => ("tool", "tool_name"),
+            Col::Size => ("size", "size_chars"),
+            Col::Summary => ("summary", "summary"),
+            Col::Schema => ("schema", "schema"),
+            Col::Preview => ("preview", "preview"),
+            Col::Stub => ("stub", "stub"),
+            Col::Wtf8 => ("wtf8", "wtf8"),
+            Col::Codec => ("codec", "codec"),
+            Col::Len => ("len", "raw_len"),
+            Col::Exp => ("exp", "expires_at"),
+            Col::Payload => ("p", "payload"),
+            Col::Seal => ("seal", "seal"),
+        }
+    }
+
     /// The field's name in a Redis hash.
     pub fn redis(self) -> &'static str {
-        match self {
-            Col::Call => "call",
-            Col::Tool => "tool",
-            Col::Size => "size",
-            Col::Summary => "summary",
-            Col::Schema => "schema",
-            Col::Preview => "preview",
-            Col::Stub => "stub",
-            Col::Wtf8 => "wtf8",
-            Col::Codec => "codec",
-            Col::Len => "len",
-            Col::Exp => "exp",
-            Col::Payload => "p",
-            Col::Seal => "seal",
-        }
+        self.names().0
     }
 
     /// The column's name in the SQLite table.
     pub fn sqlite(self) -> &'static str {
-        match self {
-            Col::Call => "tool_call_id",
-            Col::Tool => "tool_name",
-            Col::Size => "size_chars",
-            Col::Summary => "summary",
-            Col::Schema => "schema",
-            Col::Preview => "preview",
-            Col::Stub => "stub",
-            Col::Wtf8 => "wtf8",
-            Col::Codec => "codec",
-            Col::Len => "raw_len",
-            Col::Exp => "expires_at",
-            Col::Payload => "payload",
-            Col::Seal => "seal",
-        }
+        self.names().1
     }
 }
 
