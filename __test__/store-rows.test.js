@@ -244,6 +244,23 @@ describe('a SQLite file deleted or replaced under a running ledger', () => {
     expect(next.stats().storeMisses).toBe(1)
   })
 
+  test('a relative path goes on naming the file it named at open after the process changes directory', () => {
+    const sub = fs.mkdtempSync(path.join(dir, 'cwd-'))
+    const script = `
+      const { Ledger } = require(${JSON.stringify(path.join(__dirname, '..'))})
+      const l = new Ledger({ store: 'sqlite:./rel.db', maxBytes: 1 })
+      const a = l.recordSync({ toolCallId: 'a', toolName: 't', content: 'before' })
+      process.chdir(${JSON.stringify(sub)})
+      const b = l.recordSync({ toolCallId: 'b', toolName: 't', content: 'after' })
+      l.recordSync({ toolCallId: 'c', toolName: 't', content: 'evicts b from memory' })
+      console.log(JSON.stringify([a.memId, b.memId, l.handle(a.memId).memId, l.handle(b.memId).memId]))`
+    const [a, b, a2, b2] = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: dir, encoding: 'utf8' }))
+    expect([a2, b2]).toEqual([a, b])
+    expect(fs.existsSync(path.join(sub, 'rel.db'))).toBe(false)
+    const again = new Ledger({ store: `sqlite:${path.join(dir, 'rel.db')}` })
+    expect(again.handle(b).memId).toBe(b)
+  })
+
   test('replaced by another file: records reject too; a new ledger on the path works', async () => {
     const db = dbFile()
     const other = dbFile()

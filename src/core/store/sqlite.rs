@@ -98,6 +98,11 @@ impl SqliteStore {
     /// sweeps its expired entries.
     pub fn open(path: &str) -> Result<SqliteStore, StoreError> {
         let open = err("open");
+        // Relative to the cwd now: the file checks and the reader connections
+        // opened later must name the same file after a chdir.
+        let absolute =
+            std::path::absolute(path).map_err(|e| StoreError::new("open", format!("{path}: {e}")))?;
+        let path = absolute.to_str().unwrap_or(path);
         let mut c = connect(path).map_err(&open)?;
         let mode: String = c
             .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
