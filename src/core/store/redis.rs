@@ -205,15 +205,21 @@ fn glob_escape(s: &str) -> String {
 
 // Insert-if-absent-or-identical, or replace a row as read. KEYS[1]: the
 // entry. ARGV[1]: exp ('' = never). ARGV[2]: n, then n items: a row as read
-// (name, value, ...) to replace if it is still exactly that, or none. Then
-// the entry's other fields as name/value pairs.
+// (name, value, ...) to replace if it is still exactly that, or none; n = -1
+// replaces a key that is not a hash. Then the entry's fields as name/value pairs.
 // Returns {0} inserted; {1} the same fields were there (expiry refreshed);
 // {2, name, value, ...}: another row is there, all its fields given, for
 // the caller to judge (another result, the same one written otherwise, or
 // a row that cannot be read); {3} the row as read was replaced; {4} it had
-// changed meanwhile (nothing written).
+// changed meanwhile (nothing written); {5} the key holds no hash.
 const PUT: &str = r"
 local n = tonumber(ARGV[2])
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind ~= 'hash' and kind ~= 'none' then
+  if n ~= -1 then return {5} end
+  redis.call('DEL', KEYS[1])
+end
+if n == -1 then n = 0 end
 local cur = redis.call('HGETALL', KEYS[1])
 if n > 0 then
   local seen = {}
@@ -257,7 +263,7 @@ if ARGV[1] ~= '' then
 end
 redis.call('HSET', KEYS[1], unpack(f))
 if ARGV[1] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[1]) end
-if n > 0 then return {3} end
+if ARGV[2] ~= '0' then return {3} end
 return {0}
 ";
 
@@ -397,15 +403,25 @@ impl Store for RedisStore {
         // Compression runs here, on the caller's (pool) thread.
         let row = Encoded::new(entry);
         let exp = entry.expires_at.map_or(String::new(), |t| t.to_string());
-        // The row to replace, as last read, when it could not be read.
-        let mut replace: Option<Pairs> = None;
+        // The row to replace, as last read, when it could not be read (`None`
+        // inside: a key that held no hash).
+        let mut replace: Option<Option<Pairs>> = None;
+        // Whether the row replaced had only expired (then it is an insert).
+        let mut only_expired = false;
         for _ in 0..PUT_ROUNDS {
             let mut inv = PUT_SCRIPT.prepare_invoke();
-            let guard = replace.take().unwrap_or_default();
-            inv.key(&key).arg(&exp).arg(guard.len() * 2);
-            for (name, value) in &guard {
-                inv.arg(name).arg(value);
-            }
+            inv.key(&key).arg(&exp);
+            match replace.take() {
+                None => inv.arg(0),
+                Some(None) => inv.arg(-1),
+                Some(Some(guard)) => {
+                    inv.arg(guard.len() * 2);
+                    for (name, value) in guard {
+                        inv.arg(name).arg(value);
+                    }
+                    &mut inv
+                }
+            };
             for (name, value) in row.redis_fields() {
                 inv.arg(name).arg(value.as_ref());
             }
@@ -415,21 +431,27 @@ impl Store for RedisStore {
                 Some(Value::Int(0)) => return Ok(PutOutcome::Inserted),
                 Some(Value::Int(1)) => return Ok(PutOutcome::Existing),
                 Some(Value::Int(2)) => {}
+                Some(Value::Int(3)) if only_expired => return Ok(PutOutcome::Inserted),
                 Some(Value::Int(3)) => return Ok(PutOutcome::Repaired),
                 // Changed since it was read: judge it again.
                 Some(Value::Int(4)) => continue,
+                Some(Value::Int(5)) => {
+                    replace = Some(None);
+                    continue;
+                }
                 _ => return Err(StoreError::new("put", "unexpected answer from the put script")),
             }
             let seen = pairs(&answer[1..])?;
             let decoded = Row::from_pairs("put", seen.clone());
             // An expired row is free for another result, as no row would be.
+            only_expired = decoded.as_ref().is_ok_and(|r| expired(r.expires_at(), now_ms()));
             let found = match decoded {
-                Ok(r) if expired(r.expires_at(), now_ms()) => Found::Unreadable("expired".into()),
+                _ if only_expired => Found::Unreadable("expired".into()),
                 other => row::judge(other, &entry),
             };
             match found {
                 Found::Different => return Ok(PutOutcome::Collision),
-                Found::Unreadable(_) => replace = Some(seen),
+                Found::Unreadable(_) => replace = Some(Some(seen)),
                 Found::Same => {
                     // The same result written otherwise (another codec, another
                     // preview length): kept, its expiry refreshed.

@@ -438,6 +438,23 @@ fn a_corrupt_entry_is_an_error() {
         redis::cmd("SET").arg("symfonic:{}:trm_000000000002").arg("x"),
     );
     assert_eq!(s.get("", "trm_000000000002").unwrap_err().op, "get");
+    // Recording again repairs both: the hash without its length, the key of another type.
+    for id in ["trm_000000000001", "trm_000000000002"] {
+        let h = handle("", id, "c");
+        assert_eq!(put(&s, &h, b"x", false, None), PutOutcome::Repaired, "{id}");
+        assert_eq!(s.get("", id).unwrap().unwrap().content, b"x");
+    }
+    // A row that had only expired (by this process's clock) is an insert.
+    let h = handle("", "trm_000000000003", "c");
+    put(&s, &h, b"x", false, Some(now_ms() + 60_000));
+    let _: () = raw(
+        &server,
+        redis::cmd("HSET")
+            .arg("symfonic:{}:trm_000000000003")
+            .arg("exp")
+            .arg(1),
+    );
+    assert_eq!(put(&s, &h, b"y", false, None), PutOutcome::Inserted);
 }
 
 // The ledger over Redis: two ledgers (as two replicas) on one server.
