@@ -345,7 +345,12 @@ fn reads_serve_nothing_tampered(
     tampering: &[Tamper],
 ) -> Result<(), TestCaseError> {
     let (ns, id) = (h.namespace.as_str(), h.mem_id.as_str());
-    let may_expire = tampering.iter().any(|t| matches!(t, Tamper::Field(Col::Exp, _)));
+    let may_expire = tampering.iter().any(|t| {
+        matches!(
+            t,
+            Tamper::Field(Col::Exp, _) | Tamper::Field(_, Change::Swap(Col::Exp))
+        )
+    });
     let served = match ledger(url).try_handle(ns, id) {
         Ok(Some(got)) => {
             prop_assert_eq!(&got, h, "a tampered handle was served");
