@@ -63,6 +63,11 @@ impl Col {
         Col::Seal,
     ];
 
+    /// The field's place in [`Col::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     /// The field's name in a Redis hash and its column in the SQLite table.
     fn names(self) -> (&'static str, &'static str) {
         match self {
@@ -215,8 +220,7 @@ impl Row {
             }
         }
         Row::decode(op, |col| {
-            let i = Col::ALL.iter().position(|c| *c == col).unwrap_or(0);
-            slots[i].take().map_or(Field::Null, Field::Bytes)
+            slots[col.index()].take().map_or(Field::Null, Field::Bytes)
         })
     }
 

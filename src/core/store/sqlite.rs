@@ -180,8 +180,7 @@ fn stored_row(op: &'static str, r: &rusqlite::Row<'_>) -> rusqlite::Result<Resul
         });
     }
     Ok(Row::decode(op, |col| {
-        let i = Col::ALL.iter().position(|c| *c == col).unwrap_or(0);
-        std::mem::replace(&mut fields[i], Field::Null)
+        std::mem::replace(&mut fields[col.index()], Field::Null)
     }))
 }
 

@@ -218,6 +218,9 @@ fn a_record_judges_the_row_it_finds() {
 
 #[test]
 fn redis_and_sqlite_name_every_field() {
+    for (i, c) in Col::ALL.iter().enumerate() {
+        assert_eq!(c.index(), i);
+    }
     let names: std::collections::HashSet<_> = Col::ALL.iter().map(|c| c.redis()).collect();
     assert_eq!(names.len(), Col::ALL.len());
     let cols: std::collections::HashSet<_> = Col::ALL.iter().map(|c| c.sqlite()).collect();
