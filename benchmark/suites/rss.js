@@ -1,37 +1,45 @@
 'use strict'
 // Peak RSS of one process running many concurrent "threads" (async loops,
-// as agent conversations are) that record ~1 MB tool results and read them
-// back, against the same harness with a no-op ledger: how the memory a
-// ledger takes under concurrency relates to its `maxBytes`.
-//
-//   node benchmark/rss.js [threads=200] [rounds=8] [maxBytesMiB=256] [store=memory|sqlite] [scale=1]
+// as agent conversations are) that record tool results and read them back,
+// against the same harness with a no-op ledger: how the memory a ledger
+// takes under concurrency relates to its `maxBytes`.
+// Target: the ledger's peak above the harness's within 2.5 x maxBytes
+// (docs/stores.md, "How RSS relates to maxBytes under concurrency").
+// Run: npm run bench -- rss
+// One configuration: node benchmark/suites/rss.js <threads> <rounds> <maxBytesMiB> <memory|sqlite> <scale>
 //
 // Each variant runs in a fresh child process; its peak RSS is the kernel's
 // high-water mark (VmHWM in /proc/self/status), read at its end. The payloads
-// come from a fixed pool of 48 distinct strings of 0.6-1.4 MB (JSON catalogs
-// and logs; a third of the threads pass them as Buffers), so the harness's
-// own memory is the same in every variant and small; every record has its
-// own call id, so every record is a distinct entry the ledger must hold or
-// evict. Per round a thread records one result, recalls a query of it, and
-// every third round fetches a whole earlier result back (an answer of ~1 MB).
+// come from a fixed pool of 48 distinct payloads (JSON catalogs and logs; a
+// third of the threads pass them as Buffers) of 0.6-1.4 MB times `scale`, so
+// the harness's own memory is the same in every variant and small; every
+// record has its own call id, so every record is a distinct entry the ledger
+// must hold or evict. Per round a thread records one result, recalls a query
+// of it, and every third round fetches a whole earlier result back.
 
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 
-const args = process.argv.slice(2)
-const [threads, rounds, maxMiB] = [200, 8, 256].map((d, i) => Number(args[i] || d))
-const store = args[3] || 'memory'
-// Payload sizes times this (1: 0.6-1.4 MB; 0.2: below the 512 KiB that cross in slices).
-const scale = Number(args[4] || 1)
+const { table } = require('../util.js')
+
+const TARGET = 2.5
+// threads, rounds, maxBytes in MiB, store, payload scale (0.4: 0.24-0.56 MB,
+// short enough that strings and Buffers are copied whole at the call).
+const CASES = [
+  [200, 8, 256, 'memory', 1],
+  [200, 8, 256, 'sqlite', 1],
+  [1000, 4, 64, 'memory', 0.4],
+  [1000, 4, 64, 'sqlite', 0.4],
+]
 
 function hwm() {
   const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))
   return Number(m[1]) * 1024
 }
 
-function pool() {
+function pool(scale) {
   const out = []
   for (let k = 0; k < 48; k++) {
     const n = Math.round((2500 + ((k * 397) % 3300)) * scale) // 0.6-1.4 MB at scale 1
@@ -57,9 +65,9 @@ class NoopLedger {
   }
 }
 
-async function child(variant) {
-  const { Ledger, recall } = require('..')
-  const payloads = pool()
+async function child([threads, rounds, maxMiB, , scale], variant) {
+  const { Ledger, recall } = require('../..')
+  const payloads = pool(scale)
   const buffers = payloads.map((s) => Buffer.from(s))
   const poolBytes = payloads.reduce((a, s) => a + s.length, 0) * 2
   global.gc()
@@ -92,25 +100,48 @@ async function child(variant) {
   if (variant === 'sqlite') for (const x of ['', '-wal', '-shm']) fs.rmSync(path.join(os.tmpdir(), `symfonic-rss-${process.pid}.db${x}`), { force: true })
 }
 
-function main() {
-  const mb = (b) => (b / 2 ** 20).toFixed(0)
+// The ledger's peak and the no-op harness's, each in a fresh process.
+function measure(cfg) {
   const rows = []
-  for (const variant of ['noop', store]) {
-    const r = spawnSync(process.execPath, ['--expose-gc', __filename, String(threads), String(rounds), String(maxMiB), store, String(scale), variant], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+  for (const variant of ['noop', cfg[3]]) {
+    const r = spawnSync(process.execPath, ['--expose-gc', __filename, ...cfg.map(String), variant], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
     if (r.status !== 0) throw new Error(`${variant} failed: ${r.status} ${r.signal}`)
     rows.push(JSON.parse(r.stdout.trim().split('\n').pop()))
   }
-  const [noop, led] = rows
-  console.log(`threads=${threads} rounds=${rounds} maxBytes=${maxMiB} MiB store=${store} scale=${scale} load=${os.loadavg()[0].toFixed(1)}`)
-  for (const r of rows) {
-    console.log(`${r.variant.padEnd(7)} peak ${mb(r.peak)} MiB (start ${mb(r.base)}), ${r.ms} ms, payloads ${mb(r.payloadBytes)} MiB, held ${mb(r.held)} MiB in ${r.entries} entries, ${r.evictions} evictions`)
+  return rows
+}
+
+const mib = (b) => (b / 2 ** 20).toFixed(0)
+
+function main() {
+  const args = process.argv.slice(2)
+  const cases = args.length ? [[200, 8, 256, 'memory', 1].map((d, i) => (args[i] === undefined ? d : i === 3 ? args[i] : Number(args[i])))] : CASES
+  const out = []
+  let worst = 0
+  for (const cfg of cases) {
+    const [threads, rounds, maxMiB, store, scale] = cfg
+    const [noop, led] = measure(cfg)
+    const over = (led.peak - noop.peak) / (maxMiB * 2 ** 20)
+    worst = Math.max(worst, over)
+    out.push([
+      `${threads} × ${rounds}, ${(0.6 * scale).toFixed(2)}-${(1.4 * scale).toFixed(2)} MB (${mib(led.payloadBytes)} MiB in all)`,
+      `${maxMiB} MiB`,
+      store,
+      `${mib(led.peak - noop.peak)} MiB`,
+      `${over.toFixed(2)} ×`,
+      `${mib(noop.peak)} MiB`,
+      `${mib(led.held)} MiB, ${led.evictions} evictions`,
+      `${led.ms} ms`,
+    ])
   }
-  const over = led.peak - noop.peak
-  console.log(`ledger's peak over the no-op harness: ${mb(over)} MiB = ${(over / (maxMiB * 2 ** 20)).toFixed(2)} x maxBytes`)
+  console.log(`## RSS and maxBytes under concurrency (load ${os.loadavg()[0].toFixed(1)})\n`)
+  console.log(table(['threads × rounds, results', 'maxBytes', 'store', 'peak above the no-op harness', 'of maxBytes', 'harness peak', 'held at the end', 'records and reads'], out))
+  console.log(`\nTarget (the ledger's peak above the harness within ${TARGET} × maxBytes): ${worst <= TARGET ? 'met' : 'NOT met'} (worst ${worst.toFixed(2)} ×).\n`)
 }
 
 if (process.argv[7]) {
-  child(process.argv[7]).catch((e) => {
+  const cfg = process.argv.slice(2, 7).map((a, i) => (i === 3 ? a : Number(a)))
+  child(cfg, process.argv[7]).catch((e) => {
     console.error(e)
     process.exit(1)
   })
