@@ -260,9 +260,10 @@ impl Row {
     }
 }
 
-/// The seal of a handle (with the row's key in it) and its text form, as
-/// 32 lowercase hex digits. Every field is length-prefixed, so no split of
-/// the same bytes into other fields has the same input.
+/// The seal of a handle (whose namespace and id are the row's key) and of
+/// the payload's WTF-8 flag, as 32 lowercase hex digits. Every field is
+/// length-prefixed, so no split of the same bytes into other fields has the
+/// same input.
 pub fn seal(h: &Handle, wtf8: bool) -> String {
     let mut x = Xxh3::new();
     x.update(b"symfonic.row.v1\0");
