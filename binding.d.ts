@@ -217,6 +217,9 @@ export declare function __recordSettles(): boolean
  */
 export declare function capRecallOutput(text: string, memId: string, maxOutputChars?: number | undefined | null, contiguousFrom?: number | undefined | null): string
 
+/** The default `maxBytes` of a ledger (256 MiB). */
+export declare const DEFAULT_MAX_BYTES: number
+
 /**
  * How to read an archived result. Precedence: `jsonPath`, then `pattern`,
  * then `query`, then `lines`, then `offset`/`maxChars`, then `format`
@@ -270,7 +273,9 @@ export interface LedgerOptions {
   /**
    * Bound on the bytes of payload (and its indexes) held. Past it, the least
    * recently used entries are evicted (an entry that alone exceeds it is kept
-   * until the next record). Default 256 MiB.
+   * until the next record). Default 256 MiB. Async records in flight hold
+   * their payloads' copies besides, up to a quarter of it (at least 16 MiB;
+   * a record that would exceed that waits its turn, one always runs).
    */
   maxBytes?: number
   /** Code points of head preview shown in each stub. Default 200; 0 hides it. */
@@ -330,6 +335,12 @@ export interface LedgerStats {
   storeErrors: number
 }
 
+/**
+ * The most bytes of UTF-8 `record` accepts (4,000,000,000); a Buffer longer
+ * than this is refused by its length, before anything is copied.
+ */
+export declare const MAX_CONTENT_BYTES: number
+
 /** The cap on what `recall` returns, in code points, marker included. */
 export declare const MAX_OUTPUT_CHARS: number
 
@@ -356,10 +367,12 @@ export interface RecordInput {
   /**
    * The result: a string (kept exactly, lone surrogates included), or a Buffer
    * of UTF-8 (read without a JS string in between; invalid sequences become U+FFFD).
-   * At most 4,000,000,000 bytes of UTF-8. An async `record` reads a Buffer
-   * longer than 512 KiB over the next turns of the event loop: it must not
-   * be modified until the record settles (one detached or resized before
-   * then rejects the record with a `TypeError`).
+   * At most 4,000,000,000 bytes of UTF-8 (a longer Buffer is refused by its
+   * length, before it is copied). An async `record` may read a Buffer after
+   * the call (a long one over the next turns of the event loop, any one
+   * once its turn comes among the records in flight): it must not be
+   * modified until the record settles (one detached or resized before then
+   * rejects the record with a `TypeError`).
    */
   content: string | Buffer
   /**

@@ -846,5 +846,7 @@ module.exports.__flushExternal = nativeBinding.__flushExternal
 module.exports.__recordBegins = nativeBinding.__recordBegins
 module.exports.__recordSettles = nativeBinding.__recordSettles
 module.exports.capRecallOutput = nativeBinding.capRecallOutput
+module.exports.DEFAULT_MAX_BYTES = nativeBinding.DEFAULT_MAX_BYTES
+module.exports.MAX_CONTENT_BYTES = nativeBinding.MAX_CONTENT_BYTES
 module.exports.MAX_OUTPUT_CHARS = nativeBinding.MAX_OUTPUT_CHARS
 module.exports.memIdFor = nativeBinding.memIdFor

@@ -12,7 +12,9 @@ use crate::napi_text::{Content, JsStr};
 pub struct LedgerOptions {
     /// Bound on the bytes of payload (and its indexes) held. Past it, the least
     /// recently used entries are evicted (an entry that alone exceeds it is kept
-    /// until the next record). Default 256 MiB.
+    /// until the next record). Default 256 MiB. Async records in flight hold
+    /// their payloads' copies besides, up to a quarter of it (at least 16 MiB;
+    /// a record that would exceed that waits its turn, one always runs).
     pub max_bytes: Option<f64>,
     /// Code points of head preview shown in each stub. Default 200; 0 hides it.
     pub preview_chars: Option<f64>,
@@ -57,10 +59,12 @@ pub struct RecordInput {
     pub tool_args: Option<Map<String, Value>>,
     /// The result: a string (kept exactly, lone surrogates included), or a Buffer
     /// of UTF-8 (read without a JS string in between; invalid sequences become U+FFFD).
-    /// At most 4,000,000,000 bytes of UTF-8. An async `record` reads a Buffer
-    /// longer than 512 KiB over the next turns of the event loop: it must not
-    /// be modified until the record settles (one detached or resized before
-    /// then rejects the record with a `TypeError`).
+    /// At most 4,000,000,000 bytes of UTF-8 (a longer Buffer is refused by its
+    /// length, before it is copied). An async `record` may read a Buffer after
+    /// the call (a long one over the next turns of the event loop, any one
+    /// once its turn comes among the records in flight): it must not be
+    /// modified until the record settles (one detached or resized before then
+    /// rejects the record with a `TypeError`).
     #[napi(ts_type = "string | Buffer")]
     pub content: Content,
     /// Scope of the entry, e.g. a conversation's thread id. Default `""`. At most
