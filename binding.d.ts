@@ -210,6 +210,13 @@ export declare function __recordBegins(): void
 export declare function __recordSettles(): boolean
 
 /**
+ * Internal, for tests only: the seal a store writes beside the row of
+ * `handle` (with `wtf8`: a payload holding lone surrogates), so that a test
+ * can write a row as an earlier release did (a v1 stub) that reads back as sound.
+ */
+export declare function __rowSealForTest(handle: ToolResultHandle, wtf8: boolean): string
+
+/**
  * Cuts a recall answer to `maxOutputChars` code points, marker included (for
  * answers from ledgers written in JS; the native Ledger cuts in `recall`).
  * `contiguousFrom`: the payload offset the text starts at, when it is a contiguous part.

@@ -845,6 +845,7 @@ module.exports.__externalMemoryForTest = nativeBinding.__externalMemoryForTest
 module.exports.__flushExternal = nativeBinding.__flushExternal
 module.exports.__recordBegins = nativeBinding.__recordBegins
 module.exports.__recordSettles = nativeBinding.__recordSettles
+module.exports.__rowSealForTest = nativeBinding.__rowSealForTest
 module.exports.capRecallOutput = nativeBinding.capRecallOutput
 module.exports.DEFAULT_MAX_BYTES = nativeBinding.DEFAULT_MAX_BYTES
 module.exports.MAX_CONTENT_BYTES = nativeBinding.MAX_CONTENT_BYTES

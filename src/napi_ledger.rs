@@ -44,7 +44,8 @@ mod objects;
 mod spawn;
 mod tasks;
 pub use objects::{
-    FetchOptions, HasOptions, LedgerOptions, LedgerStats, RecordInput, StubOptions, ToolResultHandle,
+    row_seal_for_test, FetchOptions, HasOptions, LedgerOptions, LedgerStats, RecordInput, StubOptions,
+    ToolResultHandle,
 };
 use spawn::{rejected, spawn};
 use tasks::Read;

@@ -175,3 +175,26 @@ pub struct LedgerStats {
     /// error or a `[tool_memory error: ...]` answer.
     pub store_errors: f64,
 }
+
+/// Internal, for tests only: the seal a store writes beside the row of
+/// `handle` (with `wtf8`: a payload holding lone surrogates), so that a test
+/// can write a row as an earlier release did (a v1 stub) that reads back as sound.
+#[napi(js_name = "__rowSealForTest")]
+pub fn row_seal_for_test(handle: ToolResultHandle, wtf8: bool) -> String {
+    let text = |v: Either<String, Null>| match v {
+        Either::A(s) => Some(s),
+        Either::B(Null) => None,
+    };
+    let h = crate::core::ledger::Handle {
+        mem_id: handle.mem_id,
+        namespace: handle.namespace,
+        tool_name: handle.tool_name,
+        tool_call_id: handle.tool_call_id,
+        size_chars: handle.size_chars as usize,
+        summary: handle.summary,
+        schema: text(handle.schema),
+        preview: text(handle.preview),
+        stub: handle.stub,
+    };
+    crate::core::store::row::seal(&h, wtf8)
+}
