@@ -211,6 +211,13 @@ export declare function __recordBegins(): void
 export declare function __recordSettles(): boolean
 
 /**
+ * Internal, for tests only: the seal a store writes beside the row of
+ * `handle` (with `wtf8`: a payload holding lone surrogates), so that a test
+ * can write a row as an earlier release did (a v1 stub) that reads back as sound.
+ */
+export declare function __rowSealForTest(handle: ToolResultHandle, wtf8: boolean): string
+
+/**
  * Cuts a recall answer to `maxOutputChars` code points, marker included (for
  * answers from ledgers written in JS; the native Ledger cuts in `recall`).
  * `contiguousFrom`: the payload offset the text starts at, when it is a contiguous part.
@@ -223,6 +230,9 @@ export interface ClearOptions {
   /** Only this namespace's entries. Absent: every namespace. */
   namespace?: string
 }
+
+/** The default `maxBytes` of a ledger (256 MiB). */
+export declare const DEFAULT_MAX_BYTES: number
 
 /** Options for `Ledger.handle`, `Ledger.has` and `Ledger.delete`: where the entry lives. */
 export interface EntryOptions {
@@ -277,7 +287,9 @@ export interface LedgerOptions {
   /**
    * Bound on the bytes of payload (and its indexes) held. Past it, the least
    * recently used entries are evicted (an entry that alone exceeds it is kept
-   * until the next record). Default 256 MiB.
+   * until the next record). Default 256 MiB. Async records in flight hold
+   * their payloads' copies besides, up to a quarter of it (at least 16 MiB;
+   * a record that would exceed that waits its turn, one always runs).
    */
   maxBytes?: number
   /** Code points of head preview shown in each stub. Default 200; 0 hides it. */
@@ -337,6 +349,12 @@ export interface LedgerStats {
   storeErrors: number
 }
 
+/**
+ * The most bytes of UTF-8 `record` accepts (4,000,000,000); a Buffer longer
+ * than this is refused by its length, before anything is copied.
+ */
+export declare const MAX_CONTENT_BYTES: number
+
 /** The cap on what `recall` returns, in code points, marker included. */
 export declare const MAX_OUTPUT_CHARS: number
 
@@ -363,10 +381,12 @@ export interface RecordInput {
   /**
    * The result: a string (kept exactly, lone surrogates included), or a Buffer
    * of UTF-8 (read without a JS string in between; invalid sequences become U+FFFD).
-   * At most 4,000,000,000 bytes of UTF-8. An async `record` reads a Buffer
-   * longer than 512 KiB over the next turns of the event loop: it must not
-   * be modified until the record settles (one detached or resized before
-   * then rejects the record with a `TypeError`).
+   * At most 4,000,000,000 bytes of UTF-8 (a longer Buffer is refused by its
+   * length, before it is copied). An async `record` may read a Buffer after
+   * the call (a long one over the next turns of the event loop, any one
+   * once its turn comes among the records in flight): it must not be
+   * modified until the record settles (one detached or resized before then
+   * rejects the record with a `TypeError`).
    */
   content: string | Buffer
   /**

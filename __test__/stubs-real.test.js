@@ -11,6 +11,7 @@ const path = require('node:path')
 const { execFileSync } = require('node:child_process')
 const { Ledger } = require('..')
 const { compactToolMessages } = require('../langchain')
+const binding = require('../lib/native.js')
 const { AIMessage, HumanMessage, ToolMessage } = require('@langchain/core/messages')
 
 const DIR = path.join(__dirname, '..', 'fixtures', 'payloads')
@@ -143,10 +144,14 @@ describe('stubs recorded as v1 stay v1', () => {
       `To re-expand: call recall_tool_result(mem_id='${h.memId}', format="full").  For a slice, pass query=<substring>, offset/max_chars=<range>, or json_path=<path> instead of format="full".`,
     ].join('\n')
     const q = (s) => `'${s.replace(/'/g, "''")}'`
-    sql(db, `UPDATE entries SET stub = ${q(v1(200))}, schema = 'text: lines=217', summary = ${q(`read_log: text result, first line: ${content.split('\n')[0]}`)}, preview = ${q(head(200))} WHERE mem_id = '${h.memId}'`)
+    const row = { ...h, stub: v1(200), schema: 'text: lines=217', summary: `read_log: text result, first line: ${content.split('\n')[0]}`, preview: head(200) }
+    // Sealed as the store seals what it writes: the row reads back as sound, not as an edit.
+    const seal = binding.__rowSealForTest(row, false)
+    sql(db, `UPDATE entries SET stub = ${q(row.stub)}, schema = ${q(row.schema)}, summary = ${q(row.summary)}, preview = ${q(row.preview)}, seal = ${q(seal)} WHERE mem_id = '${h.memId}'`)
     await first.close()
 
     const ledger = new Ledger({ store: `sqlite:${db}` })
+    expect(await ledger.handle(h.memId)).toEqual(row)
     expect(await ledger.stub(h.memId)).toBe(v1(200))
     expect(await ledger.stub(h.memId, { previewChars: 2000 })).toBe(v1(2000))
     // An offloaded v1 stub read back from a checkpoint: verified against the

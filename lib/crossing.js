@@ -64,8 +64,10 @@ const binding = require('./native.js')
 
 const SLICE_UNITS = 1 << 18
 const SLICE_BYTES = 2 * SLICE_UNITS
-// A Buffer's crossing is sized by a u32; a longer one is copied at the call.
-const MAX_SLICED_BYTES = 2 ** 32 - 1
+// A Buffer over the ledger's limit (4,000,000,000 bytes, within the u32 that
+// sizes a crossing) does not cross: the native record refuses it by its
+// length, before anything is copied.
+const MAX_SLICED_BYTES = binding.MAX_CONTENT_BYTES
 const IN_FLIGHT = Math.max(2, Math.floor(availableParallelism() / 2))
 // A unit Latin-1 cannot hold. Its test is near free on a string V8 holds as
 // one-byte, and on a two-byte one usually stops at once (see "Latin-1 slices").
@@ -128,7 +130,7 @@ function copySlice() {
       else job.into.push(part)
       job.at += SLICE_UNITS
     } else {
-      if (job.s.length !== job.len) throw resized(job)
+      if (job.s.length !== job.len) throw resized(job.len, job.s)
       job.into ??= binding.__Crossing.ofBytes(job.len)
       job.into.push(job.s.subarray(job.at, job.at + SLICE_BYTES))
       job.at += SLICE_BYTES
@@ -145,12 +147,12 @@ function copySlice() {
   pump()
 }
 
-// The record's rejection when its Buffer changed length while it crossed.
-function resized(job) {
+// The record's rejection when its Buffer of `len` bytes changed length before it crossed.
+function resized(len, b) {
   return new TypeError(
-    `Ledger.record(input): content: the Buffer of ${job.len} bytes is ${job.s.length} bytes now, ` +
+    `Ledger.record(input): content: the Buffer of ${len} bytes is ${b.length} bytes now, ` +
       'detached, transferred or resized before its record settled (a Buffer must not change until then)',
   )
 }
 
-module.exports = { isLong, recordInSlices }
+module.exports = { isLong, recordInSlices, resized }

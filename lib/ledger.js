@@ -10,7 +10,8 @@ const MEM_ID_ERROR = '[tool_memory error: mem_id must be a non-empty string]'
 const ECHO_CHARS = 200
 
 const { fail, isPlainObject, checkKeys } = require('./options.js')
-const { isLong, recordInSlices } = require('./crossing.js')
+const { isLong, recordInSlices, resized } = require('./crossing.js')
+const { InFlight, weightOf } = require('./in-flight.js')
 const external = require('./external.js')
 
 function optionalString(where, name, v) {
@@ -243,6 +244,9 @@ function rejecting(f) {
   }
 }
 
+// Each ledger's records in flight (lib/in-flight.js).
+const inFlight = new WeakMap()
+
 class Ledger extends binding.Ledger {
   /**
    * A ledger whose store (if any) is open: resolves once the SQLite file is
@@ -264,6 +268,7 @@ class Ledger extends binding.Ledger {
     const o = ledgerOptions(options)
     super(o)
     if (o && o.store) stores.set(this, o.store)
+    inFlight.set(this, new InFlight(o && o.maxBytes !== undefined ? o.maxBytes : binding.DEFAULT_MAX_BYTES))
   }
 
   record(input) {
@@ -274,14 +279,14 @@ class Ledger extends binding.Ledger {
       return Promise.reject(e)
     }
     const c = checked.content
-    let p
-    try {
-      p = isLong(c)
-        ? recordInSlices(c, (into) => super.record({ ...checked, content: into }), checked.toolCallId)
-        : super.record(checked)
-    } catch (e) {
-      return Promise.reject(e)
+    const len = c.length
+    const start = () => {
+      // A Buffer that waited its turn is read now: it must be the one given.
+      if (c.length !== len) throw resized(len, c)
+      return isLong(c) ? recordInSlices(c, (into) => super.record({ ...checked, content: into }), checked.toolCallId) : super.record(checked)
     }
+    // A Buffer over the limit never waits its turn: the native call refuses it by its length.
+    const p = inFlight.get(this).run(weightOf(c), start, c.length > binding.MAX_CONTENT_BYTES)
     external.recordBegins()
     return p.finally(external.recordSettles)
   }

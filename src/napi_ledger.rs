@@ -16,7 +16,9 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::core::ids::mem_id_for as core_mem_id;
-use crate::core::ledger::{self as core, LedgerConfig, RecordRequest, Ttl};
+use crate::core::ledger::{
+    self as core, LedgerConfig, LedgerError, RecordRequest, Ttl, MAX_CONTENT_BYTES as MAX_CONTENT,
+};
 use crate::core::recall::{cap_output, FetchSpec, MAX_OUTPUT_CHARS as MAX_OUT};
 use crate::core::runtime::{Deadline, DEFAULT_TIMEOUT};
 use crate::core::store::StoreSpec;
@@ -28,13 +30,22 @@ use crate::napi_text::{ContentRef, JsStr, JsText};
 #[napi]
 pub const MAX_OUTPUT_CHARS: u32 = MAX_OUT as u32;
 
+/// The default `maxBytes` of a ledger (256 MiB).
+#[napi]
+pub const DEFAULT_MAX_BYTES: u32 = core::DEFAULT_MAX_BYTES as u32;
+
+/// The most bytes of UTF-8 `record` accepts (4,000,000,000); a Buffer longer
+/// than this is refused by its length, before anything is copied.
+#[napi]
+pub const MAX_CONTENT_BYTES: u32 = MAX_CONTENT as u32;
+
 mod lookups;
 mod objects;
 mod spawn;
 mod tasks;
 pub use objects::{
-    ClearOptions, EntryOptions, FetchOptions, LedgerOptions, LedgerStats, RecordInput, StubOptions,
-    ToolResultHandle,
+    row_seal_for_test, ClearOptions, EntryOptions, FetchOptions, LedgerOptions, LedgerStats, RecordInput,
+    StubOptions, ToolResultHandle,
 };
 use spawn::{rejected, spawn};
 use tasks::Read;
@@ -96,14 +107,14 @@ fn nullable(s: Option<String>) -> Either<String, Null> {
     s.map_or(Either::B(Null), Either::A)
 }
 
-fn request(input: RecordInput) -> RecordRequest {
-    RecordRequest {
+fn request(input: RecordInput) -> std::result::Result<RecordRequest, LedgerError> {
+    Ok(RecordRequest {
         namespace: input.namespace.unwrap_or_default(),
         tool_call_id: input.tool_call_id,
         tool_name: input.tool_name,
         tool_args: input.tool_args,
-        content: input.content.0,
-    }
+        content: input.content.payload()?,
+    })
 }
 
 /// A record's `ttlSeconds`: absent means the ledger's.
@@ -269,15 +280,17 @@ impl Ledger {
             if self.inner.is_closed() {
                 return rejected(env, closed_error("Ledger.record(input)")).map(Either::B);
             }
+            // Refused at the call, before any turn of the event loop (the JS
+            // entry makes it a rejection): it never waits behind other work.
+            let req = request(input).map_err(ledger_error)?;
             if !self.inner.has_store() {
                 return Ok(Either::A(AsyncTask::new(RecordTask {
                     inner: self.inner.clone(),
                     reported: self.reported.clone(),
-                    req: Some(request(input)),
+                    req: Some(req),
                     ttl,
                 })));
             }
-            let req = request(input);
             self.on_store(env, move |inner, deadline| async move {
                 let h = inner.record_async(req, ttl, deadline).await;
                 h.map(to_handle).map_err(ledger_error)
@@ -294,9 +307,8 @@ impl Ledger {
         guard(|| {
             let ttl = record_ttl(&env, "Ledger.recordSync(input)", input.ttl_seconds)?;
             self.sync_allowed(&env, "Ledger.recordSync(input)", "await ledger.record(input)")?;
-            let h = self
-                .inner
-                .record_with(request(input), ttl)
+            let h = request(input)
+                .and_then(|req| self.inner.record_with(req, ttl))
                 .map_err(ledger_error)?;
             sync(&env, &self.inner, &self.reported);
             Ok(to_handle(h))

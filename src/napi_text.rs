@@ -5,6 +5,7 @@
 
 use napi::bindgen_prelude::*;
 
+use crate::core::ledger::{check_content_len, LedgerError};
 use crate::core::text::Payload;
 use crate::core::transcode;
 use crate::core::wtf8::Wtf8Buf;
@@ -17,7 +18,15 @@ use crate::napi_crossing::Crossing;
 /// `record` runs on the libuv pool: the JS thread no longer pays V8's UTF-8
 /// length pass, its UTF-8 encoder, nor the U+FFFD check and re-read that
 /// lone surrogates needed (measured on a 5 MB payload: 5.9 to 12.4 ms before).
-pub struct Content(pub(crate) Payload);
+pub struct Content(std::result::Result<Payload, usize>);
+
+impl Content {
+    /// The payload, or the refusal of a Buffer over `MAX_CONTENT_BYTES`,
+    /// which was measured and never copied.
+    pub(crate) fn payload(self) -> std::result::Result<Payload, LedgerError> {
+        self.0.map_err(|bytes| LedgerError::ContentTooLarge { bytes })
+    }
+}
 
 impl TypeName for Content {
     fn type_name() -> &'static str {
@@ -59,7 +68,12 @@ fn not_content() -> Error {
 impl FromNapiValue for Content {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
         if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
-            return Ok(Content(Payload::Bytes(bytes.to_vec())));
+            // A Buffer's bytes are never fewer once settled (an invalid byte
+            // becomes 3): one over the limit is refused by its length alone.
+            if check_content_len(bytes.len()).is_err() {
+                return Ok(Content(Err(bytes.len())));
+            }
+            return Ok(Content(Ok(Payload::Bytes(bytes.to_vec()))));
         }
         let mut kind = 0;
         check_status!(unsafe { sys::napi_typeof(env, value, &mut kind) })?;
@@ -68,9 +82,9 @@ impl FromNapiValue for Content {
             // object fails the class's type-tag check.
             let mut crossing = unsafe { ClassInstance::<Crossing>::from_napi_value(env, value) }
                 .map_err(|_| not_content())?;
-            return Ok(Content(crossing.take()?));
+            return Ok(Content(Ok(crossing.take()?)));
         }
-        unsafe { js_units(env, value) }.map(|units| Content(Payload::Utf16(units)))
+        unsafe { js_units(env, value) }.map(|units| Content(Ok(Payload::Utf16(units))))
     }
 }
 

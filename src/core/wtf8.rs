@@ -189,6 +189,34 @@ pub fn has_surrogate(b: &[u8]) -> bool {
     memchr::memchr_iter(0xED, b).any(|i| surrogate_at(b, i))
 }
 
+/// Whether `b` is well-formed WTF-8: UTF-8 where surrogates may appear
+/// only as lone ones, each as its 3-byte sequence (a pair must be the 4-byte
+/// sequence of its code point). What [`from_utf16`] makes, and nothing else;
+/// for bytes read back from a store.
+pub fn is_wtf8(b: &[u8]) -> bool {
+    let mut start = 0;
+    let mut lead_end = None; // where the previous lone lead surrogate ended
+    for i in memchr::memchr_iter(0xED, b) {
+        if !surrogate_at(b, i) {
+            continue; // an ordinary ED sequence, checked with its segment
+        }
+        let (Some(&second), Some(&third)) = (b.get(i + 1), b.get(i + 2)) else {
+            return false;
+        };
+        let cont = |x: u8| (0x80..0xC0).contains(&x);
+        if !cont(second) || !cont(third) || !is_utf8(&b[start..i]) {
+            return false;
+        }
+        let trail = second >= 0xB0;
+        if trail && lead_end == Some(i) {
+            return false; // a pair written as two surrogates
+        }
+        lead_end = (!trail).then_some(i + 3);
+        start = i + 3;
+    }
+    is_utf8(&b[start..])
+}
+
 /// WTF-8 as display text: each lone surrogate becomes one U+FFFD, which has
 /// the same length in bytes, so byte offsets into the result are offsets
 /// into `b` (a JSON index built on it applies to `b`). Other invalid bytes
@@ -229,6 +257,32 @@ mod tests {
             assert_eq!(to_utf16(&b), units(s));
             assert_eq!(to_string_lossy(&b), s);
         }
+    }
+
+    #[test]
+    fn only_what_from_utf16_makes_is_wtf8() {
+        for u in [
+            &[0x78u16, 0xD800][..],
+            &[0xDC00, 0xD800],
+            &[0xD83D, 0xD83D, 0xDE00],
+            &[0x61, 0xDE00, 0x62],
+        ] {
+            let (b, _) = from_utf16(u);
+            assert!(is_wtf8(&b), "{u:?}");
+        }
+        assert!(is_wtf8("日本 😀 \u{D7FF}".as_bytes()));
+        for bad in [
+            &b"\xed\xa0\xbd\xed\xb8\x80"[..], // a pair as two surrogates
+            b"\xed\xa0",                      // cut
+            b"\xed\xa0\x41",                  // not a continuation
+            b"\xed\xa0\x80\xff",              // invalid after a surrogate
+            b"\xff\xed\xa0\x80",              // invalid before
+            b"\xc3",
+        ] {
+            assert!(!is_wtf8(bad), "{bad:?}");
+        }
+        // A trail then a lead is two lone surrogates, not a pair.
+        assert!(is_wtf8(b"\xed\xb0\x80\xed\xa0\x80"));
     }
 
     #[test]

@@ -12,7 +12,9 @@ use crate::napi_text::{Content, JsStr};
 pub struct LedgerOptions {
     /// Bound on the bytes of payload (and its indexes) held. Past it, the least
     /// recently used entries are evicted (an entry that alone exceeds it is kept
-    /// until the next record). Default 256 MiB.
+    /// until the next record). Default 256 MiB. Async records in flight hold
+    /// their payloads' copies besides, up to a quarter of it (at least 16 MiB;
+    /// a record that would exceed that waits its turn, one always runs).
     pub max_bytes: Option<f64>,
     /// Code points of head preview shown in each stub. Default 200; 0 hides it.
     pub preview_chars: Option<f64>,
@@ -57,10 +59,12 @@ pub struct RecordInput {
     pub tool_args: Option<Map<String, Value>>,
     /// The result: a string (kept exactly, lone surrogates included), or a Buffer
     /// of UTF-8 (read without a JS string in between; invalid sequences become U+FFFD).
-    /// At most 4,000,000,000 bytes of UTF-8. An async `record` reads a Buffer
-    /// longer than 512 KiB over the next turns of the event loop: it must not
-    /// be modified until the record settles (one detached or resized before
-    /// then rejects the record with a `TypeError`).
+    /// At most 4,000,000,000 bytes of UTF-8 (a longer Buffer is refused by its
+    /// length, before it is copied). An async `record` may read a Buffer after
+    /// the call (a long one over the next turns of the event loop, any one
+    /// once its turn comes among the records in flight): it must not be
+    /// modified until the record settles (one detached or resized before then
+    /// rejects the record with a `TypeError`).
     #[napi(ts_type = "string | Buffer")]
     pub content: Content,
     /// Scope of the entry, e.g. a conversation's thread id. Default `""`. At most
@@ -179,4 +183,27 @@ pub struct LedgerStats {
     /// Store operations that failed; each one was a rejected `record`, a thrown
     /// error or a `[tool_memory error: ...]` answer.
     pub store_errors: f64,
+}
+
+/// Internal, for tests only: the seal a store writes beside the row of
+/// `handle` (with `wtf8`: a payload holding lone surrogates), so that a test
+/// can write a row as an earlier release did (a v1 stub) that reads back as sound.
+#[napi(js_name = "__rowSealForTest")]
+pub fn row_seal_for_test(handle: ToolResultHandle, wtf8: bool) -> String {
+    let text = |v: Either<String, Null>| match v {
+        Either::A(s) => Some(s),
+        Either::B(Null) => None,
+    };
+    let h = crate::core::ledger::Handle {
+        mem_id: handle.mem_id,
+        namespace: handle.namespace,
+        tool_name: handle.tool_name,
+        tool_call_id: handle.tool_call_id,
+        size_chars: handle.size_chars as usize,
+        summary: handle.summary,
+        schema: text(handle.schema),
+        preview: text(handle.preview),
+        stub: handle.stub,
+    };
+    crate::core::store::row::seal(&h, wtf8)
 }

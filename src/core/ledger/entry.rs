@@ -12,7 +12,7 @@ use crate::core::search::Blocks;
 use crate::core::store::{StoreError, StoredEntry};
 use crate::core::stub::{self, StubParts, STUB_HEADER_V1};
 use crate::core::text::{Settled, Text};
-use crate::core::transcode;
+use crate::core::{transcode, wtf8};
 
 use super::{has_query_index, Entry, Handle, RecordRequest};
 
@@ -111,9 +111,10 @@ pub(super) fn assemble(
 }
 
 /// An entry from its stored form: the handle as stored (so the stub is the
-/// original, byte for byte), the payload re-indexed. With `verify`, the id
-/// must be the payload's own (`mem_id_for`), so a tampered or misplaced row
-/// is refused rather than served.
+/// original, byte for byte; the store checked it against its seal, see
+/// `store::row`), the payload re-indexed. The payload must be well-formed
+/// text of the stored size and, with `verify`, the id's own (`mem_id_for`),
+/// so a tampered or misplaced row is refused rather than served.
 pub(super) fn rebuild_entry(stored: StoredEntry, verify: bool) -> Result<Entry, StoreError> {
     let StoredEntry {
         handle,
@@ -128,6 +129,10 @@ pub(super) fn rebuild_entry(stored: StoredEntry, verify: bool) -> Result<Entry, 
         ));
     }
     let payload = if wtf8 {
+        // Lone surrogates are the only reason a payload is stored as WTF-8.
+        if !wtf8::is_wtf8(&content) || transcode::is_utf8(&content) {
+            return Err(StoreError::new("get", "corrupt row: payload is not WTF-8"));
+        }
         Settled::Wtf8(content)
     } else if transcode::is_utf8(&content) {
         // SAFETY: validated just above.
@@ -138,13 +143,18 @@ pub(super) fn rebuild_entry(stored: StoredEntry, verify: bool) -> Result<Entry, 
     let view = payload.lossy();
     let (json, (), counted) = analyze_str_with(&view, &|| (), &|| Text::count(&payload));
     drop(view);
-    Ok(assemble(
-        handle,
-        Text::from_counted(payload, counted),
-        json,
-        None,
-        expires_at,
-    ))
+    let text = Text::from_counted(payload, counted);
+    if text.char_len() != handle.size_chars {
+        return Err(StoreError::new(
+            "get",
+            format!(
+                "corrupt row: size {} where the payload has {} code points",
+                handle.size_chars,
+                text.char_len()
+            ),
+        ));
+    }
+    Ok(assemble(handle, text, json, None, expires_at))
 }
 
 pub(super) fn handle_bytes(h: &Handle) -> usize {

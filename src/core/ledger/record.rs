@@ -133,7 +133,7 @@ impl Ledger {
     ) -> Result<(), LedgerError> {
         let (mem_id, namespace) = (entry.handle.mem_id.clone(), entry.handle.namespace.clone());
         match store.put(entry, deadline).await {
-            Ok(PutOutcome::Inserted | PutOutcome::Existing) => Ok(()),
+            Ok(PutOutcome::Inserted | PutOutcome::Existing | PutOutcome::Repaired) => Ok(()),
             Ok(PutOutcome::Collision) => Err(LedgerError::Collision { mem_id, namespace }),
             Err(e) => Err(LedgerError::Store(self.store_failed(e))),
         }

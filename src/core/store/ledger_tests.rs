@@ -207,7 +207,22 @@ fn a_row_that_does_not_match_its_id_is_refused() {
         .unwrap();
     let b = ledger(&db, usize::MAX, None);
     let e = b.try_handle("ns", &h.mem_id).unwrap_err();
-    assert!(e.message.contains("does not match"), "{e}");
+    assert!(e.message.contains("seal"), "{e}");
+    // Another payload under a sound seal: refused by the id.
+    let h = l.record(req("2", "two".into())).unwrap();
+    rusqlite::Connection::open(&db.0)
+        .unwrap()
+        .execute_batch("UPDATE entries SET codec = 0, raw_len = 3, payload = CAST('owt' AS BLOB) WHERE tool_call_id = '2'")
+        .unwrap();
+    let e = b.try_handle("ns", &h.mem_id).unwrap_err();
+    assert!(e.message.contains("does not match its payload"), "{e}");
+    // Recording the result again repairs both.
+    let c = ledger(&db, usize::MAX, None);
+    c.record(req("1", "one".into())).unwrap();
+    c.record(req("2", "two".into())).unwrap();
+    let d = ledger(&db, usize::MAX, None);
+    assert_eq!(d.fetch("ns", &h.mem_id, &spec(|_| ())), "two");
+    assert_eq!(d.try_handle("ns", &h.mem_id).unwrap(), Some(h));
 }
 
 #[test]

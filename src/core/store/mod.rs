@@ -5,7 +5,8 @@
 //!
 //! A backend is one module behind [`Store`]: [`sqlite`] (one file) and
 //! [`redis`] (one server shared by replicas). What every backend shares lives here: the stored record,
-//! the expiry clock, the payload codec and the error type.
+//! the expiry clock, the payload codec, the row format and its checks ([`row`]),
+//! and the error type.
 
 use std::fmt;
 use std::future::Future;
@@ -18,6 +19,7 @@ use crate::core::runtime::Deadline;
 
 pub mod codec;
 pub mod redis;
+pub mod row;
 pub mod sqlite;
 
 /// One entry as a store keeps it: the handle fields needed to give back the
@@ -36,8 +38,8 @@ pub struct StoredEntry {
 pub type Bytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
 
 /// An entry to store: its handle, its payload (to compare with what a key
-/// already holds) and the payload as stored (encoded by [`codec`], once,
-/// before any store work).
+/// already holds), the payload as stored (encoded by [`codec`], once,
+/// before any store work) and the row's seal ([`row::seal`]).
 #[derive(Clone)]
 pub struct NewEntry {
     pub handle: Handle,
@@ -47,13 +49,16 @@ pub struct NewEntry {
     /// The codec of `stored`.
     pub codec: i64,
     pub stored: Arc<Vec<u8>>,
+    pub seal: String,
 }
 
 impl NewEntry {
-    /// Encodes the payload (compression: CPU work, done by the caller's thread).
+    /// Encodes the payload and seals the handle (compression: CPU work, done
+    /// by the caller's thread).
     pub fn new(handle: Handle, content: Bytes, wtf8: bool, expires_at: Option<u64>) -> NewEntry {
         let (codec, stored) = codec::encode((*content).as_ref());
         NewEntry {
+            seal: row::seal(&handle, wtf8),
             handle,
             content,
             wtf8,
@@ -88,6 +93,9 @@ pub enum PutOutcome {
     Existing,
     /// The key holds a different result: nothing was written.
     Collision,
+    /// The key held a row that could not be served (damaged or edited, see
+    /// [`row`]): the entry, whose payload is its id's, replaced it.
+    Repaired,
 }
 
 /// What a `get` found under the key.
@@ -206,7 +214,9 @@ pub trait Store: Send + Sync {
 /// How a store is named in `new Ledger({ store })`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreSpec {
-    /// `sqlite:<path>`; a relative path is relative to the process's cwd.
+    /// `sqlite:<path>`; a relative path is relative to the process's cwd when
+    /// the store is named (`parse` makes it absolute: the store's file checks
+    /// and its later connections name that file after a chdir).
     Sqlite(String),
     /// `sqlite::memory:`: a database in this process's memory, private to one ledger.
     SqliteMemory,
@@ -230,6 +240,9 @@ impl StoreSpec {
                         "store '{s}' is not supported; give a file path ('sqlite:./ledger.db') or 'sqlite::memory:'"
                     ));
                 }
+                // Without a cwd (deleted), left relative: the open says what fails.
+                let absolute = std::path::absolute(path).ok();
+                let path = absolute.as_deref().and_then(|p| p.to_str()).unwrap_or(path);
                 Ok(StoreSpec::Sqlite(path.to_string()))
             }
             _ => Err(format!(
@@ -346,9 +359,10 @@ mod tests {
 
     #[test]
     fn specs_parse_sqlite_paths_and_redis_urls() {
+        let cwd = std::env::current_dir().unwrap();
         assert_eq!(
             StoreSpec::parse("sqlite:./ledger.db"),
-            Ok(StoreSpec::Sqlite("./ledger.db".into()))
+            Ok(StoreSpec::Sqlite(cwd.join("ledger.db").to_str().unwrap().into()))
         );
         assert_eq!(StoreSpec::parse("sqlite::memory:"), Ok(StoreSpec::SqliteMemory));
         assert_eq!(

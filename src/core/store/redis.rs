@@ -20,27 +20,29 @@
 //! cluster slot and every script touches keys of one slot, named in `KEYS`.
 //! `{`, `}` and `%` in a namespace are percent-encoded so the tag is always
 //! the whole namespace, and the empty namespace is `%`. Fields: the handle
-//! (`call`, `tool`, `size`, `summary`, `schema`, `preview`, `stub`), the payload (`p`, encoded by [`codec`] like
-//! the SQLite store's, with `codec`, `len` and `wtf8`) and `exp` (Unix ms,
-//! absent for never). Expiry is Redis's own (`PEXPIREAT`), and `exp` is
-//! checked on read too, against this process's clock, as the SQLite store does.
+//! (`call`, `tool`, `size`, `summary`, `schema`, `preview`, `stub`), the
+//! payload (`p`, encoded by [`codec`](super::codec) like the SQLite store's,
+//! with `codec`, `len` and `wtf8`), `seal` and `exp` (Unix ms, absent for
+//! never); [`row`] writes and checks them. Expiry is Redis's own
+//! (`PEXPIREAT`), and `exp` is checked on read too, against this process's
+//! clock, as the SQLite store does.
 //!
-//! Atomicity: `put` is one Lua script on the entry's key (insert if absent,
-//! else compare call id, length and stored payload bytes; refresh the expiry
-//! if they are the same result, refuse otherwise). Two processes recording one
-//! id are serialised by Redis; neither overwrites the other.
+//! Atomicity: `put` is one Lua script on the entry's key and its index:
+//! insert if absent, refresh the expiry if the same fields are there, else
+//! answer the row as it is. That row is judged here ([`row::judge`]): the
+//! same result written otherwise gets its expiry refreshed, another result
+//! is a collision, and a row that cannot be read is replaced by the same
+//! script, only if it is still exactly as read. Two processes recording one
+//! id are serialised by Redis; neither overwrites the other's sound entry.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use redis::Value;
 
-use super::codec;
-use super::{
-    expired, now_ms, warn_once, Lookup, NewEntry, PutOutcome, Store, StoreError, StoreFuture, StoredEntry,
-};
-use crate::core::ledger::Handle;
+use super::row::{self, Found, Pairs, Row};
+use super::{expired, now_ms, warn_once, Lookup, NewEntry, PutOutcome, Store, StoreError, StoreFuture};
 use crate::core::runtime::{cpu, Deadline};
 
 mod connect;
@@ -55,12 +57,15 @@ pub use spec::{redact, RedisSpec};
 pub const DEFAULT_PREFIX: &str = "symfonic:";
 /// Keys asked of each `SCAN` step by `clear`.
 const SCAN_COUNT: usize = 1000;
+/// How many times `put` runs its script on a row that other processes keep
+/// changing under it before it gives up (a repair takes two).
+const PUT_ROUNDS: usize = 4;
 
 /// A namespace as written inside its key's hash tag: `%`, `{` and `}`
 /// percent-encoded, so the tag is exactly the namespace. The empty namespace
 /// is `%` (no other namespace encodes to it): Redis Cluster ignores an empty
 /// tag `{}` and would hash an entry and its index to different slots.
-fn encode_namespace(ns: &str) -> String {
+pub(crate) fn encode_namespace(ns: &str) -> String {
     if ns.is_empty() {
         return "%".into();
     }
@@ -216,85 +221,96 @@ impl Inner {
         let index = self.index(&h.namespace);
         let exp = entry.expires_at.map_or(String::new(), |t| t.to_string());
         let mut c = self.conn()?;
-        // Two rounds at most: a touch that finds the entry replaced meanwhile records it afresh.
-        for _ in 0..2 {
+        let entry = Arc::new(entry);
+        // The row to replace, as last read, when it could not be read (`None`
+        // inside: a key that held no hash).
+        let mut replace: Option<Option<Pairs>> = None;
+        // Whether the row replaced had only expired (then it is an insert).
+        let mut only_expired = false;
+        for _ in 0..PUT_ROUNDS {
             let mut inv = PUT_SCRIPT.prepare_invoke();
             inv.key(&key)
                 .key(&index)
-                .arg(&h.tool_call_id)
-                .arg(entry.bytes().len().to_string())
-                .arg(&entry.stored[..])
                 .arg(&exp)
                 .arg(now_ms())
-                .arg(&h.mem_id);
-            let fields: [(&str, Option<String>); 8] = [
-                ("tool", Some(h.tool_name.clone())),
-                ("size", Some(h.size_chars.to_string())),
-                ("summary", Some(h.summary.clone())),
-                ("schema", h.schema.clone()),
-                ("preview", h.preview.clone()),
-                ("stub", Some(h.stub.clone())),
-                ("wtf8", Some(if entry.wtf8 { "1" } else { "0" }.to_string())),
-                ("codec", Some(entry.codec.to_string())),
-            ];
-            for (name, value) in fields {
-                if let Some(v) = value {
-                    inv.arg(name).arg(v);
+                .arg(&entry.handle.mem_id);
+            match replace.take() {
+                None => inv.arg(0),
+                Some(None) => inv.arg(-1),
+                Some(Some(guard)) => {
+                    inv.arg(guard.len() * 2);
+                    for (name, value) in guard {
+                        inv.arg(name).arg(value);
+                    }
+                    &mut inv
                 }
+            };
+            for (name, value) in row::redis_fields(&entry) {
+                inv.arg(name).arg(value.as_ref());
             }
             let answer: Vec<Value> = self.bounded("put", deadline, inv.invoke_async(&mut c)).await?;
-            let status = match answer.first() {
-                Some(Value::Int(i)) => *i,
+            let mut answer = answer.into_iter();
+            match answer.next() {
+                Some(Value::Int(0)) => return Ok(PutOutcome::Inserted),
+                Some(Value::Int(1)) => return Ok(PutOutcome::Existing),
+                Some(Value::Int(2)) => {}
+                Some(Value::Int(3)) if only_expired => return Ok(PutOutcome::Inserted),
+                Some(Value::Int(3)) => return Ok(PutOutcome::Repaired),
+                // Changed since it was read: judge it again.
+                Some(Value::Int(4)) => continue,
+                Some(Value::Int(5)) => {
+                    replace = Some(None);
+                    continue;
+                }
                 _ => {
                     return Err(StoreError::unknown(
                         "put",
                         "unexpected answer from the put script",
                     ))
                 }
-            };
-            match status {
-                0 => return Ok(PutOutcome::Inserted),
-                1 => return Ok(PutOutcome::Existing),
-                2 => return Ok(PutOutcome::Collision),
-                3 => {}
-                other => {
-                    return Err(StoreError::unknown(
-                        "put",
-                        format!("unexpected put status {other}"),
-                    ))
-                }
             }
-            let stored_codec = answer
-                .get(1)
-                .and_then(bytes_of)
-                .and_then(|b| String::from_utf8(b).ok())
-                .and_then(|s| s.parse::<i64>().ok())
-                .ok_or_else(|| StoreError::new("put", "corrupt entry: field 'codec'"))?;
-            let stored = answer
-                .get(2)
-                .and_then(bytes_of)
-                .ok_or_else(|| StoreError::new("put", "corrupt entry: field 'p'"))?;
-            // Decoding a payload is CPU work: off the runtime's workers.
-            let content = entry.content.clone();
-            let (same, stored) = cpu(deadline, move || {
-                let raw = codec::decode(stored_codec, &stored, (*content).as_ref().len());
-                (raw.map(|r| r == (*content).as_ref()), stored)
+            let seen = pairs("put", answer)?;
+            // Judging decodes the stored payload: CPU work, off the runtime's workers.
+            let new = entry.clone();
+            let (found, expired_only, seen) = cpu(deadline, move || {
+                let decoded = Row::from_pairs("put", seen.clone());
+                // An expired row is free for another result, as no row would be.
+                let expired_only = decoded.as_ref().is_ok_and(|r| expired(r.expires_at(), now_ms()));
+                let found = match decoded {
+                    _ if expired_only => Found::Unreadable("expired".into()),
+                    other => row::judge(other, &new),
+                };
+                (found, expired_only, seen)
             })
             .await
             .ok_or_else(|| StoreError::timeout("put", &self.shown, &deadline, false))?;
-            if !same.map_err(|m| StoreError::new("put", m))? {
-                return Ok(PutOutcome::Collision);
+            only_expired = expired_only;
+            match found {
+                Found::Different => return Ok(PutOutcome::Collision),
+                Found::Unreadable(_) => replace = Some(Some(seen)),
+                Found::Same => {
+                    // The same result written otherwise (another codec, another
+                    // preview length): kept, its expiry refreshed.
+                    let stored = seen.into_iter().find(|(n, _)| n == b"p").map(|(_, v)| v);
+                    let mut inv = TOUCH_SCRIPT.prepare_invoke();
+                    inv.key(&key)
+                        .key(&index)
+                        .arg(stored.unwrap_or_default())
+                        .arg(&exp)
+                        .arg(&entry.handle.mem_id);
+                    let done: i64 = self.bounded("put", deadline, inv.invoke_async(&mut c)).await?;
+                    if done == 1 {
+                        return Ok(PutOutcome::Existing);
+                    }
+                }
             }
-            let mut inv = TOUCH_SCRIPT.prepare_invoke();
-            inv.key(&key).key(&index).arg(stored).arg(&exp).arg(&h.mem_id);
-            let done: i64 = self.bounded("put", deadline, inv.invoke_async(&mut c)).await?;
-            if done == 1 {
-                return Ok(PutOutcome::Existing);
-            }
+            // Again: to replace the row as read, or because it changed meanwhile
+            // (deleted, replaced, repaired by another process).
         }
-        Err(StoreError::unknown(
+        // Every round that wrote has returned: nothing was written.
+        Err(StoreError::new(
             "put",
-            "the entry kept changing under this put",
+            format!("{}: the entry kept changing while it was recorded", self.shown),
         ))
     }
 
@@ -333,16 +349,7 @@ impl Inner {
                 )));
             }
         };
-        let mut fields: HashMap<String, Vec<u8>> = HashMap::with_capacity(flat.len() / 2);
-        let mut it = flat.into_iter();
-        while let (Some(k), Some(v)) = (it.next(), it.next()) {
-            if let (Some(k), Some(v)) = (
-                bytes_of(&k).and_then(|k| String::from_utf8(k).ok()),
-                into_bytes(v),
-            ) {
-                fields.insert(k, v);
-            }
-        }
+        let fields = pairs("get", flat.into_iter())?;
         // Decoding a payload is CPU work: off the runtime's workers.
         cpu(deadline, move || entry_of(&namespace, &mem_id, fields))
             .await
@@ -449,57 +456,29 @@ impl Inner {
     }
 }
 
-/// The entry in a hash's fields (its payload decoded), or `Missing` once expired.
-fn entry_of(
-    namespace: &str,
-    mem_id: &str,
-    mut fields: HashMap<String, Vec<u8>>,
-) -> Result<Lookup, StoreError> {
-    let expires_at = match fields.get("exp") {
-        Some(_) => Some(to_u64("get", "exp", fields.get("exp"))?),
-        None => None,
-    };
-    if expired(expires_at, now_ms()) {
+/// The entry in a hash's fields (checked by [`row`], its payload decoded),
+/// or `Missing` once expired.
+fn entry_of(namespace: &str, mem_id: &str, fields: Pairs) -> Result<Lookup, StoreError> {
+    let row = Row::from_pairs("get", fields)?;
+    if expired(row.expires_at(), now_ms()) {
         return Ok(Lookup::Missing);
     }
-    let raw_len = to_u64("get", "len", fields.get("len"))?;
-    let raw_len =
-        usize::try_from(raw_len).map_err(|_| StoreError::new("get", "corrupt entry: field 'len'"))?;
-    let codec_id = to_u64("get", "codec", fields.get("codec"))? as i64;
-    let size_chars = to_u64("get", "size", fields.get("size"))? as usize;
-    let wtf8 = fields.get("wtf8").map(Vec::as_slice) == Some(b"1");
-    let payload = fields
-        .remove("p")
-        .ok_or_else(|| StoreError::new("get", "corrupt entry: field 'p'"))?;
-    let content = codec::decode(codec_id, &payload, raw_len).map_err(|m| StoreError::new("get", m))?;
-    let optional = |v: Option<Vec<u8>>, name: &str| v.map(|b| to_string("get", name, Some(b))).transpose();
-    Ok(Lookup::Found(Box::new(StoredEntry {
-        handle: Handle {
-            mem_id: mem_id.to_string(),
-            namespace: namespace.to_string(),
-            tool_name: to_string("get", "tool", fields.remove("tool"))?,
-            tool_call_id: to_string("get", "call", fields.remove("call"))?,
-            size_chars,
-            summary: to_string("get", "summary", fields.remove("summary"))?,
-            schema: optional(fields.remove("schema"), "schema")?,
-            preview: optional(fields.remove("preview"), "preview")?,
-            stub: to_string("get", "stub", fields.remove("stub"))?,
-        },
-        content,
-        wtf8,
-        expires_at,
-    })))
+    row.open("get", namespace, mem_id)
+        .map(|e| Lookup::Found(Box::new(e)))
 }
 
-fn to_u64(op: &'static str, field: &str, v: Option<&Vec<u8>>) -> Result<u64, StoreError> {
-    v.and_then(|b| std::str::from_utf8(b).ok())
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| StoreError::new(op, format!("corrupt entry: field '{field}'")))
-}
-
-fn to_string(op: &'static str, field: &str, v: Option<Vec<u8>>) -> Result<String, StoreError> {
-    v.and_then(|b| String::from_utf8(b).ok())
-        .ok_or_else(|| StoreError::new(op, format!("corrupt entry: field '{field}'")))
+/// A hash's fields as a script answers them: name, value, name, value...
+fn pairs(op: &'static str, items: impl ExactSizeIterator<Item = Value>) -> Result<Pairs, StoreError> {
+    let bad = || StoreError::new(op, format!("unexpected answer from the {op} script"));
+    if !items.len().is_multiple_of(2) {
+        return Err(bad());
+    }
+    let mut out = Vec::with_capacity(items.len() / 2);
+    let mut items = items;
+    while let (Some(k), Some(v)) = (items.next(), items.next()) {
+        out.push((into_bytes(k).ok_or_else(bad)?, into_bytes(v).ok_or_else(bad)?));
+    }
+    Ok(out)
 }
 
 fn into_bytes(v: Value) -> Option<Vec<u8>> {

@@ -18,22 +18,28 @@
 //!
 //! `sqlite::memory:` is a database in this process's memory, private to one
 //! store: one connection (the writer's) serves reads too.
+//!
+//! Rows read back are untrusted ([`row`] decodes and checks them), and every
+//! job first checks that the path still names the file opened (`identity`),
+//! a record once more after its commit.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock, OnceLock};
 
-use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension, Row, TransactionBehavior};
+use rusqlite::types::ValueRef;
+use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior};
 
-use super::codec;
-use super::{expired, now_ms, Lookup, NewEntry, PutOutcome, Store, StoreError, StoreFuture, StoredEntry};
-use crate::core::ledger::Handle;
+use super::row::{self, Col, Field, Found, Row};
+use super::{expired, now_ms, Lookup, NewEntry, PutOutcome, Store, StoreError, StoreFuture};
 use crate::core::runtime::Deadline;
 
+mod identity;
 mod workers;
+use identity::FileIdentity;
 use workers::{busy, Workers};
 
-/// The schema this code writes (`PRAGMA user_version`).
-const SCHEMA_VERSION: i64 = 1;
+/// The schema this code writes (`PRAGMA user_version`); 2 added `seal`.
+const SCHEMA_VERSION: i64 = 2;
 /// Reader threads (each with its connection) of a database file.
 const READERS: usize = 2;
 
@@ -55,13 +61,20 @@ CREATE TABLE IF NOT EXISTS entries (
   created_at INTEGER NOT NULL,
   expires_at INTEGER,
   payload BLOB NOT NULL,
+  seal TEXT,
   UNIQUE (namespace, mem_id)
 );
 CREATE INDEX IF NOT EXISTS entries_expiry ON entries (expires_at) WHERE expires_at IS NOT NULL;
 ";
 
-const SELECT: &str = "SELECT tool_call_id, tool_name, size_chars, summary, schema, preview, stub,
-  wtf8, codec, raw_len, expires_at, payload FROM entries WHERE namespace = ?1 AND mem_id = ?2";
+/// A row's fields, in `row::Col::ALL`'s order.
+static SELECT: LazyLock<String> = LazyLock::new(|| {
+    let cols: Vec<&str> = Col::ALL.iter().map(|c| c.sqlite()).collect();
+    format!(
+        "SELECT {} FROM entries WHERE namespace = ?1 AND mem_id = ?2",
+        cols.join(", ")
+    )
+});
 
 pub struct SqliteStore {
     /// `sqlite:<path>` as given, or `sqlite::memory:`, for messages.
@@ -69,6 +82,9 @@ pub struct SqliteStore {
     writer: Workers,
     /// `None` in memory: the writer's connection serves reads.
     readers: Option<Workers>,
+    /// The file opened (set once it is; never in memory): every job checks
+    /// the path still names it.
+    file: Arc<OnceLock<FileIdentity>>,
 }
 
 /// A SQLite error as a store error: the lock still held at the deadline is a
@@ -90,12 +106,21 @@ fn err<'a>(
     }
 }
 
-fn connect(path: &str) -> rusqlite::Result<Connection> {
-    let c = Connection::open_with_flags(
-        Path::new(path),
-        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    prepare(c)
+/// How a worker connects to the file at `path`: the first connection (the
+/// writer's, setting the file up) may create it; any later one (a reader's,
+/// or a worker's again after a panic) first checks that the path still names
+/// the file opened (`file`), and never creates one in its place.
+fn connector(path: String, file: Arc<OnceLock<FileIdentity>>) -> workers::Connect {
+    Arc::new(move || {
+        let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        match file.get() {
+            Some(f) => f.check("open").map_err(|e| e.message)?,
+            None => flags |= OpenFlags::SQLITE_OPEN_CREATE,
+        }
+        Connection::open_with_flags(Path::new(&path), flags)
+            .and_then(prepare)
+            .map_err(|e| e.to_string())
+    })
 }
 
 fn prepare(c: Connection) -> rusqlite::Result<Connection> {
@@ -138,6 +163,11 @@ fn set_up(c: &mut Connection, shown: &str, wal: bool, deadline: Deadline) -> Res
         if version > SCHEMA_VERSION {
             return Err(newer(shown, version));
         }
+        if version == 1 {
+            // Rows from before seals are unreadable (no seal) until recorded again.
+            tx.execute_batch("ALTER TABLE entries ADD COLUMN seal TEXT")
+                .map_err(&open)?;
+        }
         tx.execute_batch(SCHEMA).map_err(&open)?;
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)
             .map_err(&open)?;
@@ -162,24 +192,22 @@ fn newer(shown: &str, version: i64) -> StoreError {
 }
 
 impl SqliteStore {
-    /// Opens (creating if needed) the database at `path`, in WAL mode, and
-    /// sweeps its expired entries, on the store's writer thread, by `deadline`.
+    /// Opens (creating if needed) the database at `path` (absolute, as
+    /// `StoreSpec::parse` makes it: the file checks name it after a chdir),
+    /// in WAL mode, and sweeps its expired entries, on the store's writer
+    /// thread, by `deadline`.
     pub async fn open(path: String, deadline: Deadline) -> Result<SqliteStore, StoreError> {
         let shown = format!("sqlite:{path}");
-        let writer = Workers::start("sqlite-writer", 1, {
-            let path = path.clone();
-            Arc::new(move || connect(&path))
-        })?;
-        let readers = Workers::start("sqlite-reader", READERS, {
-            let path = path.clone();
-            Arc::new(move || connect(&path))
-        })?;
+        let file = Arc::new(OnceLock::new());
+        let writer = Workers::start("sqlite-writer", 1, connector(path.clone(), file.clone()))?;
+        let readers = Workers::start("sqlite-reader", READERS, connector(path.clone(), file.clone()))?;
         let store = SqliteStore {
             shown,
             writer,
             readers: Some(readers),
+            file,
         };
-        store.set_up(true, deadline).await?;
+        store.set_up(Some(path), deadline).await?;
         Ok(store)
     }
 
@@ -188,30 +216,45 @@ impl SqliteStore {
         let writer = Workers::start(
             "sqlite-memory",
             1,
-            Arc::new(|| Connection::open_in_memory().and_then(prepare)),
+            Arc::new(|| {
+                Connection::open_in_memory()
+                    .and_then(prepare)
+                    .map_err(|e| e.to_string())
+            }),
         )?;
         let store = SqliteStore {
             shown: "sqlite::memory:".into(),
             writer,
             readers: None,
+            file: Arc::new(OnceLock::new()),
         };
-        store.set_up(false, deadline).await?;
+        store.set_up(None, deadline).await?;
         Ok(store)
     }
 
-    async fn set_up(&self, wal: bool, deadline: Deadline) -> Result<(), StoreError> {
-        let shown = self.shown.clone();
+    /// Sets the database up (`set_up`: WAL for a file at `path`); then, for a
+    /// file, keeps the identity of the one opened.
+    async fn set_up(&self, path: Option<String>, deadline: Deadline) -> Result<(), StoreError> {
+        let (shown, file) = (self.shown.clone(), self.file.clone());
         let opened = self
             .writer
             .run("open", shown.clone(), deadline, move |c| {
-                set_up(c, &shown, wal, deadline)
+                set_up(c, &shown, path.is_some(), deadline)?;
+                if let Some(path) = path {
+                    let _ = file.set(FileIdentity::of(&path)?);
+                }
+                Ok(())
             })
             .await;
-        if let Err(e) = opened {
+        if opened.is_err() {
             let _ = self.close().await;
-            return Err(e);
         }
-        Ok(())
+        opened
+    }
+
+    /// Ok if the path still names the file opened (always, in memory).
+    fn still_there(file: &OnceLock<FileIdentity>, op: &'static str) -> Result<(), StoreError> {
+        file.get().map_or(Ok(()), |f| f.check(op))
     }
 
     /// Runs `f` on a reader's connection (the writer's in memory).
@@ -220,9 +263,12 @@ impl SqliteStore {
         T: Send + 'static,
         F: FnOnce(&mut Connection, &str) -> Result<T, StoreError> + Send + 'static,
     {
-        let shown = self.shown.clone();
+        let (shown, file) = (self.shown.clone(), self.file.clone());
         let workers = self.readers.as_ref().unwrap_or(&self.writer);
-        workers.run(op, self.shown.clone(), deadline, move |c| f(c, &shown))
+        workers.run(op, self.shown.clone(), deadline, move |c| {
+            Self::still_there(&file, op)?;
+            f(c, &shown)
+        })
     }
 
     /// Runs `f` on the writer's connection.
@@ -231,9 +277,11 @@ impl SqliteStore {
         T: Send + 'static,
         F: FnOnce(&mut Connection, &str) -> Result<T, StoreError> + Send + 'static,
     {
-        let shown = self.shown.clone();
-        self.writer
-            .run(op, self.shown.clone(), deadline, move |c| f(c, &shown))
+        let (shown, file) = (self.shown.clone(), self.file.clone());
+        self.writer.run(op, self.shown.clone(), deadline, move |c| {
+            Self::still_there(&file, op)?;
+            f(c, &shown)
+        })
     }
 
     /// Runs `PRAGMA integrity_check`; `Ok("ok")` for a sound database.
@@ -258,45 +306,21 @@ impl SqliteStore {
     }
 }
 
-/// A row as read, before its payload is decoded.
-struct StoreEntryRow {
-    tool_call_id: String,
-    tool_name: String,
-    size_chars: i64,
-    summary: String,
-    schema: Option<String>,
-    preview: Option<String>,
-    stub: String,
-    wtf8: bool,
-    codec: i64,
-    raw_len: i64,
-    expires_at: Option<i64>,
-    payload: Vec<u8>,
-}
-
-impl StoreEntryRow {
-    fn decode(&self, op: &'static str) -> Result<Vec<u8>, StoreError> {
-        let raw_len = usize::try_from(self.raw_len)
-            .map_err(|_| StoreError::new(op, format!("corrupt row: raw_len {}", self.raw_len)))?;
-        codec::decode(self.codec, &self.payload, raw_len).map_err(|m| StoreError::new(op, m))
+/// A selected row (`SELECT`'s columns) as `row` decodes it, whatever types
+/// its columns hold.
+fn stored_row(op: &'static str, r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Row, StoreError>> {
+    let mut fields = Vec::with_capacity(Col::ALL.len());
+    for i in 0..Col::ALL.len() {
+        fields.push(match r.get_ref(i)? {
+            ValueRef::Null => Field::Null,
+            ValueRef::Integer(n) => Field::Int(n),
+            ValueRef::Real(x) => Field::Real(x),
+            ValueRef::Text(b) | ValueRef::Blob(b) => Field::Bytes(b.to_vec()),
+        });
     }
-}
-
-fn stored_row(r: &Row<'_>) -> rusqlite::Result<StoreEntryRow> {
-    Ok(StoreEntryRow {
-        tool_call_id: r.get(0)?,
-        tool_name: r.get(1)?,
-        size_chars: r.get::<_, i64>(2)?,
-        summary: r.get(3)?,
-        schema: r.get(4)?,
-        preview: r.get(5)?,
-        stub: r.get(6)?,
-        wtf8: r.get::<_, i64>(7)? != 0,
-        codec: r.get::<_, i64>(8)?,
-        raw_len: r.get::<_, i64>(9)?,
-        expires_at: r.get::<_, Option<i64>>(10)?,
-        payload: r.get(11)?,
-    })
+    Ok(Row::decode(op, |col| {
+        std::mem::replace(&mut fields[col.index()], Field::Null)
+    }))
 }
 
 fn to_i64(op: &'static str, x: u64) -> Result<i64, StoreError> {
@@ -318,31 +342,34 @@ fn put_row(
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(&put)?;
     let existing = tx
-        .query_row(SELECT, params![h.namespace, h.mem_id], stored_row)
+        .query_row(&SELECT, params![h.namespace, h.mem_id], |r| stored_row("put", r))
         .optional()
         .map_err(&put)?;
     let now = now_ms();
-    if let Some(row) = existing {
-        if !expired(row.expires_at.map(|t| t.max(0) as u64), now) {
-            let same = row.tool_call_id == h.tool_call_id
-                && row.raw_len == content.len() as i64
-                && row.decode("put")? == content;
-            if !same {
-                return Ok(PutOutcome::Collision); // the transaction rolls back on drop
+    let mut outcome = PutOutcome::Inserted;
+    if let Some(found) = existing {
+        // An expired row is free for another result, as no row would be.
+        if !found.as_ref().is_ok_and(|r| expired(r.expires_at(), now)) {
+            match row::judge(found, entry) {
+                Found::Same => {
+                    tx.execute(
+                        "UPDATE entries SET expires_at = ?3 WHERE namespace = ?1 AND mem_id = ?2",
+                        params![h.namespace, h.mem_id, expires_at],
+                    )
+                    .map_err(&put)?;
+                    tx.commit().map_err(&put)?;
+                    return Ok(PutOutcome::Existing);
+                }
+                // The transaction rolls back on drop.
+                Found::Different => return Ok(PutOutcome::Collision),
+                Found::Unreadable(_) => outcome = PutOutcome::Repaired,
             }
-            tx.execute(
-                "UPDATE entries SET expires_at = ?3 WHERE namespace = ?1 AND mem_id = ?2",
-                params![h.namespace, h.mem_id, expires_at],
-            )
-            .map_err(&put)?;
-            tx.commit().map_err(&put)?;
-            return Ok(PutOutcome::Existing);
         }
     }
     tx.execute(
         "INSERT OR REPLACE INTO entries (namespace, mem_id, tool_call_id, tool_name, size_chars,
-           summary, schema, preview, stub, wtf8, codec, raw_len, created_at, expires_at, payload)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+           summary, schema, preview, stub, wtf8, codec, raw_len, created_at, expires_at, payload, seal)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
         params![
             h.namespace,
             h.mem_id,
@@ -359,11 +386,12 @@ fn put_row(
             to_i64("put", now)?,
             expires_at,
             &entry.stored[..],
+            entry.seal,
         ],
     )
     .map_err(&put)?;
     tx.commit().map_err(&put)?;
-    Ok(PutOutcome::Inserted)
+    Ok(outcome)
 }
 
 /// The live row under the key, its payload decoded.
@@ -375,33 +403,20 @@ fn get_row(
     deadline: Deadline,
 ) -> Result<Lookup, StoreError> {
     let row = c
-        .prepare_cached(SELECT)
-        .and_then(|mut s| s.query_row(params![namespace, mem_id], stored_row).optional())
+        .prepare_cached(&SELECT)
+        .and_then(|mut s| {
+            s.query_row(params![namespace, mem_id], |r| stored_row("get", r))
+                .optional()
+        })
         .map_err(err("get", shown, deadline))?;
-    let Some(row) = row else {
+    let Some(row) = row.transpose()? else {
         return Ok(Lookup::Missing);
     };
-    let expires_at = row.expires_at.map(|t| t.max(0) as u64);
-    if expired(expires_at, now_ms()) {
+    if expired(row.expires_at(), now_ms()) {
         return Ok(Lookup::Missing);
     }
-    let content = row.decode("get")?;
-    Ok(Lookup::Found(Box::new(StoredEntry {
-        handle: Handle {
-            mem_id: mem_id.to_string(),
-            namespace: namespace.to_string(),
-            tool_name: row.tool_name,
-            tool_call_id: row.tool_call_id,
-            size_chars: row.size_chars.max(0) as usize,
-            summary: row.summary,
-            schema: row.schema,
-            preview: row.preview,
-            stub: row.stub,
-        },
-        content,
-        wtf8: row.wtf8,
-        expires_at,
-    })))
+    row.open("get", namespace, mem_id)
+        .map(|e| Lookup::Found(Box::new(e)))
 }
 
 fn delete_row(
@@ -470,8 +485,12 @@ fn sweep_rows(c: &mut Connection, shown: &str, deadline: Deadline) -> Result<usi
 
 impl Store for SqliteStore {
     fn put(&self, entry: NewEntry, deadline: Deadline) -> StoreFuture<PutOutcome> {
+        let file = self.file.clone();
         self.write("put", deadline, move |c, shown| {
-            put_row(c, shown, &entry, deadline)
+            let outcome = put_row(c, shown, &entry, deadline)?;
+            // Never acknowledged into a file swapped while it ran.
+            Self::still_there(&file, "put")?;
+            Ok(outcome)
         })
     }
 

@@ -13,38 +13,75 @@ use std::sync::LazyLock;
 
 use redis::Script;
 
-// Insert-if-absent-or-same. KEYS: the entry, the index. ARGV: call, len,
-// payload, exp ('' = never), now, mem id, then the other fields as
-// name/value pairs. Returns {0} inserted, {1} existing (expiry refreshed),
-// {2} collision, {3, codec, payload}: same call id and length but other
-// stored bytes (another codec version); the caller decodes and compares.
+// Insert-if-absent-or-identical, or replace a row as read. KEYS: the entry,
+// the index. ARGV[1]: exp ('' = never); ARGV[2]: now (Unix ms); ARGV[3]: mem
+// id; ARGV[4]: n, then n items: a row as read (name, value, ...) to replace
+// if it is still exactly that, or none; n = -1 replaces a key that is not a
+// hash. Then the entry's fields as name/value pairs.
+// Returns {0} inserted; {1} the same fields were there (expiry refreshed);
+// {2, name, value, ...}: another row is there, all its fields given, for
+// the caller to judge (another result, the same one written otherwise, or
+// a row that cannot be read); {3} the row as read was replaced; {4} it had
+// changed meanwhile (nothing written); {5} the key holds no hash.
+// Whatever it writes, the id's index member gets the entry's expiry.
 const PUT: &str = r"
-local cur = redis.call('HMGET', KEYS[1], 'call', 'len', 'p', 'codec')
-local score = ARGV[4]
+local n = tonumber(ARGV[4])
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind ~= 'hash' and kind ~= 'none' then
+  if n ~= -1 then return {5} end
+  redis.call('DEL', KEYS[1])
+end
+local replaced = n ~= 0
+if n == -1 then n = 0 end
+local cur = redis.call('HGETALL', KEYS[1])
+if n > 0 then
+  local seen = {}
+  for i = 5, 4 + n, 2 do seen[ARGV[i]] = ARGV[i + 1] end
+  if #cur ~= n then return {4} end
+  for i = 1, #cur, 2 do
+    if seen[cur[i]] ~= cur[i + 1] then return {4} end
+  end
+  redis.call('DEL', KEYS[1])
+  cur = {}
+end
+local score = ARGV[1]
 if score == '' then score = 'inf' end
-if cur[1] then
-  if cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] then return {2} end
-  if cur[3] ~= ARGV[3] then return {3, cur[4], cur[3]} end
-  if ARGV[4] == '' then
+if #cur > 0 then
+  local want, m = {}, 0
+  for i = 5 + n, #ARGV, 2 do want[ARGV[i]] = ARGV[i + 1]; m = m + 1 end
+  local same = true
+  for i = 1, #cur, 2 do
+    if cur[i] ~= 'exp' then
+      if want[cur[i]] ~= cur[i + 1] then same = false; break end
+      m = m - 1
+    end
+  end
+  if not same or m ~= 0 then
+    local out = {2}
+    for i = 1, #cur do out[i + 1] = cur[i] end
+    return out
+  end
+  if ARGV[1] == '' then
     redis.call('HDEL', KEYS[1], 'exp')
     redis.call('PERSIST', KEYS[1])
   else
-    redis.call('HSET', KEYS[1], 'exp', ARGV[4])
-    redis.call('PEXPIREAT', KEYS[1], ARGV[4])
+    redis.call('HSET', KEYS[1], 'exp', ARGV[1])
+    redis.call('PEXPIREAT', KEYS[1], ARGV[1])
   end
-  redis.call('ZADD', KEYS[2], score, ARGV[6])
+  redis.call('ZADD', KEYS[2], score, ARGV[3])
   return {1}
 end
-local f = {'call', ARGV[1], 'len', ARGV[2], 'p', ARGV[3]}
-for i = 7, #ARGV do f[#f + 1] = ARGV[i] end
-if ARGV[4] ~= '' then
+local f = {}
+for i = 5 + n, #ARGV do f[#f + 1] = ARGV[i] end
+if ARGV[1] ~= '' then
   f[#f + 1] = 'exp'
-  f[#f + 1] = ARGV[4]
+  f[#f + 1] = ARGV[1]
 end
 redis.call('HSET', KEYS[1], unpack(f))
-if ARGV[4] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[4]) end
-redis.call('ZADD', KEYS[2], score, ARGV[6])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[5])
+if ARGV[1] ~= '' then redis.call('PEXPIREAT', KEYS[1], ARGV[1]) end
+redis.call('ZADD', KEYS[2], score, ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[2])
+if replaced then return {3} end
 return {0}
 ";
 

@@ -7,7 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::core::ledger::{Ledger, LedgerConfig, LedgerError, RecordRequest, Ttl};
+use crate::core::ledger::{Handle, Ledger, LedgerConfig, LedgerError, RecordRequest, Ttl};
 use crate::core::recall::FetchSpec;
 use crate::core::runtime::{block_on, DEFAULT_TIMEOUT};
 use crate::core::store::blocking::{d, Blocking};
@@ -437,12 +437,29 @@ fn a_corrupt_entry_is_an_error() {
         redis::cmd("HDEL").arg("symfonic:{%}:trm_000000000001").arg("len"),
     );
     let e = s.get_now("", "trm_000000000001").unwrap_err();
-    assert!(e.message.contains("corrupt entry"), "{e}");
+    assert!(e.message.contains("corrupt row: field 'len' is missing"), "{e}");
     let _: () = raw(
         &server,
         redis::cmd("SET").arg("symfonic:{%}:trm_000000000002").arg("x"),
     );
     assert_eq!(s.get_now("", "trm_000000000002").unwrap_err().op, "get");
+    // Recording again repairs both: the hash without its length, the key of another type.
+    for id in ["trm_000000000001", "trm_000000000002"] {
+        let h = handle("", id, "c");
+        assert_eq!(put(&s, &h, b"x", false, None), PutOutcome::Repaired, "{id}");
+        assert_eq!(s.get_now("", id).unwrap().unwrap().content, b"x");
+    }
+    // A row that had only expired (by this process's clock) is an insert.
+    let h = handle("", "trm_000000000003", "c");
+    put(&s, &h, b"x", false, Some(now_ms() + 60_000));
+    let _: () = raw(
+        &server,
+        redis::cmd("HSET")
+            .arg("symfonic:{%}:trm_000000000003")
+            .arg("exp")
+            .arg(1),
+    );
+    assert_eq!(put(&s, &h, b"y", false, None), PutOutcome::Inserted);
 }
 
 #[test]
@@ -625,7 +642,18 @@ fn a_second_ledger_recalls_what_the_first_recorded() {
     let _: () = raw(&server, redis::cmd("HSET").arg(&key).arg("call").arg("other"));
     let c = ledger(&server.url(), usize::MAX, None);
     let e = c.try_handle("ns", &hj.mem_id).unwrap_err();
-    assert!(e.message.contains("does not match"), "{e}");
+    assert!(e.message.contains("seal"), "{e}");
+    // Another payload under a sound seal: refused by the id.
+    let hx = b.record(req("x", "abc".into())).unwrap();
+    let keyx = format!("symfonic:{{ns}}:{}", hx.mem_id);
+    let _: () = raw(&server, redis::cmd("HSET").arg(&keyx).arg("p").arg("cba"));
+    let e = c.try_handle("ns", &hx.mem_id).unwrap_err();
+    assert!(e.message.contains("does not match its payload"), "{e}");
+    // Recording the result again repairs it.
+    c.record(req("x", "abc".into())).unwrap();
+    let d = ledger(&server.url(), usize::MAX, None);
+    assert_eq!(d.fetch("ns", &hx.mem_id, &full()), "abc");
+    assert!(c.try_delete("ns", &hx.mem_id).unwrap());
     // delete and clear reach the store.
     assert!(c.try_delete("ns", &ht.mem_id).unwrap());
     assert!(c.try_handle("ns", &ht.mem_id).unwrap().is_none());

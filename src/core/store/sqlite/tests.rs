@@ -1,6 +1,7 @@
 //! The SQLite store on real files (temp files) and in memory.
 
 use super::*;
+use crate::core::ledger::Handle;
 use crate::core::runtime::block_on;
 use crate::core::store::blocking::{d, Blocking};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -184,6 +185,41 @@ fn open_refuses_what_it_cannot_use() {
         .unwrap();
     let e = open(&db.0).err().unwrap();
     assert!(e.message.contains("newer"), "{e}");
+}
+
+#[test]
+fn a_file_deleted_or_replaced_under_the_store_fails_every_operation() {
+    let db = TempDb::new("unlinked");
+    let s = open(&db.0).unwrap();
+    let h = handle("", "trm_000000000001", "c");
+    assert_eq!(put(&s, &h, b"kept", false, None), PutOutcome::Inserted);
+    std::fs::remove_file(&db.0).unwrap();
+    let h2 = handle("", "trm_000000000002", "c");
+    let e = s.put_now(&h2, b"lost", false, None).unwrap_err();
+    assert_eq!(e.op, "put");
+    assert!(
+        e.message.contains("was deleted after this ledger opened it"),
+        "{e}"
+    );
+    assert!(s.get_now("", "trm_000000000001").is_err());
+    assert!(s.delete_now("", "trm_000000000001").is_err());
+    assert!(s.clear_now(None).is_err());
+    assert!(s.sweep_now().is_err());
+    // No connection opened since (the readers') made a new file in its place.
+    assert!(!std::path::Path::new(&db.0).exists());
+    // What a new process finds at the path: nothing the old store was asked to write.
+    let fresh = open(&db.0).unwrap();
+    assert_eq!(fresh.get_now("", "trm_000000000002").unwrap(), None);
+    drop(fresh);
+    // Another database renamed over the path.
+    let db = TempDb::new("replaced");
+    let other = TempDb::new("replacement");
+    let s = open(&db.0).unwrap();
+    open(&other.0).unwrap();
+    std::fs::rename(&other.0, &db.0).unwrap();
+    let e = s.put_now(&h2, b"lost", false, None).unwrap_err();
+    assert!(e.message.contains("was replaced by another file"), "{e}");
+    assert!(open(&db.0).unwrap().put_now(&h2, b"lost", false, None).is_ok());
 }
 
 #[test]

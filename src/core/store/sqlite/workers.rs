@@ -38,8 +38,8 @@ struct Job {
     state: Arc<AtomicU8>,
 }
 
-/// Opens a connection for a worker (on the worker's own thread).
-pub(super) type Connect = Arc<dyn Fn() -> rusqlite::Result<Connection> + Send + Sync>;
+/// Opens a connection for a worker (on the worker's own thread), or says why not.
+pub(super) type Connect = Arc<dyn Fn() -> Result<Connection, String> + Send + Sync>;
 
 thread_local! {
     /// The deadline of the job this worker thread is running.
@@ -176,10 +176,7 @@ impl Workers {
     }
 }
 
-fn serve(
-    rx: &Mutex<mpsc::Receiver<Job>>,
-    connect: &(dyn Fn() -> rusqlite::Result<Connection> + Send + Sync),
-) {
+fn serve(rx: &Mutex<mpsc::Receiver<Job>>, connect: &(dyn Fn() -> Result<Connection, String> + Send + Sync)) {
     let mut conn: Option<Connection> = None;
     loop {
         let job = match rx.lock().unwrap_or_else(|e| e.into_inner()).recv() {
@@ -202,7 +199,7 @@ fn serve(
                 Ok(c) => conn = Some(c),
                 Err(e) => {
                     // Tried again by the next job.
-                    let _ = catch_unwind(AssertUnwindSafe(|| (job.work)(Err(e.to_string()))));
+                    let _ = catch_unwind(AssertUnwindSafe(|| (job.work)(Err(e))));
                     DEADLINE.set(None);
                     continue;
                 }
