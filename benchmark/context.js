@@ -11,8 +11,8 @@
 // Then moves each of our options alone around the defaults and reports which
 // settings meet the targets (docs/context-economics.md).
 //
-//   npm run bench:context                 tables, chart, sweep (about half an hour on 2 cores)
-//   npm run bench:context -- --quick      tables only (a few minutes)
+//   npm run bench:context                 tables, chart, sweep (about 5 minutes on 2 cores)
+//   npm run bench:context -- --quick      tables only, no sweep
 //   npm run bench:context -- --write      also refresh the tables of docs/context-economics.md and
 //                                         docs/compaction.md, the chart docs/context-prompt-size.svg
 //                                         and the "## Context economics" section of benchmark/README.md

@@ -48,7 +48,10 @@ export interface CachePricing {
 
 /** Per-tool overrides of the global thresholds. */
 export interface PerToolOptions {
-  /** This tool's results this size or smaller (code points) are never compacted. */
+  /**
+   * This tool's `sizeChars`: its results larger than this are compacted once seen, smaller ones once
+   * older than `windowCalls` (with a one-line note where a stub would not be smaller).
+   */
   sizeChars?: number
   /** This tool's results larger than this are stubs from first sight. */
   evictChars?: number

@@ -1,7 +1,8 @@
 'use strict'
-// `toolMemoryMiddleware`: tool-result memory for `createAgent`. The recall
-// tool is in every tool list from the first call, and each model call sees
-// the history compacted by the policy of the wrapped model's cache style.
+// `toolMemoryMiddleware`: tool-result memory for `createAgent`. Each model
+// call sees the history compacted by the policy of the wrapped model's cache
+// style; the recall tool is bound from the first call whose history holds a
+// compacted result (binding it earlier would only lengthen every request).
 
 const { Ledger } = require('../index.js')
 const { resolveOptions, namespaceResolver, TOOL_MEMORY_KEYS } = require('./options.js')
