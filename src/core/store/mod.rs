@@ -351,6 +351,21 @@ pub(crate) mod blocking {
     }
 
     impl<T: Store + ?Sized> Blocking for T {}
+
+    /// A small text entry's handle, the same in every store's tests.
+    pub(crate) fn handle(ns: &str, id: &str, call: &str) -> Handle {
+        Handle {
+            mem_id: id.into(),
+            namespace: ns.into(),
+            tool_name: "t".into(),
+            tool_call_id: call.into(),
+            size_chars: 3,
+            summary: "s".into(),
+            schema: Some("text: lines=1".into()),
+            preview: None,
+            stub: "stub\nline".into(),
+        }
+    }
 }
 
 #[cfg(test)]

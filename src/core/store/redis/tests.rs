@@ -10,7 +10,7 @@ use super::*;
 use crate::core::ledger::{Handle, Ledger, LedgerConfig, LedgerError, RecordRequest, Ttl};
 use crate::core::recall::FetchSpec;
 use crate::core::runtime::{block_on, DEFAULT_TIMEOUT};
-use crate::core::store::blocking::{d, Blocking};
+use crate::core::store::blocking::{d, handle, Blocking};
 use crate::core::store::StoreSpec;
 use crate::core::text::Payload;
 
@@ -100,20 +100,6 @@ fn try_open(url: &str, deadline: Deadline) -> Result<RedisStore, StoreError> {
 
 pub(crate) fn open(url: &str) -> RedisStore {
     try_open(url, d()).unwrap()
-}
-
-fn handle(ns: &str, id: &str, call: &str) -> Handle {
-    Handle {
-        mem_id: id.into(),
-        namespace: ns.into(),
-        tool_name: "t".into(),
-        tool_call_id: call.into(),
-        size_chars: 3,
-        summary: "s".into(),
-        schema: Some("text: lines=1".into()),
-        preview: None,
-        stub: "stub\nline".into(),
-    }
 }
 
 fn put(s: &RedisStore, h: &Handle, content: &[u8], wtf8: bool, expires_at: Option<u64>) -> PutOutcome {

@@ -3,7 +3,7 @@
 use super::*;
 use crate::core::ledger::Handle;
 use crate::core::runtime::block_on;
-use crate::core::store::blocking::{d, Blocking};
+use crate::core::store::blocking::{d, handle, Blocking};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Opens the database at `path` (blocking).
@@ -32,20 +32,6 @@ impl Drop for TempDb {
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", self.0));
         }
-    }
-}
-
-fn handle(ns: &str, id: &str, call: &str) -> Handle {
-    Handle {
-        mem_id: id.into(),
-        namespace: ns.into(),
-        tool_name: "t".into(),
-        tool_call_id: call.into(),
-        size_chars: 3,
-        summary: "s".into(),
-        schema: Some("text: lines=1".into()),
-        preview: None,
-        stub: "stub\nline".into(),
     }
 }
 
