@@ -50,7 +50,7 @@ pub(crate) fn numbered(text: &str) -> impl Iterator<Item = (usize, &str)> {
             return None;
         }
         n += 1;
-        let (line, next) = match rest.find('\n') {
+        let (line, next) = match memchr::memchr(b'\n', rest.as_bytes()) {
             Some(i) => (&rest[..i], &rest[i + 1..]),
             None => (rest, ""),
         };

@@ -9,6 +9,7 @@
 
 use super::lines::{self, fit_lines, numbered, Lines};
 use super::{Fact, Outline, PreviewStyle};
+use crate::core::cpu;
 
 /// Lines examined to decide whether a text is a log.
 const PROBE_LINES: usize = 200;
@@ -36,37 +37,14 @@ pub(super) fn outline(text: &str, lines: &Lines) -> Option<Outline> {
     } else {
         text
     };
-    let mut first_ts: Option<&str> = None;
-    let mut last_ts: Option<&str> = None;
-    // Per level: (spelling first seen, count).
-    let mut levels: [(Option<&str>, usize); LEVELS.len()] = [(None, 0); LEVELS.len()];
-    let mut errors = ErrorLines::default();
-    let mut mentions = ErrorLines::default();
-    for (n, line) in numbered(scanned) {
-        let (ts_end, ts) = match timestamp(line) {
-            Some((start, end)) => (end, Some(&line[start..end])),
-            None => (0, None),
-        };
-        if let Some(ts) = ts {
-            first_ts.get_or_insert(ts);
-            last_ts = Some(ts);
-        }
-        match level(line, ts_end) {
-            Some((i, spelled)) => {
-                let slot = &mut levels[i];
-                slot.0.get_or_insert(spelled);
-                slot.1 += 1;
-                if i < FIRST_NON_ERROR {
-                    errors.push(n, line);
-                }
-            }
-            None => {
-                if mentions_error(line) {
-                    mentions.push(n, line);
-                }
-            }
-        }
-    }
+    let Scan {
+        first_ts,
+        last_ts,
+        levels,
+        errors,
+        mentions,
+        ..
+    } = scan_halves(scanned);
     let count = lines.count;
     let mut schema = format!("log: {count} lines");
     if let (Some(a), Some(b)) = (first_ts, last_ts) {
@@ -141,6 +119,95 @@ pub(super) fn outline(text: &str, lines: &Lines) -> Option<Outline> {
     })
 }
 
+/// Texts at least this long are scanned by two threads, a half each (the
+/// per-line checks were half of a 5 MB log's record, on one thread).
+const PARALLEL_MIN_BYTES: usize = 1 << 20;
+
+/// What a scan of a log's lines found. Two scans of consecutive parts merge
+/// into the scan of the whole ([`Scan::then`]).
+#[derive(Default, Debug, PartialEq)]
+struct Scan<'a> {
+    lines: usize,
+    first_ts: Option<&'a str>,
+    last_ts: Option<&'a str>,
+    /// Per level: (spelling first seen, count).
+    levels: [(Option<&'a str>, usize); LEVELS.len()],
+    errors: ErrorLines<'a>,
+    mentions: ErrorLines<'a>,
+}
+
+impl<'a> Scan<'a> {
+    fn of(text: &'a str) -> Scan<'a> {
+        let mut out = Scan::default();
+        for (n, line) in numbered(text) {
+            out.lines = n;
+            let (ts_end, ts) = match timestamp(line) {
+                Some((start, end)) => (end, Some(&line[start..end])),
+                None => (0, None),
+            };
+            if let Some(ts) = ts {
+                out.first_ts.get_or_insert(ts);
+                out.last_ts = Some(ts);
+            }
+            match level(line, ts_end) {
+                Some((i, spelled)) => {
+                    let slot = &mut out.levels[i];
+                    slot.0.get_or_insert(spelled);
+                    slot.1 += 1;
+                    if i < FIRST_NON_ERROR {
+                        out.errors.push(n, line);
+                    }
+                }
+                None => {
+                    if mentions_error(line) {
+                        out.mentions.push(n, line);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// This scan followed by the scan of the lines right after it.
+    fn then(mut self, next: Scan<'a>) -> Scan<'a> {
+        let offset = self.lines;
+        self.lines += next.lines;
+        self.first_ts = self.first_ts.or(next.first_ts);
+        self.last_ts = next.last_ts.or(self.last_ts);
+        for (mine, theirs) in self.levels.iter_mut().zip(next.levels) {
+            mine.0 = mine.0.or(theirs.0);
+            mine.1 += theirs.1;
+        }
+        self.errors.extend(next.errors, offset);
+        self.mentions.extend(next.mentions, offset);
+        self
+    }
+}
+
+/// The scan of `text`, by two threads when it is long (split after a line end).
+fn scan_halves(text: &str) -> Scan<'_> {
+    let b = text.as_bytes();
+    let split = if b.len() >= PARALLEL_MIN_BYTES {
+        memchr::memchr(b'\n', &b[b.len() / 2..]).map(|i| b.len() / 2 + i + 1)
+    } else {
+        None
+    };
+    let Some(m) = split.filter(|&m| m < b.len()) else {
+        return Scan::of(text);
+    };
+    // A line end is a char boundary: both halves are whole lines.
+    let (first, second) = text.split_at(m);
+    std::thread::scope(|s| {
+        let other = cpu::spawn_beside(s, move || Scan::of(second));
+        let a = Scan::of(first);
+        let b = match other {
+            Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            Err(_) => Scan::of(second),
+        };
+        a.then(b)
+    })
+}
+
 /// The error level as the log spells it, for a `pattern` suggestion.
 fn errors_token(levels: &[(Option<&str>, usize); LEVELS.len()]) -> Option<String> {
     let (spelled, _) = levels[..FIRST_NON_ERROR]
@@ -151,7 +218,7 @@ fn errors_token(levels: &[(Option<&str>, usize); LEVELS.len()]) -> Option<String
 }
 
 /// Where the error lines are: all of them when few, else the first and last three.
-#[derive(Default)]
+#[derive(Default, Debug, PartialEq)]
 struct ErrorLines<'a> {
     count: usize,
     first: Vec<usize>,
@@ -172,6 +239,27 @@ impl<'a> ErrorLines<'a> {
             self.recent.pop_front();
         }
         self.last = Some((n, line));
+    }
+
+    /// Appends the error lines of the lines after these (`next`'s line
+    /// numbers count from `offset` + 1).
+    fn extend(&mut self, next: ErrorLines<'a>, offset: usize) {
+        if self.first_line.is_none() {
+            self.first_line = next.first_line.map(|(n, l)| (n + offset, l));
+        }
+        for n in next.first.into_iter().take(LIST_ERRORS - self.first.len()) {
+            self.first.push(n + offset);
+        }
+        for n in next.recent {
+            self.recent.push_back(n + offset);
+            if self.recent.len() > 3 {
+                self.recent.pop_front();
+            }
+        }
+        if let Some((n, l)) = next.last {
+            self.last = Some((n + offset, l));
+        }
+        self.count += next.count;
     }
 
     fn describe(&self) -> String {
@@ -408,6 +496,40 @@ mod tests {
         assert_eq!(level("see error: below", 0), None);
         assert_eq!(level("const INFO_URL = 1", 0), None);
         assert_eq!(level("x.ERROR y", 0), None);
+    }
+
+    #[test]
+    fn two_halves_scan_as_one() {
+        // Errors before, at and after the split, few and many of them, and
+        // a level spelled one way in the first half and another in the second.
+        let spread: [&dyn Fn(usize) -> bool; 4] = [&|i| i % 7 == 3, &|i| i % 1_000 == 3, &|i| i == 3, &|i| {
+            [3, 19_999, 20_000, 20_001, 30_000, 39_999].contains(&i)
+        }];
+        for is_error in spread {
+            let text: String = (0..40_000)
+                .map(|i| {
+                    let level = match i {
+                        _ if is_error(i) => "ERROR",
+                        _ if i > 20_000 && i % 5 == 0 => "[warn]",
+                        _ => "INFO",
+                    };
+                    let ts = if i % 11 == 0 {
+                        String::new()
+                    } else {
+                        format!("2026-01-01T00:{:02}:{:02}Z ", i / 60 % 60, i % 60)
+                    };
+                    let tail = if i % 13 == 0 { "request failed" } else { "ok" };
+                    format!("{ts}{level} worker {i} {tail}\n")
+                })
+                .collect();
+            assert!(text.len() >= PARALLEL_MIN_BYTES);
+            let one = Scan::of(&text);
+            assert_eq!(scan_halves(&text), one);
+            assert_eq!(one.lines, 40_000);
+            // And the same on a part that does not end with a line end.
+            let cut = &text[..text.len() - 4];
+            assert_eq!(scan_halves(cut), Scan::of(cut));
+        }
     }
 
     #[test]
