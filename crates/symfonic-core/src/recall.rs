@@ -288,7 +288,9 @@ pub fn not_found(mem_id: &str, namespace: &str) -> String {
 /// like, and the id it holds when it holds one (`mem=trm_…`, quoted, upper case).
 fn id_hint(mem_id: &str) -> String {
     let well_formed = |s: &str| {
-        s.len() == 16 && s.starts_with("trm_") && s[4..].bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+        s.len() == 16
+            && s.starts_with("trm_")
+            && s[4..].bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
     };
     if well_formed(mem_id) {
         return String::new();
@@ -300,7 +302,8 @@ fn id_hint(mem_id: &str) -> String {
         .find(|s| well_formed(s));
     match inner {
         Some(id) => format!("; an id is trm_ and 12 hex digits, as the stub shows it: did you mean {id}?"),
-        None => "; an id is trm_ and 12 hex digits (e.g. trm_3f2a9c01d4e7), copied whole from the stub".to_string(),
+        None => "; an id is trm_ and 12 hex digits (e.g. trm_3f2a9c01d4e7), copied whole from the stub"
+            .to_string(),
     }
 }
 

@@ -87,7 +87,11 @@ impl<'a> Eval<'a> {
 
     /// [`run`](Self::run), and when the nodelist comes out empty, the segment
     /// that emptied it and the nodes it applied to (to say why, see `explain`).
-    pub(crate) fn run_traced(&mut self, segs: &[Segment], start: usize) -> Result<Vec<usize>, (usize, Vec<usize>)> {
+    pub(crate) fn run_traced(
+        &mut self,
+        segs: &[Segment],
+        start: usize,
+    ) -> Result<Vec<usize>, (usize, Vec<usize>)> {
         let mut set = vec![start];
         for (i, seg) in segs.iter().enumerate() {
             let mut next = Vec::new();

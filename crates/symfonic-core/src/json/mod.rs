@@ -127,11 +127,18 @@ pub fn child_count(payload: &[u8], index: &JsonIndex, node: usize) -> usize {
 }
 
 /// The children of the container at `node`, from child `from` on.
-pub fn members<'a>(payload: &'a [u8], index: &'a JsonIndex, node: usize, from: usize) -> impl Iterator<Item = Member<'a>> + 'a {
+pub fn members<'a>(
+    payload: &'a [u8],
+    index: &'a JsonIndex,
+    node: usize,
+    from: usize,
+) -> impl Iterator<Item = Member<'a>> + 'a {
     let mut cur = index.children_from(payload, node, from);
     std::iter::from_fn(move || {
         let c = cur.next_child()?;
-        let key = c.key.map(|k| &payload[k..scan::string_end(payload, k).min(payload.len())]);
+        let key = c
+            .key
+            .map(|k| &payload[k..scan::string_end(payload, k).min(payload.len())]);
         Some(Member { key, value: c.value })
     })
 }
@@ -139,7 +146,9 @@ pub fn members<'a>(payload: &'a [u8], index: &'a JsonIndex, node: usize, from: u
 /// The Normalized Path step to a child: `['key']` (decoded from its literal) or `[i]`.
 pub fn push_step(path: &mut String, key: Option<&[u8]>, i: usize) {
     let step = match key {
-        Some(lit) => select::Step::Key(scan::decode(&lit[1..lit.len().saturating_sub(1).max(1)]).into_owned()),
+        Some(lit) => {
+            select::Step::Key(scan::decode(&lit[1..lit.len().saturating_sub(1).max(1)]).into_owned())
+        }
         None => select::Step::Index(i),
     };
     select::push_step(path, &step)

@@ -204,7 +204,9 @@ fn not_found(path: &str, shown: &str, index: &JsonIndex, b: &[u8], node: usize, 
     let shown = format!("${}", cut(shown, ECHO_CHARS));
     let hint = match (sel, b.get(node)) {
         (Selector::Name(k) | Selector::KeyOrIndex(k, _), Some(b'{')) => explain::near_key(index, b, node, k)
-            .map_or(String::new(), |n| format!(" (did you mean '{}'?)", cut(&n, KEY_CHARS))),
+            .map_or(String::new(), |n| {
+                format!(" (did you mean '{}'?)", cut(&n, KEY_CHARS))
+            }),
         _ => String::new(),
     };
     format!(

@@ -16,7 +16,13 @@ use crate::wtf8::Wtf8Buf;
 /// The answer to `spec`'s json path, within `max_output` code points (and
 /// `max_chars`, when given); `None` when it would copy more than `limit`
 /// bytes of the payload (so the caller can leave it to another thread).
-pub fn json_answer<'a>(e: &'a Entry, spec: &FetchSpec, path: &str, max_output: usize, limit: usize) -> Option<Answer<'a>> {
+pub fn json_answer<'a>(
+    e: &'a Entry,
+    spec: &FetchSpec,
+    path: &str,
+    max_output: usize,
+    limit: usize,
+) -> Option<Answer<'a>> {
     let echo = ellipsize(path, ECHO_CHARS);
     let Some(doc) = &e.json else {
         return Some(other(format!(
@@ -45,11 +51,18 @@ pub fn json_answer<'a>(e: &'a Entry, spec: &FetchSpec, path: &str, max_output: u
         Resolved::Node(n) => return w.one(e, n, skip, budget, limit),
         Resolved::Nodes(nodes) => nodes,
     };
-    let bytes: usize = nodes.iter().map(|&n| json::node_text(b, &doc.index, n).len()).sum();
+    let bytes: usize = nodes
+        .iter()
+        .map(|&n| json::node_text(b, &doc.index, n).len())
+        .sum();
     if bytes > limit {
         return None;
     }
-    let items = nodes.iter().map(|&n| Item { node: n, key: None, path: None });
+    let items = nodes.iter().map(|&n| Item {
+        node: n,
+        key: None,
+        path: None,
+    });
     Some(w.page(Shape::List(nodes.len()), items, skip, budget))
 }
 
@@ -118,7 +131,14 @@ impl<'a> Writer<'a> {
     }
 
     /// The answer for one node (a singular path).
-    fn one(&self, e: &'a Entry, n: usize, skip: Option<usize>, budget: usize, limit: usize) -> Option<Answer<'a>> {
+    fn one(
+        &self,
+        e: &'a Entry,
+        n: usize,
+        skip: Option<usize>,
+        budget: usize,
+        limit: usize,
+    ) -> Option<Answer<'a>> {
         let raw = json::node_text(self.b, self.index, n);
         if raw.len() > limit {
             return None;
@@ -163,20 +183,28 @@ impl<'a> Writer<'a> {
         };
         let base = self.paths.then(|| json::normalized_path(self.b, self.index, n));
         let from = skip.unwrap_or(0);
-        let items = json::members(self.b, self.index, n, from).enumerate().map(|(i, m)| Item {
-            node: m.value,
-            key: m.key,
-            path: base.as_ref().map(|p| {
-                let mut p = p.clone();
-                json::push_step(&mut p, m.key, from + i);
-                p
-            }),
-        });
+        let items = json::members(self.b, self.index, n, from)
+            .enumerate()
+            .map(|(i, m)| Item {
+                node: m.value,
+                key: m.key,
+                path: base.as_ref().map(|p| {
+                    let mut p = p.clone();
+                    json::push_step(&mut p, m.key, from + i);
+                    p
+                }),
+            });
         Some(self.page_from(shape, items, from, skip.is_some(), budget, Some(n)))
     }
 
     /// A page of a nodelist from item `skip` on.
-    fn page(&self, shape: Shape, items: impl Iterator<Item = Item<'a>>, skip: Option<usize>, budget: usize) -> Answer<'a> {
+    fn page(
+        &self,
+        shape: Shape,
+        items: impl Iterator<Item = Item<'a>>,
+        skip: Option<usize>,
+        budget: usize,
+    ) -> Answer<'a> {
         let from = skip.unwrap_or(0);
         self.page_from(shape, items.skip(from), from, skip.is_some(), budget, None)
     }
@@ -205,7 +233,10 @@ impl<'a> Writer<'a> {
             ));
         }
         // The header at its longest, so the items never push it over.
-        let reserve = count_chars(self.header(shape, single, usize::MAX / 2, usize::MAX / 2, Next::More(usize::MAX / 2), true).as_bytes()) + 1;
+        let reserve = count_chars(
+            self.header(shape, single, total, total, Next::More(total), true)
+                .as_bytes(),
+        ) + 1;
         let room = budget.saturating_sub(reserve);
         let mut body = vec![open];
         let mut used = 2usize;
@@ -235,7 +266,10 @@ impl<'a> Writer<'a> {
             let cost = count_chars(&one) + usize::from(shown > 0);
             if used + cost > room && budget != usize::MAX {
                 next = if shown == 0 {
-                    let path = item.path.clone().unwrap_or_else(|| json::normalized_path(self.b, self.index, item.node));
+                    let path = item
+                        .path
+                        .clone()
+                        .unwrap_or_else(|| json::normalized_path(self.b, self.index, item.node));
                     Next::TooBig(from + k, path)
                 } else {
                     Next::More(from + k)
@@ -274,7 +308,15 @@ impl<'a> Writer<'a> {
         }
     }
 
-    fn header(&self, shape: Shape, single: Option<usize>, from: usize, shown: usize, next: Next, capped: bool) -> String {
+    fn header(
+        &self,
+        shape: Shape,
+        single: Option<usize>,
+        from: usize,
+        shown: usize,
+        next: Next,
+        capped: bool,
+    ) -> String {
         let what = self.what(shape, single);
         let total = shape.len();
         let cap = if capped { ", too long for one answer" } else { "" };

@@ -31,7 +31,13 @@ pub fn line_span(text: &Text, spec: &str, mem_id: &str) -> Result<Span, String> 
 /// to read on when cut, and the payload's size when the range runs past its
 /// end. With `raw`, the payload's own text (without the last line's `\n`),
 /// as a part of the payload.
-pub fn lines_answer<'a>(text: &'a Text, spec: &FetchSpec, l: &str, mem_id: &str, budget: usize) -> Answer<'a> {
+pub fn lines_answer<'a>(
+    text: &'a Text,
+    spec: &FetchSpec,
+    l: &str,
+    mem_id: &str,
+    budget: usize,
+) -> Answer<'a> {
     let span = match line_span(text, l, mem_id) {
         Ok(span) => span,
         Err(msg) => return Answer::Other(msg.into()),
@@ -67,7 +73,10 @@ pub fn lines_answer<'a>(text: &'a Text, spec: &FetchSpec, l: &str, mem_id: &str,
                 out.extend_from_slice(part);
                 out.extend_from_slice(b"...");
                 let next_lines = if n < span.last {
-                    format!(", and lines='{}' for the lines after it", LineRange::show(n + 1, asked))
+                    format!(
+                        ", and lines='{}' for the lines after it",
+                        LineRange::show(n + 1, asked)
+                    )
                 } else {
                     String::new()
                 };
@@ -157,7 +166,11 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
         Some(Ok(r)) => format!("{mem_id} lines {}", LineRange::show(r.first, r.last)),
         _ => mem_id.to_string(),
     };
-    let same = if spec.lines.is_some() { "the same pattern and lines" } else { "the same pattern" };
+    let same = if spec.lines.is_some() {
+        "the same pattern and lines"
+    } else {
+        "the same pattern"
+    };
     let raw = text.as_bytes();
     let view: Cow<'_, str> = if text.is_utf8() {
         // SAFETY: a UTF-8 text's bytes are valid UTF-8.
@@ -193,34 +206,55 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
     if spec.count_only || from.is_some() {
         let total = count(&re);
         if total == 0 {
-            return format!("[recall: no match for pattern '{echo}'{flags} in {place}{}]", caseless_hint()).into();
+            return format!(
+                "[recall: no match for pattern '{echo}'{flags} in {place}{}]",
+                caseless_hint()
+            )
+            .into();
         }
         if spec.count_only {
             return format!("{}]", counted(total)).into();
         }
     }
-    let since = from.map_or(String::new(), |o| format!("; from offset={o}:"));
+    let since = from.map_or("; ".to_string(), |o| format!("; from offset={o}: "));
     // The header at its longest, so the lines never push it over.
-    let worst = usize::MAX / 2;
-    let reserve = count_chars(format!("{}{since} {worst} shown; for the rest pass offset={worst} with {same}]", counted(worst)).as_bytes()) + 2;
-    let found = grep::search(&view, raw, &re, span, from_b, spec.context, budget.saturating_sub(reserve));
+    let worst = text.char_len().max(1);
+    let reserve = count_chars(
+        format!(
+            "{}{since}{worst} shown; for the rest pass offset={worst} with {same}]",
+            counted(worst)
+        )
+        .as_bytes(),
+    ) + 2;
+    let found = grep::search(
+        &view,
+        raw,
+        &re,
+        span,
+        from_b,
+        spec.context,
+        budget.saturating_sub(reserve),
+    );
     let total = match from {
         Some(_) => count(&re),
         None => found.total,
     };
     let mut out = if total == 0 {
-        format!("[recall: no match for pattern '{echo}'{flags} in {place}{}", caseless_hint())
+        format!(
+            "[recall: no match for pattern '{echo}'{flags} in {place}{}",
+            caseless_hint()
+        )
     } else {
         counted(total)
     };
     match (found.resume, from) {
-        (_, Some(_)) if found.total == 0 => out.push_str(&format!("{since} none at or after it")),
+        (_, Some(o)) if found.total == 0 => out.push_str(&format!("; none at or after offset={o}")),
         (Some(r), _) => out.push_str(&format!(
-            "{since} {} shown; for the rest pass offset={} with {same}",
+            "{since}{} shown; for the rest pass offset={} with {same}",
             found.shown,
             text.char_of(r)
         )),
-        (None, Some(_)) => out.push_str(&format!("{since} {} shown, the last", found.shown)),
+        (None, Some(_)) => out.push_str(&format!("{since}{} shown, the last", found.shown)),
         (None, None) => {}
     }
     out.push(']');

@@ -88,18 +88,32 @@ pub fn query_windows(text: &Text, ask: &Ask<'_>, mem_id: &str, blocks: Option<&B
             return no_match();
         }
         (starts, total, before) = (s, t, b);
-        mode = if ask.ignore_case { Mode::Caseless } else { Mode::Fallback };
+        mode = if ask.ignore_case {
+            Mode::Caseless
+        } else {
+            Mode::Fallback
+        };
     }
     let count = match mode {
         Mode::Exact => plural(total, "match", "matches"),
         Mode::Caseless => plural(total, "case-insensitive match", "case-insensitive matches"),
-        Mode::Fallback => format!("no exact match; {}", plural(total, "case-insensitive match", "case-insensitive matches")),
+        Mode::Fallback => format!(
+            "no exact match; {}",
+            plural(total, "case-insensitive match", "case-insensitive matches")
+        ),
     };
     let lead = match mode {
-        Mode::Fallback => format!("[recall: no exact match for query '{echo}' in {place}; {}", plural(total, "case-insensitive match", "case-insensitive matches")),
+        Mode::Fallback => format!(
+            "[recall: no exact match for query '{echo}' in {place}; {}",
+            plural(total, "case-insensitive match", "case-insensitive matches")
+        ),
         _ => format!("[recall: {count} for query '{echo}' in {place}"),
     };
-    let since = if ask.from > 0 { format!("; {before} before offset={}", ask.from) } else { String::new() };
+    let since = if ask.from > 0 {
+        format!("; {before} before offset={}", ask.from)
+    } else {
+        String::new()
+    };
     if ask.count_only {
         return Wtf8Buf::from(format!("{lead}{since}]"));
     }
@@ -107,7 +121,13 @@ pub fn query_windows(text: &Text, ask: &Ask<'_>, mem_id: &str, blocks: Option<&B
         return Wtf8Buf::from(format!("{lead}{since}; none at or after it]"));
     }
     // The header at its longest, so the windows never push it over.
-    let reserve = count_chars(format!("{lead}{since}; {0}-{0} shown; for the rest pass offset={0} with the same query]\n", usize::MAX).as_bytes());
+    let reserve = count_chars(
+        format!(
+            "{lead}{since}; {0}-{0} shown; for the rest pass offset={0} with the same query]\n",
+            text.char_len().max(total)
+        )
+        .as_bytes(),
+    );
     let room = ask.budget.saturating_sub(reserve);
     let len = text.char_len();
     let bytes = text.as_bytes();
@@ -118,7 +138,10 @@ pub fn query_windows(text: &Text, ask: &Ask<'_>, mem_id: &str, blocks: Option<&B
     let mut used = 0usize;
     let cost = |a: usize, b: usize| 2 * 3 + 5 + 40 + (b - a);
     for &c in &starts {
-        let (a, b) = (c.saturating_sub(WINDOW_CHARS), (c + q_chars + WINDOW_CHARS).min(len));
+        let (a, b) = (
+            c.saturating_sub(WINDOW_CHARS),
+            (c + q_chars + WINDOW_CHARS).min(len),
+        );
         match windows.last_mut() {
             Some(w) if a <= w.1 && b - w.0 <= MAX_SPAN => {
                 let grown = used + (b - w.1);
@@ -147,9 +170,15 @@ pub fn query_windows(text: &Text, ask: &Ask<'_>, mem_id: &str, blocks: Option<&B
     }
     let mut out: Vec<u8> = Vec::new();
     let first = before + 1;
-    let range = if shown == 1 { format!("{first}") } else { format!("{first}-{}", before + shown) };
+    let range = if shown == 1 {
+        format!("{first}")
+    } else {
+        format!("{first}-{}", before + shown)
+    };
     let head = match next {
-        Some(n) => Some(format!("{lead}{since}; {range} shown; for the rest pass offset={n} with the same query]")),
+        Some(n) => Some(format!(
+            "{lead}{since}; {range} shown; for the rest pass offset={n} with the same query]"
+        )),
         None if ask.from > 0 => Some(format!("{lead}{since}; {range} shown, the last]")),
         None if mode == Mode::Fallback => Some(format!("{lead}]")),
         None => None,
@@ -277,50 +306,132 @@ mod tests {
         Text::new(s.to_string())
     }
 
+    fn ask(q: &Wtf8Buf) -> Ask<'_> {
+        Ask {
+            query: q,
+            ignore_case: false,
+            within: None,
+            from: 0,
+            count_only: false,
+            budget: 50_000,
+        }
+    }
+
     fn qw(text: &Text, q: &str) -> String {
-        query_windows(text, &q.into(), "trm_x", None, false, None)
+        let q: Wtf8Buf = q.into();
+        query_windows(text, &ask(&q), "trm_x", None)
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    fn qw_from(text: &Text, q: &str, from: usize, budget: usize) -> String {
+        let q: Wtf8Buf = q.into();
+        let a = Ask {
+            from,
+            budget,
+            ..ask(&q)
+        };
+        query_windows(text, &a, "trm_x", None)
             .to_string_lossy()
             .into_owned()
     }
 
     #[test]
-    fn windows_cut_with_ellipses_and_join() {
+    fn windows_cut_with_ellipses_say_where_they_start_and_merge() {
         let body = format!("{}FINDME{}", "a".repeat(1000), "b".repeat(1000));
         let w = qw(&t(&body), "FINDME");
-        assert_eq!(w, format!("...{}FINDME{}...", "a".repeat(400), "b".repeat(400)));
-        let w = qw(&t("xx FINDME yy FINDME"), "FINDME");
-        assert_eq!(w, "xx FINDME yy FINDME\n---\nxx FINDME yy FINDME");
+        assert_eq!(
+            w,
+            format!(
+                "(offset 600, line 1)\n...{}FINDME{}...",
+                "a".repeat(400),
+                "b".repeat(400)
+            )
+        );
+        // Matches whose windows overlap share one: no text twice.
+        let w = qw(&t("xx\nFINDME yy FINDME"), "FINDME");
+        assert_eq!(w, "(offset 0, line 1)\nxx\nFINDME yy FINDME");
+        let body = format!("{0}\nA{1}A{1}A\n{0}", "x".repeat(1000), "y".repeat(500));
+        let w = qw(&t(&body), "A");
+        assert_eq!(w.matches("(offset").count(), 1, "{w}");
+        assert_eq!(w.matches('A').count(), 3);
+        assert!(
+            w.starts_with("(offset 601, line 1)\n...") || w.starts_with("(offset 601, line 2)\n..."),
+            "{}",
+            &w[..40]
+        );
     }
 
     #[test]
     fn windows_count_code_points_in_multibyte_text() {
         let body = format!("{}é😀HIT😀é{}", "€".repeat(500), "ß".repeat(500));
         let w = qw(&t(&body), "HIT");
-        let want = format!("...{}é😀HIT😀é{}...", "€".repeat(398), "ß".repeat(398));
+        let want = format!(
+            "(offset 102, line 1)\n...{}é😀HIT😀é{}...",
+            "€".repeat(398),
+            "ß".repeat(398)
+        );
         assert_eq!(w, want);
     }
 
     #[test]
-    fn more_than_five_matches_are_counted() {
-        let w = qw(&t(&"ab ".repeat(9)), "ab");
+    fn more_than_five_windows_continue_by_offset_to_every_match() {
+        let body: String = (0..23)
+            .map(|i| format!("{}hit{i:02}\n", "-".repeat(900)))
+            .collect();
+        let text = t(&body);
+        let w = qw(&text, "hit");
         let first = w.lines().next().unwrap();
+        let at = body.match_indices("hit").nth(5).unwrap().0;
         assert_eq!(
             first,
-            "[recall: 9 matches for query 'ab' in trm_x; showing the first 5]"
+            format!("[recall: 23 matches for query 'hit' in trm_x; 1-5 shown; for the rest pass offset={at} with the same query]")
         );
         assert_eq!(w.matches("\n---\n").count(), 4);
+        // Following the offsets shows each match once, in order, to the last.
+        let (mut from, mut seen, mut calls) = (0usize, Vec::new(), 0);
+        loop {
+            let w = qw_from(&text, "hit", from, 3000);
+            calls += 1;
+            let body = w.split_once("]\n").map_or(w.as_str(), |(_, b)| b);
+            for (i, _) in body.match_indices("hit") {
+                let w = body;
+                seen.push(w[i + 3..i + 5].parse::<usize>().unwrap());
+            }
+            match w.split("pass offset=").nth(1) {
+                Some(rest) => from = rest.split(' ').next().unwrap().parse().unwrap(),
+                None => break,
+            }
+        }
+        assert_eq!(seen, (0..23).collect::<Vec<_>>());
+        assert!(calls > 5);
+        let at = body.match_indices("hit").nth(20).unwrap().0;
+        let last = qw_from(&text, "hit", at, 50_000);
+        assert!(
+            last.starts_with(&format!(
+                "[recall: 23 matches for query 'hit' in trm_x; 20 before offset={at}; 21-23 shown, the last]"
+            )),
+            "{}",
+            &last[..200]
+        );
+        let q: Wtf8Buf = "hit".into();
+        let a = Ask {
+            count_only: true,
+            ..ask(&q)
+        };
+        assert_eq!(
+            query_windows(&text, &a, "trm_x", None),
+            "[recall: 23 matches for query 'hit' in trm_x]"
+        );
     }
 
     #[test]
     fn case_insensitive_fallback_and_no_match() {
         let w = qw(&t("Hello ÉCOLE world"), "école");
-        assert!(
-            w.starts_with(
-                "[recall: no exact match for query 'école' in trm_x; showing 1 case-insensitive match]\n"
-            ),
-            "{w}"
+        assert_eq!(
+            w,
+            "[recall: no exact match for query 'école' in trm_x; 1 case-insensitive match]\n(offset 0, line 1)\nHello ÉCOLE world"
         );
-        assert!(w.ends_with("Hello ÉCOLE world"));
         assert_eq!(
             qw(&t("abc"), "zzz"),
             "[recall: no match for query 'zzz' in trm_x]"
@@ -329,22 +440,22 @@ mod tests {
 
     /// The implementation before the streaming matcher (it folded a copy of
     /// the whole payload), kept as the oracle the new one must equal.
-    fn old_folded_matches(hay: &str, query: &str) -> (Vec<usize>, usize) {
+    fn old_folded_matches(hay: &str, query: &str) -> (Vec<usize>, usize, usize) {
         let f = |c: char| char::from_u32(fold(c as u32)).unwrap();
         let fq: String = query.chars().map(f).collect();
         let fh: String = hay.chars().map(f).collect();
-        let mut starts = Vec::with_capacity(MAX_WINDOWS);
+        let mut starts = Vec::new();
         let mut total = 0usize;
         let (mut last_b, mut last_c) = (0usize, 0usize);
         for b in memchr::memmem::find_iter(fh.as_bytes(), fq.as_bytes()) {
-            if starts.len() < MAX_WINDOWS {
+            if starts.len() < KEEP {
                 last_c += count_chars(&fh.as_bytes()[last_b..b]);
                 last_b = b;
                 starts.push(last_c);
             }
             total += 1;
         }
-        (starts, total)
+        (starts, total, 0)
     }
 
     #[test]
@@ -363,7 +474,7 @@ mod tests {
         ];
         for (hay, q) in cases {
             assert_eq!(
-                folded_matches(hay.as_bytes(), q.as_bytes()),
+                folded_matches(hay.as_bytes(), q.as_bytes(), 0),
                 old_folded_matches(hay, q),
                 "{hay} / {q}"
             );
@@ -379,7 +490,7 @@ mod tests {
             let hay: String = (0..pick(40)).map(|_| alphabet[pick(alphabet.len())]).collect();
             let q: String = (0..1 + pick(4)).map(|_| alphabet[pick(alphabet.len())]).collect();
             assert_eq!(
-                folded_matches(hay.as_bytes(), q.as_bytes()),
+                folded_matches(hay.as_bytes(), q.as_bytes(), 0),
                 old_folded_matches(&hay, &q),
                 "{hay} / {q}"
             );
@@ -392,15 +503,16 @@ mod tests {
         let units = [0x61, 0xD800, 0x62, 0xFFFD, 0x63, 0xD83D, 0xDE00];
         let text = Text::from_wtf8(wtf8::from_utf16(&units).0);
         let q = |u: &[u16]| Wtf8Buf::from_bytes(wtf8::from_utf16(u).0, false);
-        let w = query_windows(&text, &q(&[0xD800]), "trm_x", None, false, None);
-        assert_eq!(w.to_utf16(), units);
-        let w = query_windows(&text, &q(&[0xFFFD]), "trm_x", None, false, None);
-        assert_eq!(w.to_utf16(), units);
+        let located = |w: Wtf8Buf| w.to_utf16()[19..].to_vec();
+        let w = query_windows(&text, &ask(&q(&[0xD800])), "trm_x", None);
+        assert_eq!(located(w), units);
+        let w = query_windows(&text, &ask(&q(&[0xFFFD])), "trm_x", None);
+        assert_eq!(located(w), units);
         // A lone lead never matches half of a pair.
-        let w = query_windows(&text, &q(&[0xD83D]), "trm_x", None, false, None);
+        let w = query_windows(&text, &ask(&q(&[0xD83D])), "trm_x", None);
         assert_eq!(w, "[recall: no match for query '\u{FFFD}' in trm_x]");
         // Caseless over WTF-8: surrogates fold to themselves.
-        let w = query_windows(&text, &q(&[0x42, 0xFFFD]), "trm_x", None, false, None);
+        let w = query_windows(&text, &ask(&q(&[0x42, 0xFFFD])), "trm_x", None);
         assert!(w.to_utf16().ends_with(&units), "{w:?}");
         // Ranges count a lone surrogate as one code point.
         assert_eq!(wtf8::to_utf16(text.slice(1, 2)), [0xD800]);

@@ -153,7 +153,15 @@ pub struct Found {
 /// Searches lines `span` of `raw` (matching on `view`, its display text of
 /// the same length) from byte `from` (at or after `span.start`), and shows
 /// what fits in `budget` code points, counting every matching line.
-pub fn search(view: &str, raw: &[u8], re: &Regex, span: Span, from: usize, context: usize, budget: usize) -> Found {
+pub fn search(
+    view: &str,
+    raw: &[u8],
+    re: &Regex,
+    span: Span,
+    from: usize,
+    context: usize,
+    budget: usize,
+) -> Found {
     debug_assert_eq!(view.len(), raw.len());
     if raw.is_empty() {
         return Found::default(); // no lines
@@ -313,7 +321,11 @@ impl Body<'_> {
                 None => Some((a, b, ms)),
             };
             // An empty match moves on by one character.
-            p = if m.end() > m.start() { m.end() } else { next_char(hay, m.end()) };
+            p = if m.end() > m.start() {
+                m.end()
+            } else {
+                next_char(hay, m.end())
+            };
         }
         if let Some(last) = part {
             wrote |= flush(self, last);

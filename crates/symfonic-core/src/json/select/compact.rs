@@ -132,7 +132,10 @@ mod tests {
 
     #[test]
     fn whitespace_goes_and_strings_keep_theirs() {
-        assert_eq!(c("{\n  \"a b\" : [ 1 , 2.50 ],\r\n\t\"c\": \" x \" }"), r#"{"a b":[1,2.50],"c":" x "}"#);
+        assert_eq!(
+            c("{\n  \"a b\" : [ 1 , 2.50 ],\r\n\t\"c\": \" x \" }"),
+            r#"{"a b":[1,2.50],"c":" x "}"#
+        );
         assert_eq!(c("  true "), "true");
         assert_eq!(c(r#""a\"b\\c""#), r#""a\"b\\c""#);
     }
@@ -143,7 +146,18 @@ mod tests {
         assert_eq!(c(r#""\ud83d\ude00 \/""#), "\"😀 /\"");
         assert_eq!(c(r#""\u0022\u005c\u0041""#), r#""\"\\A""#);
         // Controls, zero-width and bidi characters, line separators, lone surrogates.
-        for kept in [r#""\u0000""#, r#""\u001f""#, r#""\u200b""#, r#""\u202e""#, r#""\u2028""#, r#""\ud800x""#, r#""\udc00""#, r#""\ufeff""#, r#""\uffff""#, r#""\n\t""#] {
+        for kept in [
+            r#""\u0000""#,
+            r#""\u001f""#,
+            r#""\u200b""#,
+            r#""\u202e""#,
+            r#""\u2028""#,
+            r#""\ud800x""#,
+            r#""\udc00""#,
+            r#""\ufeff""#,
+            r#""\uffff""#,
+            r#""\n\t""#,
+        ] {
             assert_eq!(c(kept), kept);
         }
         assert_eq!(c(r#""\u00e9\u00E9""#), "\"éé\"");

@@ -71,7 +71,11 @@ impl Ctx<'_> {
     }
 
     fn of_kind(&self, k: Kind) -> Vec<usize> {
-        self.before.iter().copied().filter(|&n| self.kind(n) == Some(k)).collect()
+        self.before
+            .iter()
+            .copied()
+            .filter(|&n| self.kind(n) == Some(k))
+            .collect()
     }
 
     fn containers(&self) -> Vec<usize> {
@@ -97,7 +101,13 @@ impl Ctx<'_> {
                 }
             }
         }
-        let scale = |c: usize| if self.total > self.before.len() { format!("{c}+") } else { c.to_string() };
+        let scale = |c: usize| {
+            if self.total > self.before.len() {
+                format!("{c}+")
+            } else {
+                c.to_string()
+            }
+        };
         let parts: Vec<String> = counts
             .iter()
             .map(|&(k, c)| format!("{} {}", scale(c), noun(k, c)))
@@ -111,10 +121,14 @@ impl Ctx<'_> {
             Selector::Name(k) | Selector::KeyOrIndex(k, _) => {
                 let objects = self.of_kind(Kind::Object);
                 if objects.is_empty() {
-                    return Some(format!("{subject}, and {} names a member of an object", one_segment(k)));
+                    return Some(format!(
+                        "{subject}, and {} names a member of an object",
+                        one_segment(k)
+                    ));
                 }
                 let keys = self.keys_of(&objects);
-                let hint = near(k, &keys).map_or(String::new(), |n| format!(" (did you mean {}?)", one_segment(&n)));
+                let hint =
+                    near(k, &keys).map_or(String::new(), |n| format!(" (did you mean {}?)", one_segment(&n)));
                 if self.total == 1 {
                     return Some(format!("{subject}: none is '{}'{hint}", cut(k, KEY_CHARS)));
                 }
@@ -127,21 +141,33 @@ impl Ctx<'_> {
             Selector::Index(i) => {
                 let arrays = self.of_kind(Kind::Array);
                 if arrays.is_empty() {
-                    let member = if self.of_kind(Kind::Object).is_empty() { "" } else { " (a member of an object is ['key'])" };
+                    let member = if self.of_kind(Kind::Object).is_empty() {
+                        ""
+                    } else {
+                        " (a member of an object is ['key'])"
+                    };
                     return Some(format!("{subject}, and [{i}] is an element of an array{member}"));
                 }
-                let longest = arrays.iter().map(|&a| self.index.child_count(self.b, a)).max().unwrap_or(0);
+                let longest = arrays
+                    .iter()
+                    .map(|&a| self.index.child_count(self.b, a))
+                    .max()
+                    .unwrap_or(0);
                 if self.total == 1 {
                     Some(format!("{subject}, so [{i}] is past its end"))
                 } else {
-                    Some(format!("{subject}, the longest of length {longest}, so [{i}] is past their end"))
+                    Some(format!(
+                        "{subject}, the longest of length {longest}, so [{i}] is past their end"
+                    ))
                 }
             }
             Selector::Wild => {
                 if !self.containers().is_empty() {
                     return None; // empty objects and arrays: nothing to select
                 }
-                Some(format!("{subject}, and * selects the members of objects and the elements of arrays"))
+                Some(format!(
+                    "{subject}, and * selects the members of objects and the elements of arrays"
+                ))
             }
             Selector::Slice(start, stop, step) => {
                 let arrays = self.of_kind(Kind::Array);
@@ -152,18 +178,31 @@ impl Ctx<'_> {
                     } else {
                         " (an object's values are .*, with paths=true for their keys)"
                     };
-                    return Some(format!("{subject}, and [{shown}] selects elements of arrays{fix}"));
+                    return Some(format!(
+                        "{subject}, and [{shown}] selects elements of arrays{fix}"
+                    ));
                 }
-                let lens: Vec<i64> = arrays.iter().map(|&a| self.index.child_count(self.b, a) as i64).collect();
+                let lens: Vec<i64> = arrays
+                    .iter()
+                    .map(|&a| self.index.child_count(self.b, a) as i64)
+                    .collect();
                 let past = *step > 0 && start.is_some_and(|s| s >= 0 && lens.iter().all(|&l| l <= s));
                 let longest = lens.iter().max().copied().unwrap_or(0);
                 match past {
                     true if self.total == 1 => Some(format!("{subject}, so [{shown}] starts past its end")),
-                    true => Some(format!("{subject}, the longest of length {longest}, so [{shown}] starts past their end")),
-                    // Unreachable bounds: `[5:2]`, a zero step.
-                    false if lens.iter().all(|&l| slice_bounds(l, *start, *stop, *step).is_none() && l > 0) => Some(format!(
-                        "[{shown}] selects no index of an array of length {longest}"
+                    true => Some(format!(
+                        "{subject}, the longest of length {longest}, so [{shown}] starts past their end"
                     )),
+                    // Unreachable bounds: `[5:2]`, a zero step.
+                    false
+                        if lens
+                            .iter()
+                            .all(|&l| slice_bounds(l, *start, *stop, *step).is_none() && l > 0) =>
+                    {
+                        Some(format!(
+                            "[{shown}] selects no index of an array of length {longest}"
+                        ))
+                    }
                     false => None,
                 }
             }
@@ -193,11 +232,17 @@ impl Ctx<'_> {
         if kids.is_empty() {
             return None;
         }
-        let what = match (containers.len(), self.kind(containers[0])) {
-            (1, Some(Kind::Object)) => format!("the {} members of '{}'", kids.len(), cut(self.prefix, 200)),
-            (1, _) => format!("the {} elements of '{}'", kids.len(), cut(self.prefix, 200)),
-            _ => format!("the {} children of '{}'", kids.len(), cut(self.prefix, 200)),
+        let n = kids.len();
+        let noun = match (containers.len(), self.kind(containers[0])) {
+            (1, Some(Kind::Object)) => ["member", "members"],
+            (1, _) => ["element", "elements"],
+            _ => ["child", "children"],
         };
+        let what = format!(
+            "the {n} {} of '{}'",
+            noun[usize::from(n != 1)],
+            cut(self.prefix, 200)
+        );
         let ev = Eval::new(self.b, self.index, u64::MAX);
         let mut queries = Vec::new();
         relative_queries(e, &mut queries);
@@ -226,12 +271,20 @@ impl Ctx<'_> {
                         Selector::Name(k) | Selector::KeyOrIndex(k, _) => Some(k),
                         _ => None,
                     };
-                    let objects: Vec<usize> = at.iter().copied().filter(|&n| self.kind(n) == Some(Kind::Object)).collect();
+                    let objects: Vec<usize> = at
+                        .iter()
+                        .copied()
+                        .filter(|&n| self.kind(n) == Some(Kind::Object))
+                        .collect();
                     let keys = self.keys_of(&objects);
-                    let hint = name
-                        .and_then(|k| near(k, &keys))
-                        .map_or(String::new(), |n| format!(" (did you mean {reached}{}?)", one_segment(&n)));
-                    let have = if keys.is_empty() { String::new() } else { format!("; their keys there: {}", list(&keys)) };
+                    let hint = name.and_then(|k| near(k, &keys)).map_or(String::new(), |n| {
+                        format!(" (did you mean {reached}{}?)", one_segment(&n))
+                    });
+                    let have = if keys.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; their keys there: {}", list(&keys))
+                    };
                     return Some(format!("none of {what} has {}{hint}{have}", render(&q.segs, "@")));
                 }
                 reached.push_str(&render(std::slice::from_ref(seg), ""));
@@ -259,9 +312,10 @@ impl Ctx<'_> {
             }
             let are: Vec<String> = kinds.iter().map(|&k| article(Kind::from_bit(k))).collect();
             return Some(format!(
-                "{} is {} in {what} that have it, and the filter compares it with {}",
+                "{} is {} in {what} that {} it, and the filter compares it with {}",
                 render(&q.segs, "@"),
                 join_or(&are),
+                if n == 1 { "has" } else { "have" },
                 literal(lit)
             ));
         }
@@ -288,7 +342,9 @@ impl Ctx<'_> {
             }
         }
         let keys: Vec<String> = keys.into_iter().collect();
-        let hint = near(k, &keys).map_or(String::new(), |n| format!(" (did you mean ..{}?)", one_segment(&n).trim_start_matches('.')));
+        let hint = near(k, &keys).map_or(String::new(), |n| {
+            format!(" (did you mean ..{}?)", one_segment(&n).trim_start_matches('.'))
+        });
         Some(format!(
             "no member of '{}' or below is named '{}'{hint}",
             cut(self.prefix, 200),
@@ -337,7 +393,11 @@ fn relative_queries<'e>(e: &'e Expr, out: &mut Vec<&'e FilterQuery>) {
             out.push(q);
         }
     };
-    fn of_comparable<'e>(c: &'e Comparable, out: &mut Vec<&'e FilterQuery>, add: &mut dyn FnMut(&'e FilterQuery, &mut Vec<&'e FilterQuery>)) {
+    fn of_comparable<'e>(
+        c: &'e Comparable,
+        out: &mut Vec<&'e FilterQuery>,
+        add: &mut dyn FnMut(&'e FilterQuery, &mut Vec<&'e FilterQuery>),
+    ) {
         match c {
             Comparable::Query(q) => add(q, out),
             Comparable::Func(f) => f.args.iter().for_each(|a| of_comparable(a, out, add)),
@@ -362,7 +422,8 @@ fn comparisons<'e>(e: &'e Expr, out: &mut Vec<(&'e FilterQuery, &'e Lit)>) {
         Expr::Or(all) | Expr::And(all) => all.iter().for_each(|x| comparisons(x, out)),
         Expr::Not(x) => comparisons(x, out),
         Expr::Cmp(c) => match (&c.0, c.1, &c.2) {
-            (Comparable::Query(q), op, Comparable::Lit(l)) | (Comparable::Lit(l), op, Comparable::Query(q))
+            (Comparable::Query(q), op, Comparable::Lit(l))
+            | (Comparable::Lit(l), op, Comparable::Query(q))
                 if !q.absolute && op != CmpOp::Ne =>
             {
                 out.push((q, l))
@@ -448,7 +509,7 @@ fn near(key: &str, keys: &[String]) -> Option<String> {
     if let Some(k) = keys.iter().find(|k| k.to_lowercase() == lower) {
         return Some(k.clone());
     }
-    let limit = (key.chars().count() / 3).max(1);
+    let limit = key.chars().count() / 3;
     keys.iter()
         .map(|k| (edits(&lower, &k.to_lowercase()), k))
         .filter(|&(d, _)| d <= limit)
@@ -463,8 +524,8 @@ fn edits(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
@@ -529,5 +590,55 @@ fn join(parts: &[String], word: &str) -> String {
         [] => String::new(),
         [one] => one.clone(),
         [rest @ .., last] => format!("{} {word} {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::json::{analyze, resolve, Resolved};
+
+    const ORDERS: &str = r##"{"orders": {"#W1": {"status": "pending", "total": 12.5, "items": [{"sku": "a"}]},
+        "#W2": {"status": "delivered", "total": 40, "items": []}}, "empty": {}, "name": "shop"}"##;
+
+    fn why(doc: &str, path: &str) -> Result<Resolved, String> {
+        let d = analyze(doc.as_bytes()).unwrap();
+        resolve(doc.as_bytes(), &d.index, path)
+    }
+
+    #[test]
+    fn mistakes_say_where_matching_stopped_and_what_is_there() {
+        let cases = [
+            ("$.orders.*.stauts", "[recall: json_path '$.orders.*.stauts' selects nothing: '$.orders.*' selects 2 objects, and none has the key 'stauts' (did you mean .status?); their keys: status,total,items]"),
+            ("$.items[*].price", "[recall: json_path '$.items[*].price' selects nothing: '$' is an object with 3 keys [orders,empty,name]: none is 'items']"),
+            ("$.orders[0:20]", "[recall: json_path '$.orders[0:20]' selects nothing: '$.orders' is an object with 2 keys [#W1,#W2], and [0:20] selects elements of arrays (an object's values are .*, with paths=true for their keys)]"),
+            ("$.name[*]", "[recall: json_path '$.name[*]' selects nothing: '$.name' is a string, and * selects the members of objects and the elements of arrays]"),
+            ("$.orders.*.items[3]", "[recall: json_path '$.orders.*.items[3]' selects nothing: '$.orders.*.items' selects 2 arrays, the longest of length 1, so [3] is past their end]"),
+            ("$.orders.*[?@.totl > 10]", "[recall: json_path '$.orders.*[?@.totl > 10]' selects nothing: none of the 6 children of '$.orders.*' has @.totl]"),
+            ("$.orders[?@.total > '10']", "[recall: json_path '$.orders[?@.total > '10']' selects nothing: @.total is a number in the 2 members of '$.orders' that have it, and the filter compares it with a string ('10')]"),
+            ("$.orders[?@.totl > 10]", "[recall: json_path '$.orders[?@.totl > 10]' selects nothing: none of the 2 members of '$.orders' has @.totl (did you mean @.total?); their keys there: status,total,items]"),
+            ("$..stauts", "[recall: json_path '$..stauts' selects nothing: no member of '$' or below is named 'stauts' (did you mean ..status?)]"),
+        ];
+        for (path, want) in cases {
+            assert_eq!(why(ORDERS, path), Err(want.to_string()), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_correct_query_that_matches_nothing_answers_an_empty_list() {
+        for path in [
+            "$.orders[?@.status == 'lost']",
+            "$.empty.*",
+            "$.orders.*.items[?@.sku == 'z']",
+            "$..nothing_here[0]",
+            "$.orders[?@.total > 1000]",
+        ] {
+            let got = why(ORDERS, path);
+            // `..name` with no such member anywhere is explained; the rest are `[]`.
+            if path.starts_with("$..") {
+                assert!(got.is_err(), "{path}");
+            } else {
+                assert_eq!(got, Ok(Resolved::Nodes(Vec::new())), "{path}");
+            }
+        }
     }
 }
