@@ -154,6 +154,12 @@ export type ToolMemoryEvent =
       refilled: boolean
       error: boolean
     }
+  /**
+   * The ledger's store failed (or timed out) while `recall_tool_result` looked `memId` up.
+   * `error` is the store's message (its address, the server's error), which the model's
+   * answer leaves out; `code` is the error's (`'ERR_SYMFONIC_STORE'`, `'ERR_SYMFONIC_STORE_TIMEOUT'`).
+   */
+  | { type: 'storeFailed'; memId: string; namespace: string; error: string; code: string | null }
 
 /** What a namespace function is given: the run's config or runtime (both carry `configurable`). */
 export interface NamespaceSource {

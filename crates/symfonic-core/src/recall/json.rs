@@ -61,7 +61,7 @@ pub fn json_answer<'a>(
     let items = nodes.iter().map(|&n| Item {
         node: n,
         key: None,
-        path: None,
+        path: w.paths.then(|| json::normalized_path(b, &doc.index, n)),
     });
     Some(w.page(Shape::List(nodes.len()), items, skip, budget))
 }

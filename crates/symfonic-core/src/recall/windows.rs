@@ -146,6 +146,7 @@ pub fn query_windows(text: &Text, ask: &Ask<'_>, mem_id: &str, blocks: Option<&B
             Some(w) if a <= w.1 && b - w.0 <= MAX_SPAN => {
                 let grown = used + (b - w.1);
                 if grown > room {
+                    w.1 = w.1.min(c).max(w.0);
                     next = Some(c);
                     break;
                 }
@@ -153,7 +154,16 @@ pub fn query_windows(text: &Text, ask: &Ask<'_>, mem_id: &str, blocks: Option<&B
                 w.1 = b;
             }
             last => {
-                let a = last.map_or(a, |w| a.max(w.1));
+                // A window's context never runs into a match it does not hold:
+                // each match shows whole, in one window, once.
+                let a = match last {
+                    Some(w) => {
+                        used -= w.1 - w.1.min(c).max(w.0);
+                        w.1 = w.1.min(c).max(w.0);
+                        a.max(w.1)
+                    }
+                    None => a,
+                };
                 if windows.len() == MAX_WINDOWS || used + cost(a, b) > room {
                     next = Some(c);
                     break;
@@ -165,8 +175,13 @@ pub fn query_windows(text: &Text, ask: &Ask<'_>, mem_id: &str, blocks: Option<&B
         shown += 1;
     }
     if next.is_none() && before + shown < total {
-        // Matches past the ones read: resume after the last one shown.
-        next = Some(starts[shown - 1] + q_chars);
+        // Matches past the ones read: resume after the last one shown, and
+        // show nothing past it (the next match may be there).
+        let end = starts[shown - 1] + q_chars;
+        if let Some(w) = windows.last_mut() {
+            w.1 = w.1.min(end);
+        }
+        next = Some(end);
     }
     let mut out: Vec<u8> = Vec::new();
     let first = before + 1;
