@@ -139,6 +139,7 @@ function argumentMistake(o) {
   if (given(o.context) && !given(o.pattern)) names.push(['context', 'context (lines around each match) applies to pattern'])
   if (given(o.paths) && !json) names.push(['paths', 'paths (where each node is) applies to json_path'])
   if (given(o.raw) && search) names.push(['raw', 'raw (the text as written) applies to json_path and lines'])
+  if (given(o.maxChars) && search) names.push(['max_chars', 'max_chars (a range length) does not apply to pattern or query, whose answers say how to read on'])
   if (given(o.lines) && !search && !json) {
     if (given(o.offset)) names.push(['offset', "lines and offset both say where to read; send one (lines='120-' or offset=N)"])
     if (given(o.maxChars)) names.push(['max_chars', "lines reads whole lines; send lines='120-180', or offset with max_chars"])

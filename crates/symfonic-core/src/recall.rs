@@ -153,7 +153,7 @@ impl Answer<'_> {
 /// The answer for an entry, by precedence json path → pattern → query →
 /// lines → range → format. `max_output` (code points; `usize::MAX` for
 /// `fetch`) is what answers that page or count (json paths, pattern, query,
-/// numbered lines) fit in; `max_chars`, when given, narrows it for them.
+/// numbered lines) fit in; `max_chars`, when given, narrows it for json paths.
 pub fn fetch_entry<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) -> Answer<'a> {
     let text = &e.text;
     let utf8 = text.is_utf8();
@@ -162,13 +162,11 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) -> 
     }
     let id = &e.handle.mem_id;
     let len = text.char_len();
-    if let Some(o) = spec.offset.filter(|&o| o > 0 && o as u64 >= len as u64) {
+    // `fetch` keeps slice semantics (`""`); the model is told the size.
+    if let Some(o) = spec.offset.filter(|&o| o > 0 && o as u64 >= len as u64 && max_output != usize::MAX) {
         return Answer::Other(past_end(o, id, len).into());
     }
-    let budget = match spec.max_chars {
-        Some(m) if m > 0 => max_output.min(m as usize),
-        _ => max_output,
-    };
+    let budget = max_output;
     if let Some(p) = &spec.pattern {
         return Answer::Other(reads::pattern_answer(text, p, spec, id, budget));
     }

@@ -46,7 +46,8 @@ pub fn json_answer<'a>(
         utf8: e.text.is_utf8(),
         echo,
     };
-    let skip = spec.offset.map(|o| o.max(0) as usize);
+    // Nothing to skip reads as no offset: the plain answer.
+    let skip = spec.offset.filter(|&o| o > 0).map(|o| o as usize);
     let nodes = match resolved {
         Resolved::Node(n) => return w.one(e, n, skip, budget, limit),
         Resolved::Nodes(nodes) => nodes,
