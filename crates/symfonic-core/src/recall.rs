@@ -163,7 +163,10 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) -> 
     let id = &e.handle.mem_id;
     let len = text.char_len();
     // `fetch` keeps slice semantics (`""`); the model is told the size.
-    if let Some(o) = spec.offset.filter(|&o| o > 0 && o as u64 >= len as u64 && max_output != usize::MAX) {
+    if let Some(o) = spec
+        .offset
+        .filter(|&o| o > 0 && o as u64 >= len as u64 && max_output != usize::MAX)
+    {
         return Answer::Other(past_end(o, id, len).into());
     }
     let budget = max_output;

@@ -30,8 +30,8 @@ pub struct Ask<'a> {
 /// behind a line giving where it starts (`(offset N, line L)`); matches close
 /// together share a window, so no text is shown twice. The search resumes
 /// after each match. A first line counts the matches and, when they do not
-/// all show, gives the `offset` to pass for the rest (the first match not
-/// shown). No exact match but a case-insensitive one: those, and it says so.
+/// all show, gives the `offset` to pass for the rest (where the last window
+/// ends: no window starts before the offset, so none repeats text). No exact match but a case-insensitive one: those, and it says so.
 /// Windows are payload slices and keep lone surrogates; the echoed query in
 /// the message lines is display text (a lone surrogate there shows as U+FFFD).
 /// With `blocks` (the payload's query index), ASCII searches read only the
@@ -137,9 +137,11 @@ pub fn query_windows(text: &Text, ask: &Ask<'_>, mem_id: &str, blocks: Option<&B
     let mut next = None;
     let mut used = 0usize;
     let cost = |a: usize, b: usize| 2 * 3 + 5 + 40 + (b - a);
+    // Windows start at or after `from`: an answer read on from the offset
+    // the last one gave shows no text twice.
     for &c in &starts {
         let (a, b) = (
-            c.saturating_sub(WINDOW_CHARS),
+            c.saturating_sub(WINDOW_CHARS).max(ask.from.min(c)),
             (c + q_chars + WINDOW_CHARS).min(len),
         );
         match windows.last_mut() {
@@ -147,7 +149,7 @@ pub fn query_windows(text: &Text, ask: &Ask<'_>, mem_id: &str, blocks: Option<&B
                 let grown = used + (b - w.1);
                 if grown > room {
                     w.1 = w.1.min(c).max(w.0);
-                    next = Some(c);
+                    next = Some(w.1);
                     break;
                 }
                 used = grown;
@@ -165,7 +167,7 @@ pub fn query_windows(text: &Text, ask: &Ask<'_>, mem_id: &str, blocks: Option<&B
                     None => a,
                 };
                 if windows.len() == MAX_WINDOWS || used + cost(a, b) > room {
-                    next = Some(c);
+                    next = Some(windows.last().map_or(c, |w| w.1));
                     break;
                 }
                 used += cost(a, b);
@@ -397,7 +399,8 @@ mod tests {
         let text = t(&body);
         let w = qw(&text, "hit");
         let first = w.lines().next().unwrap();
-        let at = body.match_indices("hit").nth(5).unwrap().0;
+        // Read on from where the fifth window ends (400 after its match).
+        let at = body.match_indices("hit").nth(4).unwrap().0 + 3 + WINDOW_CHARS;
         assert_eq!(
             first,
             format!("[recall: 23 matches for query 'hit' in trm_x; 1-5 shown; for the rest pass offset={at} with the same query]")

@@ -287,10 +287,11 @@ impl Body<'_> {
         let line = &self.raw[ls..le];
         let mut p = from;
         let mut wrote = false;
-        // The part being built: its byte range in the line and its first match.
-        let mut part: Option<(usize, usize, usize)> = None;
-        let flush = |body: &mut Self, part: (usize, usize, usize)| -> bool {
-            let (a, b, at) = part;
+        // The part being built: its byte range in the line. Parts start at or
+        // after `from`, so an answer that resumes there shows nothing twice.
+        let floor = from - ls;
+        let mut part: Option<(usize, usize)> = None;
+        let flush = |body: &mut Self, (a, b): (usize, usize)| -> bool {
             let mut text = Vec::with_capacity(b - a + 6);
             if a > 0 {
                 text.extend_from_slice(b"...");
@@ -299,7 +300,8 @@ impl Body<'_> {
             if b < line.len() {
                 text.extend_from_slice(b"...");
             }
-            body.emit(ln, b':', &text, ls + at)
+            // Not written: the search resumes where this part starts.
+            body.emit(ln, b':', &text, ls + a)
         };
         while p <= le {
             let Some(m) = re.search(&Input::new(hay).range(p..le)) else {
@@ -307,18 +309,20 @@ impl Body<'_> {
             };
             let (ms, me) = (m.start() - ls, (m.end() - ls).min(line.len()));
             let me = ms + take_chars_bytes(&line[ms..me], 2 * CUT_SIDE).len();
-            let a = back_chars(line, ms, CUT_SIDE);
+            let a = back_chars(line, ms, CUT_SIDE).max(floor);
             let b = me + take_chars_bytes(&line[me..], CUT_SIDE).len();
             part = match part {
-                Some((pa, pb, at)) if a <= pb && b - pa <= LINE_CHARS => Some((pa, b, at)),
-                Some(prev) => {
-                    if !flush(self, prev) {
+                Some((pa, pb)) if a <= pb && b - pa <= LINE_CHARS => Some((pa, b)),
+                Some((pa, pb)) => {
+                    // A part's context never runs into a match it does not hold.
+                    let end = pb.min(ms).max(pa);
+                    if !flush(self, (pa, end)) {
                         return wrote;
                     }
                     wrote = true;
-                    Some((a.max(prev.1), b, ms))
+                    Some((a.max(end), b))
                 }
-                None => Some((a, b, ms)),
+                None => Some((a, b)),
             };
             // An empty match moves on by one character.
             p = if m.end() > m.start() {
