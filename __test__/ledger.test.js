@@ -217,7 +217,8 @@ describe('fetch', () => {
     const h = rec(l, body, { toolCallId: 'many' })
     const out = l.fetchSync(h.memId, { query: 'SKU-' })
     const [first, ...rest] = out.split('\n')
-    const sixth = Array.from(body.slice(0, body.indexOf('SKU-5'))).length
+    // Read on from where the fifth window ends (400 after its match): no window repeats text.
+    const sixth = body.indexOf('SKU-4') + 'SKU-'.length + 400
     expect(first).toBe(`[recall: 12 matches for query 'SKU-' in ${h.memId}; 1-5 shown; for the rest pass offset=${sixth} with the same query]`)
     expect(rest.join('\n').split('\n---\n')).toHaveLength(5)
     const next = l.fetchSync(h.memId, { query: 'SKU-', offset: sixth })
