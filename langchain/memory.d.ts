@@ -218,10 +218,16 @@ export interface RecallToolResultInput {
   lines?: string
   /** Substring to find: windows of text around the matches. */
   query?: string
-  /** Start of a character range. */
+  /** Start of a character range; with `pattern` or `query`, where the search starts; with `json_path`, the nodes to skip. */
   offset?: number
-  /** Length of a character range. */
+  /** Length of a character range; with `json_path`, a bound on the answer. */
   max_chars?: number
+  /** With `pattern` or `query`: the count alone. */
+  count_only?: boolean
+  /** With `json_path`: `[path, value]` pairs, each path an RFC 9535 Normalized Path. */
+  paths?: boolean
+  /** JSON nodes and `lines` exactly as written (default: compact JSON, numbered lines). */
+  raw?: boolean
 }
 
 /** The `recall_tool_result` tool. Answers a string and never throws. */
