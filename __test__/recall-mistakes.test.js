@@ -122,6 +122,14 @@ describe('arguments under another name, empty or in conflict are named, with the
     expect(await ask({ mem_id: ids.log, lines: '10-20', offset: 5 })).toBe("[recall: lines and offset both say where to read; send one (lines='120-' or offset=N); nothing was read]")
   })
 
+  test('defaults a model fills in for the arguments it does not mean ask for nothing', async () => {
+    const defaults = { pattern: '', query: '', lines: '', offset: 0, max_chars: 0, ignore_case: false, context: 0, count_only: false, paths: false, raw: false, format: 'summary' }
+    expect(await ask({ mem_id: ids.orders, ...defaults, json_path: "$['#W2611340'].status" })).toBe('"processed"')
+    expect(await ask({ mem_id: ids.log, ...defaults, lines: '1-2' })).toMatch(/^1:.*\n2:/)
+    // With nothing else asked, the empty read is the mistake.
+    expect(await ask({ mem_id: ids.log, ...defaults })).toBe('[recall: pattern is empty; pass a regular expression, or leave pattern out]')
+  })
+
   test('recall() answers the same mistakes (its option names are the programmer\'s)', async () => {
     expect(await recall(ledger, ids.log, { pattern: '' })).toBe('[recall: pattern is empty; pass a regular expression, or leave pattern out]')
     expect(await recall(ledger, ids.log, { jsonPath: '$.a', query: 'x' })).toMatch(/^\[recall: json_path and query cannot be combined/)

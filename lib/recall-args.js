@@ -91,7 +91,15 @@ function unknownArguments(args) {
   return `[recall: unknown ${noun} ${parts.join(', ')}${range}; nothing was read. The arguments are ${ARGUMENTS.join(', ')}]`
 }
 
-const given = (v) => v !== undefined && v !== null
+// A value that asks for something: models that fill every argument send
+// defaults (`false`, `0`, `''`) for the ones they do not mean, and those ask
+// for nothing.
+function asks(v) {
+  if (v === undefined || v === null || v === false) return false
+  if (typeof v === 'string') return v.trim() !== '' && v !== 'false'
+  if (typeof v === 'number') return v !== 0 && !Number.isNaN(v)
+  return true
+}
 const blank = (v) => typeof v === 'string' && v.trim() === ''
 
 // What each text argument is, for the answer to an empty one.
@@ -111,41 +119,46 @@ const PICKS = [
 
 /**
  * The answer to recall options (camelCase, values as a model sent them)
- * that cannot be read as asked, or null: an empty text argument, a format
- * that is not one, arguments that cannot go together or that apply only
- * with another one. The answer names the arguments as the tool does.
+ * that cannot be read as asked, or null: a text argument left empty when
+ * nothing else is asked, a format that is not one, arguments that cannot go
+ * together or that apply only with another one. Defaults a model fills in
+ * (`false`, `0`, `''` beside another read) ask for nothing and pass. The
+ * answer names the arguments as the tool does.
  */
 function argumentMistake(o) {
-  for (const [k, [name, what]] of Object.entries(EMPTY)) {
-    if (blank(o[k])) return `[recall: ${name} is empty; pass ${what}, or leave ${name} out]`
+  const json = asks(o.jsonPath)
+  const search = asks(o.pattern) || asks(o.query)
+  const reads = json || search || asks(o.lines) || asks(o.offset) || asks(o.maxChars) || o.format === 'full'
+  if (!reads) {
+    for (const [k, [name, what]] of Object.entries(EMPTY)) {
+      if (blank(o[k])) return `[recall: ${name} is empty; pass ${what}, or leave ${name} out]`
+    }
   }
-  if (given(o.format) && o.format !== 'summary' && o.format !== 'full') {
+  if (o.format !== undefined && o.format !== null && o.format !== 'summary' && o.format !== 'full') {
     return `[recall: format ${shownValue(o.format)} is not a format: 'summary' (the stub) or 'full' (the whole result); for part of a JSON result pass json_path, for some lines pattern or lines]`
   }
-  const picks = PICKS.filter(([k]) => given(o[k])).map(([, n]) => n)
+  const picks = PICKS.filter(([k]) => asks(o[k])).map(([, n]) => n)
   if (picks.length > 1) {
     return `[recall: ${picks.join(' and ')} cannot be combined: each one picks what the answer is; send one of them (pattern and query take lines to narrow the search)]`
   }
-  const json = given(o.jsonPath)
-  const search = given(o.pattern) || given(o.query)
   const names = []
-  if (json && given(o.lines)) names.push(['lines', 'a JSON node has no lines; send json_path or lines'])
+  if (json && asks(o.lines)) names.push('a JSON node has no lines; send json_path or lines')
   for (const [k, n] of [
     ['ignoreCase', 'ignore_case'],
     ['countOnly', 'count_only'],
   ]) {
-    if (given(o[k]) && !search) names.push([n, `${n} applies to pattern or query`])
+    if (asks(o[k]) && !search) names.push(`${n} applies to pattern or query`)
   }
-  if (given(o.context) && !given(o.pattern)) names.push(['context', 'context (lines around each match) applies to pattern'])
-  if (given(o.paths) && !json) names.push(['paths', 'paths (where each node is) applies to json_path'])
-  if (given(o.raw) && search) names.push(['raw', 'raw (the text as written) applies to json_path and lines'])
-  if (given(o.maxChars) && search) names.push(['max_chars', 'max_chars (a range length) does not apply to pattern or query, whose answers say how to read on'])
-  if (given(o.lines) && !search && !json) {
-    if (given(o.offset)) names.push(['offset', "lines and offset both say where to read; send one (lines='120-' or offset=N)"])
-    if (given(o.maxChars)) names.push(['max_chars', "lines reads whole lines; send lines='120-180', or offset with max_chars"])
+  if (asks(o.context) && !asks(o.pattern)) names.push('context (lines around each match) applies to pattern')
+  if (asks(o.paths) && !json) names.push('paths (where each node is) applies to json_path')
+  if (asks(o.raw) && search) names.push('raw (the text as written) applies to json_path and lines')
+  if (asks(o.maxChars) && search) names.push('max_chars (a range length) does not apply to pattern or query, whose answers say how to read on')
+  if (asks(o.lines) && !search && !json) {
+    if (asks(o.offset)) names.push("lines and offset both say where to read; send one (lines='120-' or offset=N)")
+    if (asks(o.maxChars)) names.push("lines reads whole lines; send lines='120-180', or offset with max_chars")
   }
   if (names.length === 0) return null
-  return `[recall: ${names.map(([, why]) => why).join('; ')}; nothing was read]`
+  return `[recall: ${names.join('; ')}; nothing was read]`
 }
 
 function shownValue(v) {
