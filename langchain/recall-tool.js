@@ -40,7 +40,7 @@ const RECALL_SCHEMA = z
     offset: anyArg('integer', 'Start of a character range.'),
     max_chars: anyArg('integer', 'Length of a character range.'),
     format: anyArg('string', '"full" for the whole result; default "summary" (the stub).', { enum: ['summary', 'full'] }),
-    // Issue 32: answer forms. Unknown argument names are kept (loose) so the tool can name them.
+    // Answer forms. Unknown argument names are kept (loose), so the tool can name them.
     count_only: anyArg('boolean', 'With pattern or query: the count alone.'),
     paths: anyArg('boolean', 'With json_path: [path, value] pairs (RFC 9535 Normalized Paths).'),
     raw: anyArg('boolean', 'JSON and lines exactly as written (default: compact JSON, numbered lines).'),
