@@ -8,28 +8,12 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
+const { onPath } = require('../../scripts/which.js')
 
 const INSTALL = {
   'redis-server': 'Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis',
   'redis-cli': 'Debian/Ubuntu: sudo apt-get install redis-tools; macOS: brew install redis',
   sqlite3: 'Debian/Ubuntu: sudo apt-get install sqlite3; macOS: brew install sqlite',
-}
-
-/** Whether `bin` is an executable on `envPath` (with Windows' PATHEXT). */
-function onPath(bin, envPath = process.env.PATH ?? '', platform = process.platform) {
-  const exts = platform === 'win32' ? (process.env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';') : ['']
-  for (const dir of envPath.split(path.delimiter)) {
-    if (dir === '') continue
-    for (const ext of exts) {
-      try {
-        const file = path.join(dir, bin + ext)
-        if (!fs.statSync(file).isFile()) continue
-        if (platform !== 'win32') fs.accessSync(file, fs.constants.X_OK)
-        return true
-      } catch {}
-    }
-  }
-  return false
 }
 
 /** The programs each test file under `dirs` declares with `// needs: a, b`. */
