@@ -71,6 +71,21 @@ node agent.cjs
 node agent.mjs
 npx jest --ci consumer.test.js 2>&1 | tail -n 4
 
+echo "docs/testing.md's set-up, as written, in an empty folder: its pinned dev dependencies, tsconfig.json, jest.config.js, and its tests through ts-jest"
+mkdir "$work/testing-docs"
+(
+  cd "$work/testing-docs"
+  npm init -y > /dev/null
+  dev="$(node "$root/.ci/consumer/testing-docs.js" "$root")"
+  npm install --no-audit --no-fund --loglevel=error \
+    "$work/symfonic-core-$triple-$version.tgz" "$work/symfonic-core-$version.tgz" langchain @langchain/core @langchain/langgraph zod
+  # shellcheck disable=SC2086
+  npm install -D --no-audit --no-fund --loglevel=error $dev
+  npx jest --ci 2> jest.txt || { cat jest.txt; exit 1; }
+  if grep -q 'ts-jest\[config\] (WARN)' jest.txt; then cat jest.txt; echo "ts-jest warned about the documented tsconfig"; exit 1; fi
+  tail -n 4 jest.txt
+)
+
 echo "tsc: the CommonJS and ESM consumers, against the installed package"
 for mode in cjs esm; do
   [ -d "$root/__test__/types/$mode" ] || continue

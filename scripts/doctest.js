@@ -5,7 +5,8 @@
 // documentation cannot drift from the package.
 //
 // The rule, by the block's info string:
-//   js, mjs, cjs, ts      run as written (ts: type-checked strictly, then run);
+//   js, mjs, cjs, ts      run as written (ts: type-checked under strict and
+//                         exactOptionalPropertyTypes, then run);
 //   ts test, js test      a jest test file: type-checked (ts), then run by jest;
 //   ts typecheck,
 //   js typecheck          type-checked only (for fragments that need your app,
@@ -191,6 +192,8 @@ async function main() {
       const tsconfig = {
         compilerOptions: {
           strict: true,
+          // What `tsc --init` enables beside strict: the docs' types must hold under it.
+          exactOptionalPropertyTypes: true,
           target: 'ES2022',
           module: 'nodenext',
           moduleResolution: 'nodenext',
