@@ -15,7 +15,7 @@
 // faults of the fresh copy (this VM: 3.5-5 ms to write 5 MB into fresh
 // pages, 0.6-0.8 ms into mapped ones). In slices, each turn copies 512 KiB
 // into a recycled slice buffer (about 0.1 ms), joined on the pool
-// (src/core/transcode/pieces.rs).
+// (crates/symfonic-core/src/transcode/pieces.rs).
 // The Buffer is read over those turns, so it must not be modified until its
 // record settles (as with Node's own asynchronous writes); one that is
 // detached or resized meanwhile makes the record reject, never a torn payload
@@ -23,7 +23,7 @@
 //
 // Transcoded as it crosses, when alone. A record that starts crossing while
 // no other is in flight has its slices transcoded to UTF-8 by a thread of
-// its own as they arrive (`src/core/transcode/stream.rs`), so its work on
+// its own as they arrive (`crates/symfonic-core/src/transcode/stream.rs`), so its work on
 // the pool starts with the text all but ready: on the 2-vCPU VM, a 5 MB
 // Latin-1 catalog recorded in 11.5-13.1 ms against 12.5-17.0 ms, CJK in
 // 10.9-11.5 against 13.3-14.6 (npm run bench -- ledger, 3 runs each,

@@ -1,5 +1,5 @@
 'use strict'
-// When V8 hears of the native memory async records add (src/core/external.rs).
+// When V8 hears of the native memory async records add (crates/symfonic-core/src/external.rs).
 //
 // Each report that takes V8 past its external limit starts a full marking
 // cycle on the JS thread. While records are in flight every ledger is alive,

@@ -10,8 +10,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use napi::bindgen_prelude::{FromNapiValue, JsError, Unknown};
 use napi::{Env, Error, Status};
 
-use crate::core::ledger::LedgerError;
-use crate::core::store::StoreError;
+use symfonic_core::ledger::LedgerError;
+use symfonic_core::store::StoreError;
 
 /// The `code` of a JS error thrown by the addon: one of napi-rs's statuses, or
 /// one of this package's `ERR_SYMFONIC_*` codes. napi-rs puts the status string

@@ -2,7 +2,6 @@
 //! @symfonic/core: the napi layer. All logic lives in `core` (no napi types);
 //! the `napi_*` modules only convert arguments and map errors.
 
-pub mod core;
 mod error;
 pub mod napi_crossing;
 pub mod napi_external;

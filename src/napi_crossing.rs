@@ -15,9 +15,9 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::core::text::Payload;
-use crate::core::transcode::{self, pieces::Pieces, stream::Stream};
 use crate::napi_text::{append_units, buffer_bytes, copy_latin1, units_len};
+use symfonic_core::text::Payload;
+use symfonic_core::transcode::{self, pieces::Pieces, stream::Stream};
 
 enum Into {
     /// The whole string's units, transcoded once complete.

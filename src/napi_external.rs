@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::core::external::Deferral;
-use crate::core::ledger::Ledger;
+use symfonic_core::external::Deferral;
+use symfonic_core::ledger::Ledger;
 
 /// Until `lib/ledger.js` sets it from the heap limit: V8's own soft external limit.
 const DEFAULT_CAP: i64 = 64 << 20;

@@ -15,16 +15,16 @@ use std::time::Duration;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::core::ids::mem_id_for as core_mem_id;
-use crate::core::ledger::{
-    self as core, LedgerConfig, LedgerError, RecordRequest, Ttl, MAX_CONTENT_BYTES as MAX_CONTENT,
-};
-use crate::core::recall::{cap_output, FetchSpec, MAX_OUTPUT_CHARS as MAX_OUT};
-use crate::core::runtime::{Deadline, DEFAULT_TIMEOUT};
-use crate::core::store::StoreSpec;
 use crate::error::{closed_error, guard, ledger_error, napi_error, store_error, type_error, Code, JsResult};
 use crate::napi_external::{release, sync};
 use crate::napi_text::{ContentRef, JsStr, JsText};
+use symfonic_core::ids::mem_id_for as core_mem_id;
+use symfonic_core::ledger::{
+    self as core, LedgerConfig, LedgerError, RecordRequest, Ttl, MAX_CONTENT_BYTES as MAX_CONTENT,
+};
+use symfonic_core::recall::{cap_output, FetchSpec, MAX_OUTPUT_CHARS as MAX_OUT};
+use symfonic_core::runtime::{Deadline, DEFAULT_TIMEOUT};
+use symfonic_core::store::StoreSpec;
 
 /// The cap on what `recall` returns, in code points, marker included.
 #[napi]

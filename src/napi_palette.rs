@@ -6,8 +6,8 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::core::palette::{Palette, ToolNames};
 use crate::error::{guard, type_error, Code};
+use symfonic_core::palette::{Palette, ToolNames};
 
 /// Every role's tool allowlist, compiled once (internal: used by
 /// `StaticPaletteResolver`). Entries are exact tool names, or prefixes when

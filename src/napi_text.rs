@@ -5,11 +5,11 @@
 
 use napi::bindgen_prelude::*;
 
-use crate::core::ledger::{check_content_len, LedgerError};
-use crate::core::text::Payload;
-use crate::core::transcode;
-use crate::core::wtf8::Wtf8Buf;
 use crate::napi_crossing::Crossing;
+use symfonic_core::ledger::{check_content_len, LedgerError};
+use symfonic_core::text::Payload;
+use symfonic_core::transcode;
+use symfonic_core::wtf8::Wtf8Buf;
 
 /// A payload crossing into Rust: the one copy the JS thread makes, and
 /// nothing more. A Buffer's bytes are copied as they are (validated later);

@@ -8,9 +8,9 @@ use napi_derive::napi;
 use super::objects::{ClearOptions, EntryOptions, StubOptions, ToolResultHandle};
 use super::spawn::rejected;
 use super::{resolved, to_handle, Ledger, Now};
-use crate::core::ledger::{self as core, Found};
 use crate::error::{closed_error, guard, store_error, Code, JsResult};
 use crate::napi_external::sync;
+use symfonic_core::ledger::{self as core, Found};
 
 #[napi]
 impl Ledger {

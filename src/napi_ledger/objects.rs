@@ -194,7 +194,7 @@ pub fn row_seal_for_test(handle: ToolResultHandle, wtf8: bool) -> String {
         Either::A(s) => Some(s),
         Either::B(Null) => None,
     };
-    let h = crate::core::ledger::Handle {
+    let h = symfonic_core::ledger::Handle {
         mem_id: handle.mem_id,
         namespace: handle.namespace,
         tool_name: handle.tool_name,
@@ -205,5 +205,5 @@ pub fn row_seal_for_test(handle: ToolResultHandle, wtf8: bool) -> String {
         preview: text(handle.preview),
         stub: handle.stub,
     };
-    crate::core::store::row::seal(&h, wtf8)
+    symfonic_core::store::row::seal(&h, wtf8)
 }

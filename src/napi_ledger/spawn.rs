@@ -8,9 +8,9 @@ use std::future::Future;
 
 use napi::bindgen_prelude::*;
 
-use crate::core::runtime;
-use crate::core::store::take_warnings;
 use crate::error::{napi_error, panic_error, rejection, Code, JsResult};
+use symfonic_core::runtime;
+use symfonic_core::store::take_warnings;
 
 /// A promise settled with `convert(output)` once `fut` ends (rejected with
 /// its coded error, or with `ERR_SYMFONIC_INTERNAL` if it panicked).

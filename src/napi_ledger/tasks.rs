@@ -10,12 +10,12 @@ use napi_derive::napi;
 
 use super::objects::ToolResultHandle;
 use super::to_handle;
-use crate::core::ledger::{self as core, RecordRequest, Ttl};
-use crate::core::recall::FetchSpec;
-use crate::core::wtf8::Wtf8Buf;
 use crate::error::{guard, ledger_error, rejection, JsResult};
 use crate::napi_external::sync;
 use crate::napi_text::JsText;
+use symfonic_core::ledger::{self as core, RecordRequest, Ttl};
+use symfonic_core::recall::FetchSpec;
+use symfonic_core::wtf8::Wtf8Buf;
 
 /// Records off the JS thread (the payload crossed the boundary once, before);
 /// with a store, the row is committed here too, on the libuv pool.

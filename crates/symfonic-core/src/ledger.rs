@@ -1,0 +1,450 @@
+//! The ledger: archived tool results keyed by (namespace, mem id), bounded by
+//! payload bytes with least-recently-used eviction. The lock is held only to
+//! look up or insert an `Arc<Entry>`; analysis and slicing run outside it, so
+//! concurrent async fetches on the libuv pool do not serialise.
+//!
+//! With a store below (`backing`), every call that may reach the store has an
+//! async form (`*_async`) run on the store runtime (`crate::runtime`) and
+//! bounded end to end by the ledger's `timeout`; the sync forms of such a
+//! ledger wait for the async ones (for tests, and for a store in memory).
+//! A ledger without a store never touches the runtime.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::ops::Deref;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tokio::sync::Notify;
+
+use crate::clock::now_ms;
+use crate::runtime::{self, Deadline, DEFAULT_TIMEOUT};
+use crate::store::{Outcome, Store, StoreError, StoreSpec};
+use crate::text::Payload;
+
+/// Default bound on payload bytes held: 256 MiB.
+pub const DEFAULT_MAX_BYTES: usize = 256 * 1024 * 1024;
+/// Default preview length in code points.
+pub const DEFAULT_PREVIEW_CHARS: usize = 200;
+/// Longest namespace `record` accepts, in code points. Namespaces are set by the
+/// app (a thread id, a tenant path), so a longer one is a programmer error.
+pub const MAX_NAMESPACE_CHARS: usize = 1024;
+#[derive(Debug, Clone, Copy)]
+pub struct LedgerConfig {
+    pub max_bytes: usize,
+    pub preview_chars: usize,
+}
+
+impl Default for LedgerConfig {
+    fn default() -> Self {
+        LedgerConfig {
+            max_bytes: DEFAULT_MAX_BYTES,
+            preview_chars: DEFAULT_PREVIEW_CHARS,
+        }
+    }
+}
+
+/// A result to record. `content` is the payload, already owned, possibly not
+/// yet transcoded (a JS string's UTF-16 units, a Buffer's bytes): it is
+/// stored and hashed as UTF-8, or as WTF-8 for a JS string with lone
+/// surrogates (losslessly).
+pub struct RecordRequest {
+    pub namespace: String,
+    pub tool_call_id: String,
+    pub tool_name: String,
+    pub tool_args: Option<Map<String, Value>>,
+    pub content: Payload,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum LedgerError {
+    /// Two different payloads hashed to one id in one namespace.
+    Collision { mem_id: String, namespace: String },
+    /// A namespace longer than `MAX_NAMESPACE_CHARS` code points.
+    NamespaceTooLong { chars: usize },
+    /// A payload larger than `MAX_CONTENT_BYTES` bytes.
+    ContentTooLarge { bytes: usize },
+    /// The store below the ledger failed; its outcome says whether the
+    /// entry may be stored all the same.
+    Store(StoreError),
+    /// `close()` was called.
+    Closed,
+}
+
+impl fmt::Display for LedgerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LedgerError::Collision { mem_id, namespace } => write!(
+                f,
+                "memory id collision: {mem_id} in namespace '{namespace}' already holds a different result; refusing to record (a stub must never lead to someone else's data)"
+            ),
+            LedgerError::NamespaceTooLong { chars } => write!(
+                f,
+                "namespace is {chars} code points long; at most {MAX_NAMESPACE_CHARS} are allowed"
+            ),
+            LedgerError::ContentTooLarge { bytes } => write!(
+                f,
+                "content is {bytes} bytes of UTF-8; at most {MAX_CONTENT_BYTES} bytes can be recorded"
+            ),
+            LedgerError::Store(e) if e.outcome == Outcome::Unknown => write!(
+                f,
+                "{e}; the outcome is unknown: the result may have been stored (recording it again is safe: its id is bound to its content)"
+            ),
+            LedgerError::Store(e) => write!(f, "{e}; the result was not recorded"),
+            LedgerError::Closed => write!(f, "the ledger is closed"),
+        }
+    }
+}
+
+impl std::error::Error for LedgerError {}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Stats {
+    pub entries: usize,
+    pub bytes: usize,
+    pub hits: u64,
+    pub misses: u64,
+    pub evictions: u64,
+    /// Memory misses the store answered (0 without a store).
+    pub store_hits: u64,
+    /// Memory misses the store did not have either.
+    pub store_misses: u64,
+    /// Store operations that failed (the caller saw each one as an error or an error answer).
+    pub store_errors: u64,
+}
+
+/// How long a recorded entry lives.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Ttl {
+    /// The ledger's `ttl` (see [`Ledger::with_store`]); never, when it has none.
+    #[default]
+    Default,
+    /// Never expires, whatever the ledger's default.
+    Never,
+    /// Expires this many milliseconds after the record.
+    Millis(u64),
+}
+
+/// How often, at most, a record sweeps expired entries (memory and store).
+pub const SWEEP_EVERY_MS: u64 = 60_000;
+
+type Key = (String, String);
+
+mod backing;
+mod build;
+mod lru;
+mod read;
+mod record;
+mod remove;
+pub use crate::entry::{Entry, Handle, MAX_CONTENT_BYTES};
+use backing::Backing;
+use build::rebuild_entry;
+use lru::{Locked, Lru};
+pub use read::Found;
+pub use record::{check_content_len, check_namespace};
+
+/// The ledger. Cheap to share behind an `Arc`; its state is shared by the
+/// async calls in flight (each holds a clone of it).
+pub struct Ledger {
+    shared: Arc<Shared>,
+}
+
+/// What a ledger holds.
+pub struct Shared {
+    config: LedgerConfig,
+    lru: Mutex<Lru>,
+    /// The store below the LRU (write-through), if any.
+    backing: Option<Backing>,
+    /// Default time to live of an entry, in milliseconds.
+    ttl_ms: Option<u64>,
+    /// The bound on each call that reaches the store, end to end.
+    timeout: Duration,
+    /// When the last sweep ran (Unix ms).
+    last_sweep: AtomicU64,
+    /// Test hook: the id every record gets instead of its hash (see `force_mem_id`).
+    forced_id: Mutex<Option<String>>,
+    /// `close` was called: new calls are refused where they start (the JS
+    /// boundary, the sync API).
+    closing: AtomicBool,
+    /// The calls admitted before `close` have ended: the core refuses too.
+    closed: AtomicBool,
+    /// Calls admitted at the JS boundary and not yet ended ([`Admitted`]).
+    admitted: AtomicUsize,
+    /// Async calls in flight: `close` waits for them before releasing the store.
+    in_flight: AtomicUsize,
+    idle: Notify,
+}
+
+/// A call admitted where it started, before `close`: it runs to its end
+/// (within its own bound) even if `close` comes while it waits to be polled,
+/// and `close` waits for it. Held by the task for the whole call.
+pub struct Admitted(Arc<Shared>);
+
+impl Drop for Admitted {
+    fn drop(&mut self) {
+        if self.0.admitted.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}
+
+/// An async call in flight (see [`Shared::enter`]).
+struct InFlight<'a>(&'a Shared);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}
+
+impl Deref for Ledger {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.shared
+    }
+}
+
+impl Ledger {
+    pub fn new(config: LedgerConfig) -> Self {
+        Ledger::with_backing(config, None, None)
+    }
+
+    /// A ledger over an open `store` (write-through; misses reload from it),
+    /// whose entries live `ttl_ms` milliseconds unless a record says otherwise.
+    pub fn with_store(config: LedgerConfig, store: Option<Arc<dyn Store>>, ttl_ms: Option<u64>) -> Self {
+        Ledger::with_backing(config, store.map(Backing::open), ttl_ms)
+    }
+
+    /// A ledger over the store `spec` names, which starts opening now, in the
+    /// background (on the store runtime: nothing here waits for it). Calls
+    /// wait for the open within their own bound; a failed open is retried by
+    /// the next call. See [`opened`](Self::opened).
+    pub fn over(config: LedgerConfig, spec: StoreSpec, ttl_ms: Option<u64>, timeout: Duration) -> Self {
+        let backing = Backing::opening(spec, timeout);
+        Ledger::with_backing(config, Some(backing), ttl_ms).with_timeout(timeout)
+    }
+
+    /// The same ledger with another bound on its store calls (default 5 s).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.timeout = timeout;
+        }
+        self
+    }
+
+    fn with_backing(config: LedgerConfig, backing: Option<Backing>, ttl_ms: Option<u64>) -> Self {
+        Ledger {
+            shared: Arc::new(Shared {
+                config,
+                lru: Mutex::new(Lru {
+                    map: HashMap::new(),
+                    order: BTreeMap::new(),
+                    tick: 0,
+                    stats: Stats::default(),
+                    dead: Vec::new(),
+                }),
+                backing,
+                ttl_ms,
+                timeout: DEFAULT_TIMEOUT,
+                last_sweep: AtomicU64::new(now_ms()),
+                forced_id: Mutex::new(None),
+                closing: AtomicBool::new(false),
+                closed: AtomicBool::new(false),
+                admitted: AtomicUsize::new(0),
+                in_flight: AtomicUsize::new(0),
+                idle: Notify::new(),
+            }),
+        }
+    }
+
+    /// Internal, for tests only: gives every following record the id `mem_id`
+    /// (`None` restores hashing), which is how the collision refusal is reached
+    /// without finding two payloads whose 48-bit ids collide.
+    #[doc(hidden)]
+    pub fn force_mem_id(&self, mem_id: Option<String>) {
+        *self.forced_id.lock().unwrap_or_else(|e| e.into_inner()) = mem_id;
+    }
+
+    /// Once the store is open (at once without one, or with one already
+    /// open); the open's error if it fails or does not end within the bound.
+    pub async fn opened(&self) -> Result<(), StoreError> {
+        match &self.backing {
+            Some(b) => b.get(self.deadline()).await.map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    /// Closes the ledger: later calls fail with [`LedgerError::Closed`], the
+    /// in-memory entries are freed, and the store (if any) is released once
+    /// the calls in flight have ended.
+    pub async fn close(&self) -> Result<(), StoreError> {
+        if !self.mark_closed() {
+            return Ok(());
+        }
+        // The calls admitted before it end first (each within its own bound),
+        // then the core refuses, then what is still in flight ends.
+        self.until_zero(&self.admitted).await;
+        self.closed.store(true, Ordering::SeqCst);
+        self.until_zero(&self.in_flight).await;
+        // What they admitted meanwhile goes too.
+        self.forget_in_memory();
+        match &self.backing {
+            Some(b) => b.close().await,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Ledger {
+    /// Admits a call at the JS boundary, or `None` once `close` was called.
+    pub fn admit(&self) -> Option<Admitted> {
+        self.admitted.fetch_add(1, Ordering::SeqCst);
+        let call = Admitted(self.shared.clone());
+        (!self.is_closed()).then_some(call)
+    }
+}
+
+impl Shared {
+    async fn until_zero(&self, count: &AtomicUsize) {
+        loop {
+            let idle = self.idle.notified();
+            if count.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            idle.await;
+        }
+    }
+
+    pub fn config(&self) -> LedgerConfig {
+        self.config
+    }
+
+    /// Whether a store is below the LRU.
+    pub fn has_store(&self) -> bool {
+        self.backing.is_some()
+    }
+
+    /// Whether the store (if any) lives in this process's memory, so that a
+    /// call waits on nothing outside it (the sync API is then fine on the JS thread).
+    pub fn store_in_memory(&self) -> bool {
+        self.backing.as_ref().is_none_or(Backing::in_memory)
+    }
+
+    /// The part of `close` that waits on nothing: later calls fail, the
+    /// in-memory entries are freed. False if it was closed already.
+    pub fn mark_closed(&self) -> bool {
+        if self.closing.swap(true, Ordering::SeqCst) {
+            return false;
+        }
+        self.forget_in_memory();
+        true
+    }
+
+    /// `close` with nothing to wait for (no store): the core refuses at once.
+    pub fn close_now(&self) {
+        self.mark_closed();
+        self.closed.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether `close` was called: new calls are refused.
+    pub fn is_closed(&self) -> bool {
+        self.closing.load(Ordering::SeqCst)
+    }
+
+    /// Whether the core refuses calls: `close` was called and the calls
+    /// admitted before it have ended.
+    pub fn is_shut(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    /// Counts an async call in flight, unless the ledger is closed.
+    fn enter(&self) -> Result<InFlight<'_>, StoreError> {
+        // SeqCst here and in `close`: each side writes one flag and reads the
+        // other's, so at least one of them sees the other's write.
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        let guard = InFlight(self);
+        self.check_open()?;
+        Ok(guard)
+    }
+
+    fn check_open(&self) -> Result<(), StoreError> {
+        if self.is_shut() {
+            Err(StoreError::new("open", "the ledger is closed"))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// A new deadline: the ledger's bound from now.
+    pub fn deadline(&self) -> Deadline {
+        Deadline::after(self.timeout)
+    }
+
+    fn lock(&self) -> Locked<'_> {
+        // A panic while holding the lock cannot leave the maps half-updated in
+        // a way that matters more than losing the ledger, so recover the guard.
+        Locked(Some(self.lru.lock().unwrap_or_else(|e| e.into_inner())))
+    }
+
+    fn forced(&self) -> Option<String> {
+        self.forced_id.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn expiry(&self, ttl: Ttl, now: u64) -> Option<u64> {
+        let ms = match ttl {
+            Ttl::Default => self.ttl_ms?,
+            Ttl::Never => return None,
+            Ttl::Millis(ms) => ms,
+        };
+        Some(now.saturating_add(ms))
+    }
+
+    /// Counts a failed store operation and passes the error on.
+    fn store_failed(&self, e: StoreError) -> StoreError {
+        self.lock().stats.store_errors += 1;
+        e
+    }
+
+    /// The store, opened (waiting for its open within `deadline`).
+    async fn store(&self, deadline: Deadline) -> Result<Option<Arc<dyn Store>>, StoreError> {
+        self.check_open()?;
+        match &self.backing {
+            Some(b) => b.get(deadline).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Whether a sweep is due (at most every `SWEEP_EVERY_MS`); claims it if so.
+    fn sweep_due(&self, now: u64) -> bool {
+        let last = self.last_sweep.load(Ordering::Relaxed);
+        now >= last.saturating_add(SWEEP_EVERY_MS)
+            && self
+                .last_sweep
+                .compare_exchange(last, now, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+    }
+
+    pub fn stats(&self) -> Stats {
+        self.lock().stats
+    }
+
+    /// Drops every in-memory entry, leaving the store's rows alone: for a
+    /// ledger going away, so that its payloads are freed the way removed
+    /// entries are (off the calling thread when large), and the rest of it
+    /// (a store's connection) where it is dropped.
+    pub fn forget_in_memory(&self) {
+        self.lock().remove_where(|_, _| true);
+    }
+}
+
+/// Runs a store ledger's async call to its end on this thread (the sync API).
+fn wait<T>(f: impl std::future::Future<Output = Result<T, StoreError>>) -> Result<T, StoreError> {
+    runtime::block_on(f).map_err(|e| StoreError::new("open", e))?
+}
+
+#[cfg(test)]
+mod tests;

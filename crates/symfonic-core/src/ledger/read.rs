@@ -1,0 +1,343 @@
+//! Reading the ledger: fetch and recall answers (on the calling thread when
+//! they are cheap, see `crate::quick`), handles and stubs. A memory miss with
+//! a store below reads the store (`find_async`, on the store runtime) and
+//! rebuilds the entry from its row; the sync forms wait for it.
+
+use std::sync::Arc;
+
+use super::build::restub;
+use super::{rebuild_entry, wait, Entry, Handle, Key, Ledger, LedgerError};
+use crate::clock::now_ms;
+use crate::recall::{self, FetchSpec};
+use crate::runtime::{cpu, Deadline};
+use crate::store::{Lookup, StoreError};
+use crate::wtf8::Wtf8Buf;
+
+/// What a lookup found.
+#[derive(Debug, Clone)]
+pub enum Found {
+    Entry(Arc<Entry>),
+    /// Neither the memory nor the store holds it (never recorded here, expired, deleted).
+    Missing,
+    /// The store had it and its server evicted it: why.
+    Evicted(String),
+}
+
+impl Found {
+    fn entry(self) -> Option<Arc<Entry>> {
+        match self {
+            Found::Entry(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl Ledger {
+    /// The answer of [`fetch`](Self::fetch) (`max_output` `usize::MAX`) or
+    /// [`recall`](Self::recall), if it is cheap enough for the calling thread
+    /// (see `crate::quick`); `None` leaves it to another thread, uncounted. A
+    /// memory miss with a store below is not cheap (it reads the store); one
+    /// without a store is "not found", counted as a miss.
+    pub fn answer_quick(
+        &self,
+        namespace: &str,
+        mem_id: &str,
+        spec: &FetchSpec,
+        max_output: usize,
+    ) -> Option<Wtf8Buf> {
+        let key: Key = (namespace.to_string(), mem_id.to_string());
+        let now = now_ms();
+        let mut lru = self.lock();
+        let live = lru
+            .map
+            .get(&key)
+            .map(|s| s.entry.clone())
+            .filter(|e| !e.expired(now));
+        let Some(entry) = live else {
+            if self.backing.is_some() {
+                return None;
+            }
+            lru.touch(&key, now); // drops an expired entry, as `try_get` does
+            lru.stats.misses += 1;
+            drop(lru);
+            let miss = recall::not_found(mem_id, namespace).into();
+            return Some(if max_output == usize::MAX {
+                miss
+            } else {
+                recall::cap_output(&miss, mem_id, max_output, None)
+            });
+        };
+        drop(lru);
+        // Answered outside the lock, then counted and made most recent.
+        let answer = crate::quick::quick_answer(&entry, spec, max_output)?;
+        let answer = if max_output == usize::MAX {
+            answer.into_buf()
+        } else {
+            recall::cap_answer(&entry, answer, max_output)
+        };
+        let mut lru = self.lock();
+        lru.touch(&key, now);
+        lru.stats.hits += 1;
+        drop(lru);
+        Some(answer)
+    }
+
+    /// The entry under the key, from memory or (a miss) from the store,
+    /// counting a hit or a miss when `count` (a fetch), else neither (a peek).
+    pub async fn find_async(
+        &self,
+        namespace: &str,
+        mem_id: &str,
+        count: bool,
+        deadline: Deadline,
+    ) -> Result<Found, StoreError> {
+        let _call = self.enter()?;
+        let key: Key = (namespace.to_string(), mem_id.to_string());
+        {
+            let mut lru = self.lock();
+            let now = now_ms();
+            let found = if count {
+                lru.touch(&key, now)
+            } else {
+                lru.map
+                    .get(&key)
+                    .map(|s| s.entry.clone())
+                    .filter(|e| !e.expired(now))
+            };
+            if count {
+                match found {
+                    Some(_) => lru.stats.hits += 1,
+                    None => lru.stats.misses += 1,
+                }
+            }
+            if let Some(e) = found {
+                return Ok(Found::Entry(e));
+            }
+        }
+        let Some(store) = self.store(deadline).await? else {
+            return Ok(Found::Missing);
+        };
+        let stored = match store.get(namespace, mem_id, deadline).await {
+            Ok(Lookup::Found(s)) => *s,
+            Ok(Lookup::Missing) => {
+                self.lock().stats.store_misses += 1;
+                return Ok(Found::Missing);
+            }
+            Ok(Lookup::Evicted(why)) => {
+                self.lock().stats.store_misses += 1;
+                return Ok(Found::Evicted(why));
+            }
+            Err(e) => return Err(self.store_failed(e)),
+        };
+        let verify = self.forced().is_none();
+        // Re-validating and re-indexing a payload is CPU work: off the runtime's workers.
+        let rebuilt = cpu(deadline, move || rebuild_entry(stored, verify))
+            .await
+            .unwrap_or_else(|| {
+                Err(StoreError::timeout(
+                    "get",
+                    "waiting to re-index the entry",
+                    &deadline,
+                    false,
+                ))
+            });
+        let entry = match rebuilt {
+            Ok(e) => Arc::new(e),
+            Err(e) => return Err(self.store_failed(e)),
+        };
+        let mut lru = self.lock();
+        lru.stats.store_hits += 1;
+        Ok(Found::Entry(
+            match lru.admit(&key, entry.clone(), self.config.max_bytes, now_ms()) {
+                Ok(()) => entry,
+                Err(existing) => existing,
+            },
+        ))
+    }
+
+    /// The live entry in memory, if any, without counting or reordering (never the store).
+    pub fn in_memory(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
+        let key: Key = (namespace.to_string(), mem_id.to_string());
+        let lru = self.lock();
+        lru.map
+            .get(&key)
+            .map(|s| s.entry.clone())
+            .filter(|e| !e.expired(now_ms()))
+    }
+
+    /// [`find_async`](Self::find_async) for the sync API: memory only without a
+    /// store, else waiting for the store.
+    fn find(&self, namespace: &str, mem_id: &str, count: bool) -> Result<Found, StoreError> {
+        if self.backing.is_some() {
+            return wait(self.find_async(namespace, mem_id, count, self.deadline()));
+        }
+        self.check_open()?;
+        let key: Key = (namespace.to_string(), mem_id.to_string());
+        let mut lru = self.lock();
+        let now = now_ms();
+        if !count {
+            let e = lru
+                .map
+                .get(&key)
+                .map(|s| s.entry.clone())
+                .filter(|e| !e.expired(now));
+            return Ok(e.map_or(Found::Missing, Found::Entry));
+        }
+        let found = lru.touch(&key, now);
+        match found {
+            Some(e) => {
+                lru.stats.hits += 1;
+                Ok(Found::Entry(e))
+            }
+            None => {
+                lru.stats.misses += 1;
+                Ok(Found::Missing)
+            }
+        }
+    }
+
+    /// Looks an entry up for a fetch, counting a hit or a miss; a store error
+    /// counts and reads as absent (see [`try_get`](Self::try_get)).
+    pub fn get(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
+        self.try_get(namespace, mem_id).ok().flatten()
+    }
+
+    /// Looks an entry up for a fetch, counting a hit or a miss; a memory miss
+    /// reloads from the store.
+    pub fn try_get(&self, namespace: &str, mem_id: &str) -> Result<Option<Arc<Entry>>, StoreError> {
+        self.find(namespace, mem_id, true).map(Found::entry)
+    }
+
+    /// Looks an entry up without counting a hit or a miss or reordering;
+    /// a memory miss reloads from the store (counted as a store hit or miss).
+    pub fn try_peek(&self, namespace: &str, mem_id: &str) -> Result<Option<Arc<Entry>>, StoreError> {
+        self.find(namespace, mem_id, false).map(Found::entry)
+    }
+
+    /// [`try_peek`](Self::try_peek), a store error reading as absent.
+    pub fn peek(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
+        self.try_peek(namespace, mem_id).ok().flatten()
+    }
+
+    /// The answer to a fetch (`max_output` `usize::MAX`) or a recall, from
+    /// what a lookup found: never an error.
+    fn answer(
+        found: Result<Found, StoreError>,
+        namespace: &str,
+        mem_id: &str,
+        spec: &FetchSpec,
+        max_output: usize,
+    ) -> Wtf8Buf {
+        let miss = match found {
+            Ok(Found::Entry(e)) => {
+                let a = recall::fetch_entry(&e, spec, max_output);
+                return if max_output == usize::MAX {
+                    a.into_buf()
+                } else {
+                    recall::cap_answer(&e, a, max_output)
+                };
+            }
+            Ok(Found::Missing) => recall::not_found(mem_id, namespace),
+            Ok(Found::Evicted(why)) => recall::evicted(mem_id, &why),
+            Err(e) => recall::store_failed(mem_id, &e),
+        };
+        if max_output == usize::MAX {
+            miss.into()
+        } else {
+            recall::cap_output(&miss.into(), mem_id, max_output, None)
+        }
+    }
+
+    /// `fetch` as the JS API exposes it: a string answer, never an error.
+    pub fn fetch(&self, namespace: &str, mem_id: &str, spec: &FetchSpec) -> Wtf8Buf {
+        Self::answer(
+            self.find(namespace, mem_id, true),
+            namespace,
+            mem_id,
+            spec,
+            usize::MAX,
+        )
+    }
+
+    /// `fetch` plus the output cap, in one pass over the entry (a full 5 MB
+    /// payload is cut here, not copied out and cut later).
+    pub fn recall(
+        &self,
+        namespace: &str,
+        mem_id: &str,
+        spec: &FetchSpec,
+        max_output_chars: usize,
+    ) -> Wtf8Buf {
+        Self::answer(
+            self.find(namespace, mem_id, true),
+            namespace,
+            mem_id,
+            spec,
+            max_output_chars,
+        )
+    }
+
+    /// A fetch (`max_output` `usize::MAX`) or a recall on the store runtime:
+    /// the lookup (and a store read on a miss) within `deadline`, the answer
+    /// on the blocking pool. Only a closed ledger is an error.
+    pub async fn read_async(
+        self: Arc<Self>,
+        namespace: String,
+        mem_id: String,
+        spec: FetchSpec,
+        max_output: usize,
+        deadline: Deadline,
+    ) -> Result<Wtf8Buf, LedgerError> {
+        if self.is_shut() {
+            return Err(LedgerError::Closed);
+        }
+        let found = self.find_async(&namespace, &mem_id, true, deadline).await;
+        if self.is_shut() {
+            return Err(LedgerError::Closed);
+        }
+        if !matches!(found, Ok(Found::Entry(_))) {
+            return Ok(Self::answer(found, &namespace, &mem_id, &spec, max_output));
+        }
+        // Slicing or scanning a large payload: off the runtime's workers. It
+        // runs even past the deadline, as the lookup did answer in time.
+        let (ns, id) = (namespace.clone(), mem_id.clone());
+        let answer = cpu(
+            Deadline::after(std::time::Duration::from_secs(86_400)),
+            move || Self::answer(found, &ns, &id, &spec, max_output),
+        )
+        .await;
+        Ok(answer.unwrap_or_else(|| recall::not_found(&mem_id, &namespace).into()))
+    }
+
+    pub fn handle(&self, namespace: &str, mem_id: &str) -> Option<Handle> {
+        self.try_handle(namespace, mem_id).ok().flatten()
+    }
+
+    pub fn try_handle(&self, namespace: &str, mem_id: &str) -> Result<Option<Handle>, StoreError> {
+        Ok(self.try_peek(namespace, mem_id)?.map(|e| e.handle.clone()))
+    }
+
+    /// The stub, optionally with a different preview length than the ledger's.
+    pub fn stub(&self, namespace: &str, mem_id: &str, preview_chars: Option<usize>) -> Option<String> {
+        self.try_stub(namespace, mem_id, preview_chars).ok().flatten()
+    }
+
+    pub fn try_stub(
+        &self,
+        namespace: &str,
+        mem_id: &str,
+        preview_chars: Option<usize>,
+    ) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .try_peek(namespace, mem_id)?
+            .map(|e| self.stub_of(&e, preview_chars)))
+    }
+
+    /// The entry's stub, rendered anew for another preview length.
+    pub fn stub_of(&self, e: &Entry, preview_chars: Option<usize>) -> String {
+        match preview_chars {
+            Some(n) if n != self.config.preview_chars => restub(e, n, self.config.preview_chars),
+            _ => e.handle.stub.clone(),
+        }
+    }
+}

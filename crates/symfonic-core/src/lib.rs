@@ -1,0 +1,27 @@
+//! The engine: plain Rust, no napi types, covered by `cargo test`.
+
+pub mod clock;
+pub mod cpu;
+pub mod display;
+pub mod entry;
+pub mod external;
+pub mod ids;
+pub mod json;
+pub mod ledger;
+pub mod outline;
+pub mod palette;
+pub mod quick;
+pub mod reap;
+pub mod recall;
+pub mod runtime;
+pub mod search;
+pub mod store;
+pub mod stub;
+pub mod text;
+pub mod transcode;
+pub mod wtf8;
+
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+pub(crate) mod testing;

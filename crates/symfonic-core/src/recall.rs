@@ -1,0 +1,281 @@
+//! What `fetch` and `recall` answer: the precedence json path → pattern →
+//! query → lines → range → format, the query windows and code-point ranges
+//! (text reads in `reads`, the output cap in `cap`). Every answer is a
+//! string; problems a model can cause come back as structured `[recall: ...]`
+//! / `[tool_memory ...]` messages, never errors.
+
+use crate::entry::Entry;
+use crate::json::{select, Selection};
+use crate::search;
+use crate::text::ellipsize;
+use crate::wtf8::Wtf8Buf;
+
+mod cap;
+mod reads;
+mod windows;
+pub use cap::{cap_answer, cap_output};
+pub use windows::query_windows;
+
+/// The default cap on a recall answer, in code points, marker included.
+pub const MAX_OUTPUT_CHARS: usize = 50_000;
+/// Code points shown on each side of a query match.
+pub const WINDOW_CHARS: usize = 400;
+/// Windows shown at most.
+pub const MAX_WINDOWS: usize = 5;
+/// The case-insensitive fallback is tried for queries up to this size (a
+/// longer "query" is a pasted passage, and its matcher would cost more than
+/// the search).
+const MAX_CASELESS_QUERY_BYTES: usize = 1024;
+/// Model-supplied strings are echoed in messages up to this many code points.
+const ECHO_CHARS: usize = 200;
+
+/// A fetch request, already normalised: empty strings are `None`.
+/// The query is WTF-8 (see `crate::wtf8`): a lone surrogate in it matches only
+/// that lone surrogate, never U+FFFD nor half of a pair. The pattern is
+/// display text (a lone surrogate there is U+FFFD, as in the text it searches).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FetchSpec {
+    pub full: bool,
+    pub query: Option<Wtf8Buf>,
+    pub offset: Option<i64>,
+    pub max_chars: Option<i64>,
+    pub json_path: Option<String>,
+    /// A regular expression: grep-style answers (see `reads`).
+    pub pattern: Option<String>,
+    /// For `pattern` and `query`.
+    pub ignore_case: bool,
+    /// Lines of context around each `pattern` match (clamped to 0..=50).
+    pub context: usize,
+    /// A line range as the model wrote it (`"120-180"`): read alone, or the
+    /// lines a `pattern` or `query` searches.
+    pub lines: Option<String>,
+}
+
+impl FetchSpec {
+    /// Builds a spec from loosely typed parts: unknown formats mean summary,
+    /// empty strings mean absent, and numbers are floored and clamped
+    /// (NaN means absent), so no model-sent value can make a fetch fail.
+    pub fn new(
+        format: Option<&str>,
+        query: Option<Wtf8Buf>,
+        offset: Option<f64>,
+        max_chars: Option<f64>,
+        json_path: Option<String>,
+    ) -> Self {
+        FetchSpec {
+            full: format == Some("full"),
+            query: query.filter(|q| !q.as_bytes().is_empty()),
+            offset: offset.and_then(to_int),
+            max_chars: max_chars.and_then(to_int),
+            json_path: json_path.filter(|p| !p.is_empty()),
+            ..FetchSpec::default()
+        }
+    }
+
+    /// The text reads, normalised the same way (`context`: floored, clamped
+    /// to `0..=MAX_CONTEXT`; NaN or absent means 0).
+    pub fn with_reads(
+        mut self,
+        pattern: Option<String>,
+        ignore_case: Option<bool>,
+        context: Option<f64>,
+        lines: Option<String>,
+    ) -> Self {
+        self.pattern = pattern.filter(|p| !p.is_empty());
+        self.ignore_case = ignore_case.unwrap_or(false);
+        self.context = context
+            .and_then(to_int)
+            .map_or(0, |c| c.clamp(0, search::grep::MAX_CONTEXT as i64) as usize);
+        self.lines = lines.filter(|l| !l.trim().is_empty());
+        self
+    }
+
+    /// Whether any keyed slice was asked for (which implies full-fetch semantics).
+    pub fn keyed(&self) -> bool {
+        self.query.is_some()
+            || self.json_path.is_some()
+            || self.offset.is_some()
+            || self.max_chars.is_some()
+            || self.pattern.is_some()
+            || self.lines.is_some()
+    }
+}
+
+fn to_int(x: f64) -> Option<i64> {
+    if x.is_nan() {
+        None
+    } else {
+        // `as` saturates at the i64 bounds, infinities included.
+        Some(x.floor() as i64)
+    }
+}
+
+/// A fetch answer, borrowed from the entry where it is a slice of it.
+pub enum Answer<'a> {
+    /// A contiguous part of the payload starting at code point `start`
+    /// (its bytes; `utf8` when the payload is well-formed); `lines` when it
+    /// is a line range (its first line, and the last asked for).
+    Part {
+        text: &'a [u8],
+        utf8: bool,
+        start: usize,
+        lines: Option<(usize, Option<usize>)>,
+    },
+    /// The answer to a json path (the cap describes a node too large for it).
+    Json {
+        text: Wtf8Buf,
+        path: &'a str,
+    },
+    Other(Wtf8Buf),
+}
+
+impl Answer<'_> {
+    pub fn into_buf(self) -> Wtf8Buf {
+        match self {
+            Answer::Part { text, utf8, .. } => Wtf8Buf::from_bytes(text.to_vec(), utf8),
+            Answer::Json { text, .. } | Answer::Other(text) => text,
+        }
+    }
+}
+
+/// The answer for an entry, by precedence json path → pattern → query →
+/// lines → range → format. `max_output` (code points; `usize::MAX` for
+/// `fetch`) bounds what a pattern search writes.
+pub fn fetch_entry<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) -> Answer<'a> {
+    let text = &e.text;
+    let utf8 = text.is_utf8();
+    if let Some(path) = &spec.json_path {
+        return Answer::Json {
+            text: json_answer(e, path, usize::MAX).expect("no limit, no refusal"),
+            path,
+        };
+    }
+    let id = &e.handle.mem_id;
+    if let Some(p) = &spec.pattern {
+        return Answer::Other(reads::pattern_answer(text, p, spec, id, max_output));
+    }
+    if let Some(q) = &spec.query {
+        let within = match spec.lines.as_deref().map(|l| reads::line_span(text, l, id)) {
+            None => None,
+            Some(Ok(span)) => Some(span),
+            Some(Err(msg)) => return Answer::Other(msg.into()),
+        };
+        let blocks = if within.is_none() { e.blocks() } else { None };
+        return Answer::Other(query_windows(text, q, id, blocks, spec.ignore_case, within));
+    }
+    if let Some(l) = &spec.lines {
+        return reads::lines_answer(text, l, id);
+    }
+    if spec.offset.is_some() || spec.max_chars.is_some() {
+        let len = text.char_len();
+        let start = spec.offset.unwrap_or(0).max(0) as u64;
+        if start >= len as u64 {
+            return Answer::Part {
+                text: b"",
+                utf8: true,
+                start: len,
+                lines: None,
+            };
+        }
+        let start = start as usize;
+        let end = match spec.max_chars {
+            Some(m) if m > 0 => start.saturating_add(m as usize).min(len),
+            _ => len,
+        };
+        return Answer::Part {
+            text: text.slice(start, end),
+            utf8,
+            start,
+            lines: None,
+        };
+    }
+    if spec.full {
+        Answer::Part {
+            text: text.as_bytes(),
+            utf8,
+            start: 0,
+            lines: None,
+        }
+    } else {
+        Answer::Other(e.handle.stub.clone().into())
+    }
+}
+
+/// The answer to a json path, or `None` when the node it selects is larger
+/// than `limit` bytes (so a caller can leave that copy to another thread).
+pub fn json_answer(e: &Entry, path: &str, limit: usize) -> Option<Wtf8Buf> {
+    let utf8 = e.text.is_utf8();
+    Some(match &e.json {
+        None => format!(
+            "[recall: payload is not JSON; json_path '{}' not applicable]",
+            ellipsize(path, ECHO_CHARS)
+        )
+        .into(),
+        // Nodes are sliced at JSON tokens, so they keep lone surrogates whole.
+        Some(doc) => match select(e.text.as_bytes(), &doc.index, path) {
+            Ok(Selection::Node(s)) if s.len() > limit => return None,
+            Ok(Selection::Node(s)) => Wtf8Buf::from_bytes(s.to_vec(), utf8),
+            Ok(Selection::Many(s)) if s.len() > limit => return None,
+            Ok(Selection::Many(s)) => Wtf8Buf::from_bytes(s, utf8),
+            Err(msg) => msg.into(),
+        },
+    })
+}
+
+/// The answer when the store below the ledger failed to read an entry.
+pub fn store_failed(mem_id: &str, e: &crate::store::StoreError) -> String {
+    format!(
+        "[tool_memory error: store read failed for {}: {}]",
+        ellipsize(mem_id, ECHO_CHARS),
+        ellipsize(&e.to_string(), ECHO_CHARS)
+    )
+}
+
+/// The store had the entry and its server evicted it (not a wrong id, not an expiry).
+pub fn evicted(mem_id: &str, why: &str) -> String {
+    format!(
+        "[tool_memory error: {} was evicted from the store: {}; it can no longer be recalled]",
+        ellipsize(mem_id, ECHO_CHARS),
+        ellipsize(why, ECHO_CHARS)
+    )
+}
+
+/// `[tool_memory not found: <mem_id> in namespace '<ns>']` (`in the default
+/// namespace` for `""`): an id recalled in the wrong thread says where it looked.
+pub fn not_found(mem_id: &str, namespace: &str) -> String {
+    let id = ellipsize(mem_id, ECHO_CHARS);
+    if namespace.is_empty() {
+        format!("[tool_memory not found: {id} in the default namespace]")
+    } else {
+        format!(
+            "[tool_memory not found: {id} in namespace '{}']",
+            ellipsize(namespace, ECHO_CHARS)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_normalises_model_values() {
+        let s = FetchSpec::new(
+            Some("FULL"),
+            Some(Wtf8Buf::default()),
+            Some(f64::NAN),
+            Some(-3.7),
+            Some(String::new()),
+        );
+        assert!(!s.full);
+        assert_eq!(s.query, None);
+        assert_eq!(s.offset, None);
+        assert_eq!(s.max_chars, Some(-4));
+        assert_eq!(s.json_path, None);
+        assert!(s.keyed());
+        let s = FetchSpec::new(Some("full"), None, Some(f64::INFINITY), Some(2.9), None);
+        assert!(s.full);
+        assert_eq!(s.offset, Some(i64::MAX));
+        assert_eq!(s.max_chars, Some(2));
+    }
+}

@@ -1,0 +1,160 @@
+//! The recall answer cap, and how each capped answer says to continue: a
+//! contiguous part of the payload names the `offset=` to read on from (and
+//! the `lines=` for a line read); a json node far over the cap is described
+//! (its structure and size) instead of cut; other answers say what to narrow.
+
+use super::{Answer, ECHO_CHARS};
+use crate::entry::Entry;
+use crate::json::{self, select, Selection};
+use crate::search::lines::LineRange;
+use crate::text::{count_chars, ellipsize, take_chars_bytes};
+use crate::wtf8::{self, Wtf8Buf};
+
+/// A json node over this many caps is described rather than cut: reading it
+/// in parts would take more calls than narrowing the path.
+const DESCRIBE_OVER_CAPS: usize = 2;
+
+/// Cuts an answer from `e` to `max` code points, marker included, saying
+/// how to continue (see the module docs).
+pub fn cap_answer(e: &Entry, a: Answer<'_>, max: usize) -> Wtf8Buf {
+    let id = &e.handle.mem_id;
+    match a {
+        Answer::Part {
+            text,
+            utf8,
+            start,
+            lines,
+        } => cap_bytes(text, utf8, id, max, &|kept, head| {
+            let offset = format!("; continue with offset={}", start + kept);
+            match lines {
+                // The line the cut falls in, read again from its start.
+                Some((first, last)) => {
+                    let at = first + memchr::memchr_iter(b'\n', head).count();
+                    format!("{offset} or lines='{}'", LineRange::show(at, last))
+                }
+                None => offset,
+            }
+        }),
+        Answer::Json { text, path } => json_capped(e, text, path, max),
+        Answer::Other(s) => cap_output(&s, id, max, None),
+    }
+}
+
+/// Cuts `text` so that text plus the truncation marker fit in `max` code
+/// points; `contiguous_from`, when it is the payload from that code point.
+pub fn cap_output(text: &Wtf8Buf, mem_id: &str, max: usize, contiguous_from: Option<usize>) -> Wtf8Buf {
+    let cont = |kept: usize, _: &[u8]| {
+        contiguous_from
+            .map(|s| format!("; continue with offset={}", s + kept))
+            .unwrap_or_default()
+    };
+    cap_bytes(text.as_bytes(), text.is_utf8(), mem_id, max, &cont)
+}
+
+fn fits(text: &[u8], max: usize) -> bool {
+    // Bytes bound code points from above: most answers skip the count, and
+    // the count stops at `max` (a capped 5 MB answer reads only its head).
+    text.len() <= max || take_chars_bytes(text, max).len() == text.len()
+}
+
+/// [`cap_output`] on UTF-8 (or WTF-8, `utf8` false) bytes; `cont` says how
+/// to continue after the `kept` code points `head`.
+fn cap_bytes(
+    text: &[u8],
+    utf8: bool,
+    mem_id: &str,
+    max: usize,
+    cont: &dyn Fn(usize, &[u8]) -> String,
+) -> Wtf8Buf {
+    if fits(text, max) {
+        return Wtf8Buf::from_bytes(text.to_vec(), utf8);
+    }
+    let id = ellipsize(mem_id, ECHO_CHARS);
+    let marker = |kept: usize, head: &[u8]| {
+        format!(
+            "\n...[recall_tool_result output truncated at {max} chars; mem_id={id} retains full data in the ledger{}]",
+            cont(kept, head)
+        )
+    };
+    // The marker's length depends on the offset (and line) it names; those
+    // of a longer head have no fewer digits than the ones finally printed.
+    let probe = count_chars(marker(max, take_chars_bytes(text, max)).as_bytes());
+    if probe >= max {
+        return Wtf8Buf::from_bytes(take_chars_bytes(text, max).to_vec(), utf8);
+    }
+    let kept = max - probe;
+    let head = take_chars_bytes(text, kept);
+    let mut out = head.to_vec();
+    out.extend_from_slice(marker(kept, head).as_bytes());
+    Wtf8Buf::from_bytes(out, utf8)
+}
+
+/// A json path answer over the cap: one node is cut with the offset to
+/// continue from, or described when it is far over; several nodes are cut
+/// with a hint to narrow the path.
+fn json_capped(e: &Entry, text: Wtf8Buf, path: &str, max: usize) -> Wtf8Buf {
+    if fits(text.as_bytes(), max) {
+        return text;
+    }
+    let payload = e.text.as_bytes();
+    let node = e
+        .json
+        .as_ref()
+        .and_then(|doc| match select(payload, &doc.index, path) {
+            Ok(Selection::Node(s)) => Some(s),
+            _ => None,
+        });
+    let id = &e.handle.mem_id;
+    let Some(node) = node else {
+        let hint = |_: usize, _: &[u8]| {
+            "; narrow the path (an index range such as [0:20], or a filter) to see the rest".to_string()
+        };
+        return cap_bytes(text.as_bytes(), text.is_utf8(), id, max, &hint);
+    };
+    // A sub-slice of the payload: its place there, in code points.
+    let at = e.text.char_of(node.as_ptr() as usize - payload.as_ptr() as usize);
+    let chars = count_chars(node);
+    if chars <= DESCRIBE_OVER_CAPS.saturating_mul(max) {
+        let cont = |kept: usize, _: &[u8]| format!("; continue with offset={}", at + kept);
+        return cap_bytes(node, e.text.is_utf8(), id, max, &cont);
+    }
+    let shown = wtf8::to_string_lossy(node);
+    let schema = json::analyze(shown.as_bytes()).map_or_else(|| "?".to_string(), |d| d.outline.schema);
+    let answer = format!(
+        "[recall: json_path '{}' in {id} selects {chars} chars, over the {max}-char answer cap; its structure: {schema}. Narrow the path (a key, an index, or a range such as [0:20]), or read it in parts from offset={at} with max_chars]",
+        ellipsize(path, ECHO_CHARS)
+    );
+    cap_output(&answer.into(), id, max, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recall::MAX_OUTPUT_CHARS;
+
+    fn cap(text: &str, id: &str, max: usize, from: Option<usize>) -> String {
+        cap_output(&text.into(), id, max, from)
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn cap_keeps_text_plus_marker_within_max() {
+        let text = "😀".repeat(100);
+        let out = cap(&text, "trm_x", 120, Some(0));
+        assert_eq!(out.chars().count(), 100);
+        let out = cap(&text, "trm_x", 99, None);
+        assert_eq!(out, crate::text::take_chars(&text, 99));
+        let big = "x".repeat(200_000);
+        let out = cap(&big, "trm_abc", MAX_OUTPUT_CHARS, Some(10));
+        assert!(out.chars().count() <= MAX_OUTPUT_CHARS);
+        let kept = out.find('\n').unwrap();
+        assert!(out.ends_with(&format!(
+            "\n...[recall_tool_result output truncated at 50000 chars; mem_id=trm_abc retains full data in the ledger; continue with offset={}]",
+            10 + kept
+        )));
+        let out = cap(&big, "trm_abc", MAX_OUTPUT_CHARS, None);
+        assert!(out.ends_with("\n...[recall_tool_result output truncated at 50000 chars; mem_id=trm_abc retains full data in the ledger]"));
+        assert_eq!(out.chars().count(), MAX_OUTPUT_CHARS);
+    }
+}

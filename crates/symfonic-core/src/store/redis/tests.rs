@@ -1,0 +1,710 @@
+//! The Redis store against a real `redis-server` (a child on a free port of
+//! 127.0.0.1, no persistence), never a mock. Without `redis-server` on the
+//! PATH these tests fail, saying so.
+
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::*;
+use crate::ledger::{Handle, Ledger, LedgerConfig, LedgerError, RecordRequest, Ttl};
+use crate::recall::FetchSpec;
+use crate::runtime::{block_on, DEFAULT_TIMEOUT};
+use crate::store::blocking::{d, handle, Blocking};
+use crate::store::StoreSpec;
+use crate::text::Payload;
+
+/// A `redis-server` child, killed (and waited for) on drop.
+pub(crate) struct RedisServer {
+    pub(crate) port: u16,
+    child: Option<Child>,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl RedisServer {
+    pub(crate) fn start() -> RedisServer {
+        Self::on(free_port())
+    }
+
+    /// Starts a server on `port` and waits until it answers `PING`.
+    pub(crate) fn on(port: u16) -> RedisServer {
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--save", "", "--appendonly", "no"])
+            .args(["--bind", "127.0.0.1", "--daemonize", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("these tests need redis-server on the PATH (apt-get install redis-server): {e}")
+            });
+        let server = RedisServer {
+            port,
+            child: Some(child),
+        };
+        server.wait_ready();
+        server
+    }
+
+    fn wait_ready(&self) {
+        let end = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) {
+                use std::io::{Read, Write};
+                let _ = s.set_read_timeout(Some(Duration::from_millis(500)));
+                let mut buf = [0u8; 16];
+                if s.write_all(b"PING\r\n").is_ok()
+                    && matches!(s.read(&mut buf), Ok(n) if buf[..n].starts_with(b"+PONG"))
+                {
+                    return;
+                }
+            }
+            assert!(
+                Instant::now() < end,
+                "redis-server on port {} did not start",
+                self.port
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    pub(crate) fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    /// Kills the server and waits for it to exit.
+    pub(crate) fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn try_open(url: &str, deadline: Deadline) -> Result<RedisStore, StoreError> {
+    let spec = RedisSpec::parse(url).map_err(|m| StoreError::new("open", m))?;
+    block_on(RedisStore::open(spec, deadline)).unwrap()
+}
+
+pub(crate) fn open(url: &str) -> RedisStore {
+    try_open(url, d()).unwrap()
+}
+
+fn put(s: &RedisStore, h: &Handle, content: &[u8], wtf8: bool, expires_at: Option<u64>) -> PutOutcome {
+    s.put_now(h, content, wtf8, expires_at).unwrap()
+}
+
+/// A raw command on a fresh sync connection, to look at what the store wrote.
+fn raw<T: redis::FromRedisValue>(server: &RedisServer, cmd: &mut redis::Cmd) -> T {
+    let mut c = redis::Client::open(server.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    cmd.query(&mut c).unwrap()
+}
+
+#[test]
+fn entries_round_trip_compressed_under_tagged_keys() {
+    let server = RedisServer::start();
+    let (a, b) = (open(&server.url()), open(&server.url()));
+    let h = handle("thread-1", "trm_000000000001", "c");
+    let big = "row,".repeat(10_000);
+    assert_eq!(put(&a, &h, big.as_bytes(), false, None), PutOutcome::Inserted);
+    let lone = b"x\xed\xa0\x80y".to_vec();
+    let h2 = handle("we{ird}%*", "trm_000000000002", "c");
+    assert_eq!(put(&a, &h2, &lone, true, None), PutOutcome::Inserted);
+    let got = b.get_now("thread-1", "trm_000000000001").unwrap().unwrap();
+    assert_eq!(got.handle, h);
+    assert_eq!(got.content, big.as_bytes());
+    let got = b.get_now("we{ird}%*", "trm_000000000002").unwrap().unwrap();
+    assert_eq!((got.content, got.wtf8, got.handle), (lone, true, h2));
+    assert_eq!(b.get_now("other", "trm_000000000001").unwrap(), None);
+    let keys: Vec<String> = raw(&server, redis::cmd("KEYS").arg("*trm_*"));
+    let mut keys = keys;
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "symfonic:{thread-1}:trm_000000000001",
+            "symfonic:{we%7Bird%7D%25*}:trm_000000000002"
+        ]
+    );
+    // Each namespace's index: the ids written, scored by expiry (never: inf).
+    let score: String = raw(
+        &server,
+        redis::cmd("ZSCORE")
+            .arg("symfonic:{thread-1}:index")
+            .arg("trm_000000000001"),
+    );
+    assert_eq!(score, "inf");
+    let stored: usize = raw(&server, redis::cmd("HSTRLEN").arg(&keys[0]).arg("p"));
+    assert!(stored < 1000, "compressed: {stored}");
+    let ttl: i64 = raw(&server, redis::cmd("PTTL").arg(&keys[0]));
+    assert_eq!(ttl, -1, "no expiry");
+}
+
+#[test]
+fn the_prefix_comes_from_the_url() {
+    let server = RedisServer::start();
+    let s = open(&format!("{}?prefix=app%3Aone%3A", server.url()));
+    put(&s, &handle("", "trm_000000000001", "c"), b"x", false, None);
+    let mut keys: Vec<String> = raw(&server, redis::cmd("KEYS").arg("*"));
+    keys.sort();
+    assert_eq!(keys, ["app:one:{%}:index", "app:one:{%}:trm_000000000001"]);
+    // Another prefix is another ledger on the same server.
+    let other = open(&format!("{}?prefix=b:", server.url()));
+    assert_eq!(other.get_now("", "trm_000000000001").unwrap(), None);
+    assert_eq!(other.clear_now(None).unwrap(), 0);
+    assert_eq!(s.clear_now(None).unwrap(), 1);
+}
+
+#[test]
+fn a_different_result_under_a_stored_id_is_a_collision_in_any_client() {
+    let server = RedisServer::start();
+    let (a, b) = (open(&server.url()), open(&server.url()));
+    let h = handle("", "trm_00000000000a", "c");
+    let big = "same payload ".repeat(100);
+    assert_eq!(put(&a, &h, big.as_bytes(), false, None), PutOutcome::Inserted);
+    assert_eq!(put(&b, &h, big.as_bytes(), false, None), PutOutcome::Existing);
+    let other = "other payload".repeat(100);
+    assert_eq!(put(&b, &h, other.as_bytes(), false, None), PutOutcome::Collision);
+    assert_eq!(
+        put(
+            &b,
+            &handle("", "trm_00000000000a", "d"),
+            big.as_bytes(),
+            false,
+            None
+        ),
+        PutOutcome::Collision
+    );
+    // Same length, other bytes.
+    let same_len = "same paylOad ".repeat(100);
+    assert_eq!(
+        put(&b, &h, same_len.as_bytes(), false, None),
+        PutOutcome::Collision
+    );
+    // Stored raw (another codec's bytes) but the same result: decoded and compared.
+    let key = "symfonic:{%}:trm_00000000000a";
+    let _: () = raw(
+        &server,
+        redis::cmd("HSET").arg(key).arg("codec").arg(0).arg("p").arg(&big),
+    );
+    assert_eq!(
+        put(&b, &h, big.as_bytes(), false, Some(now_ms() + 60_000)),
+        PutOutcome::Existing
+    );
+    assert_eq!(
+        put(&b, &h, same_len.as_bytes(), false, None),
+        PutOutcome::Collision
+    );
+    assert_eq!(
+        a.get_now("", "trm_00000000000a").unwrap().unwrap().content,
+        big.as_bytes()
+    );
+    let ttl: i64 = raw(&server, redis::cmd("PTTL").arg(key));
+    assert!(ttl > 50_000, "{ttl}");
+    assert_eq!(
+        put(
+            &b,
+            &handle("x", "trm_00000000000a", "c"),
+            other.as_bytes(),
+            false,
+            None
+        ),
+        PutOutcome::Inserted
+    );
+}
+
+#[test]
+fn many_threads_racing_on_one_id_store_one_result() {
+    let server = RedisServer::start();
+    let url = server.url();
+    let workers: Vec<_> = (0..8)
+        .map(|t| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                let s = open(&url);
+                let h = handle("race", "trm_0000000000r1", "c");
+                let content = format!("result {}", t % 2);
+                s.put_now(&h, content.as_bytes(), false, None).unwrap()
+            })
+        })
+        .collect();
+    let outcomes: Vec<_> = workers.into_iter().map(|w| w.join().unwrap()).collect();
+    assert_eq!(outcomes.iter().filter(|o| **o == PutOutcome::Inserted).count(), 1);
+    let stored = open(&url)
+        .get_now("race", "trm_0000000000r1")
+        .unwrap()
+        .unwrap()
+        .content;
+    let winner = stored.last().copied().unwrap();
+    for (t, o) in outcomes.iter().enumerate() {
+        let mine = format!("result {}", t % 2).into_bytes();
+        let expected_same = mine.last().copied().unwrap() == winner;
+        assert_eq!(*o != PutOutcome::Collision, expected_same, "{t}: {o:?}");
+    }
+}
+
+#[test]
+fn expiry_is_redis_expire_and_honoured_on_read() {
+    let server = RedisServer::start();
+    let s = open(&server.url());
+    let now = now_ms();
+    put(
+        &s,
+        &handle("", "trm_0000000000e1", "c"),
+        b"gone",
+        false,
+        Some(now + 60),
+    );
+    put(
+        &s,
+        &handle("", "trm_0000000000e2", "c"),
+        b"kept",
+        false,
+        Some(now + 60_000),
+    );
+    put(&s, &handle("", "trm_0000000000e3", "c"), b"never", false, None);
+    let ttl: i64 = raw(&server, redis::cmd("PTTL").arg("symfonic:{%}:trm_0000000000e2"));
+    assert!(ttl > 50_000 && ttl <= 60_000, "{ttl}");
+    let end = Instant::now() + Duration::from_secs(2);
+    while s.get_now("", "trm_0000000000e1").unwrap().is_some() {
+        assert!(Instant::now() < end, "not expired");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Redis removed the key itself.
+    let end = Instant::now() + Duration::from_secs(2);
+    loop {
+        let n: i64 = raw(&server, redis::cmd("EXISTS").arg("symfonic:{%}:trm_0000000000e1"));
+        if n == 0 {
+            break;
+        }
+        assert!(Instant::now() < end, "Redis did not expire the key");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // An expired id is free for another result; recording again resets the expiry.
+    let h = handle("", "trm_0000000000e1", "c");
+    assert_eq!(put(&s, &h, b"new", false, None), PutOutcome::Inserted);
+    let h2 = handle("", "trm_0000000000e2", "c");
+    assert_eq!(put(&s, &h2, b"kept", false, None), PutOutcome::Existing);
+    let ttl: i64 = raw(&server, redis::cmd("PTTL").arg("symfonic:{%}:trm_0000000000e2"));
+    assert_eq!(ttl, -1, "persisted");
+    assert_eq!(
+        s.get_now("", "trm_0000000000e2").unwrap().unwrap().expires_at,
+        None
+    );
+    assert_eq!(s.sweep_now().unwrap(), 0);
+}
+
+#[test]
+fn delete_and_clear_scan_without_keys() {
+    let server = RedisServer::start();
+    let s = open(&server.url());
+    for (ns, id) in [
+        ("a", "trm_000000000001"),
+        ("a", "trm_000000000002"),
+        ("b", "trm_000000000001"),
+        ("a*", "trm_000000000001"),
+    ] {
+        put(&s, &handle(ns, id, "c"), b"x", false, None);
+    }
+    for i in 0..2500 {
+        put(
+            &s,
+            &handle("many", &format!("trm_{i:012x}"), "c"),
+            b"x",
+            false,
+            None,
+        );
+    }
+    let _: () = raw(&server, redis::cmd("SET").arg("unrelated").arg("1"));
+    assert!(s.delete_now("a", "trm_000000000001").unwrap());
+    assert!(!s.delete_now("a", "trm_000000000001").unwrap());
+    assert_eq!(s.clear_now(Some("a")).unwrap(), 1, "'a*' is not a pattern");
+    assert_eq!(s.clear_now(Some("many")).unwrap(), 2500);
+    assert!(s.get_now("a*", "trm_000000000001").unwrap().is_some());
+    assert_eq!(s.clear_now(None).unwrap(), 2);
+    let keys: Vec<String> = raw(&server, redis::cmd("KEYS").arg("*"));
+    assert_eq!(keys, ["unrelated"]);
+}
+
+#[test]
+fn a_dead_server_is_an_error_and_the_client_reconnects() {
+    let mut server = RedisServer::start();
+    let port = server.port;
+    let s = open(&server.url());
+    let h = handle("", "trm_000000000001", "c");
+    assert_eq!(put(&s, &h, b"one", false, None), PutOutcome::Inserted);
+    server.stop();
+    let t = Instant::now();
+    let e = s
+        .put_now(&handle("", "trm_000000000002", "c"), b"two", false, None)
+        .unwrap_err();
+    assert_eq!(e.op, "put");
+    assert!(
+        e.message.starts_with(&format!("redis://127.0.0.1:{port}/0: ")),
+        "{e}"
+    );
+    assert_eq!(s.get_now("", "trm_000000000001").unwrap_err().op, "get");
+    assert_eq!(s.delete_now("", "trm_000000000001").unwrap_err().op, "delete");
+    assert_eq!(s.clear_now(None).unwrap_err().op, "clear");
+    assert!(t.elapsed() < DEFAULT_TIMEOUT * 2, "{:?}", t.elapsed());
+    let _server = RedisServer::on(port);
+    let end = Instant::now() + Duration::from_secs(5);
+    while block_on(s.ping(d())).unwrap().is_err() {
+        assert!(Instant::now() < end, "did not reconnect");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        put(&s, &h, b"one", false, None),
+        PutOutcome::Inserted,
+        "a fresh server"
+    );
+    assert!(s.get_now("", "trm_000000000001").unwrap().is_some());
+}
+
+#[test]
+fn a_server_that_never_answers_times_out() {
+    // A listener that accepts and never replies.
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let hold = std::thread::spawn(move || {
+        let conns: Vec<_> = l.incoming().take(2).collect();
+        std::thread::sleep(Duration::from_secs(3));
+        drop(conns);
+    });
+    let t = Instant::now();
+    let e = try_open(
+        &format!("redis://127.0.0.1:{port}/0"),
+        Deadline::after(Duration::from_millis(700)),
+    )
+    .err()
+    .unwrap();
+    assert!(t.elapsed() < Duration::from_millis(1500), "{:?}", t.elapsed());
+    assert_eq!(e.op, "open");
+    assert!(e.timed_out, "{e}");
+    drop(hold);
+}
+
+#[test]
+fn tls_urls_are_accepted_and_fail_as_errors_against_a_plain_server() {
+    let server = RedisServer::start();
+    let e = try_open(&format!("rediss://127.0.0.1:{}/0", server.port), d())
+        .err()
+        .unwrap();
+    assert_eq!(e.op, "open");
+    // Certificate checks cannot be turned off.
+    let e = try_open(&format!("rediss://127.0.0.1:{}/0#insecure", server.port), d())
+        .err()
+        .unwrap();
+    assert!(!e.message.is_empty());
+}
+
+#[test]
+fn a_corrupt_entry_is_an_error() {
+    let server = RedisServer::start();
+    let s = open(&server.url());
+    put(&s, &handle("", "trm_000000000001", "c"), b"x", false, None);
+    let _: () = raw(
+        &server,
+        redis::cmd("HDEL").arg("symfonic:{%}:trm_000000000001").arg("len"),
+    );
+    let e = s.get_now("", "trm_000000000001").unwrap_err();
+    assert!(e.message.contains("corrupt row: field 'len' is missing"), "{e}");
+    let _: () = raw(
+        &server,
+        redis::cmd("SET").arg("symfonic:{%}:trm_000000000002").arg("x"),
+    );
+    assert_eq!(s.get_now("", "trm_000000000002").unwrap_err().op, "get");
+    // Recording again repairs both: the hash without its length, the key of another type.
+    for id in ["trm_000000000001", "trm_000000000002"] {
+        let h = handle("", id, "c");
+        assert_eq!(put(&s, &h, b"x", false, None), PutOutcome::Repaired, "{id}");
+        assert_eq!(s.get_now("", id).unwrap().unwrap().content, b"x");
+    }
+    // A row that had only expired (by this process's clock) is an insert.
+    let h = handle("", "trm_000000000003", "c");
+    put(&s, &h, b"x", false, Some(now_ms() + 60_000));
+    let _: () = raw(
+        &server,
+        redis::cmd("HSET")
+            .arg("symfonic:{%}:trm_000000000003")
+            .arg("exp")
+            .arg(1),
+    );
+    assert_eq!(put(&s, &h, b"y", false, None), PutOutcome::Inserted);
+}
+
+#[test]
+fn an_entry_gone_while_its_index_says_alive_reads_as_evicted_an_expired_or_deleted_one_as_missing() {
+    let server = RedisServer::start();
+    let s = open(&server.url());
+    let now = now_ms();
+    put(&s, &handle("n", "trm_000000000001", "c"), b"kept", false, None);
+    put(
+        &s,
+        &handle("n", "trm_000000000002", "c"),
+        b"soon",
+        false,
+        Some(now + 60_000),
+    );
+    put(
+        &s,
+        &handle("n", "trm_000000000003", "c"),
+        b"past",
+        false,
+        Some(now + 50),
+    );
+    // What eviction does: the key goes, nothing else is told.
+    for id in ["trm_000000000001", "trm_000000000002"] {
+        let _: i64 = raw(&server, redis::cmd("DEL").arg(format!("symfonic:{{n}}:{id}")));
+    }
+    for id in ["trm_000000000001", "trm_000000000002"] {
+        match s.lookup_now("n", id).unwrap() {
+            Lookup::Evicted(why) => assert!(why.contains("evicted it before its expiry"), "{why}"),
+            other => panic!("{id}: {other:?}"),
+        }
+    }
+    std::thread::sleep(Duration::from_millis(80));
+    assert_eq!(
+        s.lookup_now("n", "trm_000000000003").unwrap(),
+        Lookup::Missing,
+        "expired"
+    );
+    assert_eq!(
+        s.lookup_now("n", "trm_0000000000ff").unwrap(),
+        Lookup::Missing,
+        "never stored"
+    );
+    assert_eq!(
+        s.lookup_now("m", "trm_000000000001").unwrap(),
+        Lookup::Missing,
+        "another namespace"
+    );
+    // delete and clear take ids out of the index: gone on purpose is missing.
+    put(&s, &handle("n", "trm_000000000004", "c"), b"x", false, None);
+    assert!(s.delete_now("n", "trm_000000000004").unwrap());
+    assert_eq!(s.lookup_now("n", "trm_000000000004").unwrap(), Lookup::Missing);
+    assert_eq!(s.clear_now(Some("n")).unwrap(), 0);
+    assert_eq!(s.lookup_now("n", "trm_000000000001").unwrap(), Lookup::Missing);
+    let n: i64 = raw(&server, redis::cmd("EXISTS").arg("symfonic:{n}:index"));
+    assert_eq!(n, 0, "clear removes the index too");
+    // A put prunes expired members from the index.
+    put(
+        &s,
+        &handle("p", "trm_000000000001", "c"),
+        b"x",
+        false,
+        Some(now_ms() + 10),
+    );
+    std::thread::sleep(Duration::from_millis(30));
+    put(&s, &handle("p", "trm_000000000002", "c"), b"y", false, None);
+    let members: Vec<String> = raw(
+        &server,
+        redis::cmd("ZRANGE").arg("symfonic:{p}:index").arg(0).arg(-1),
+    );
+    assert_eq!(members, ["trm_000000000002"]);
+}
+
+#[test]
+fn a_payload_above_the_servers_value_limit_is_refused_before_it_is_sent() {
+    let server = RedisServer::start();
+    let _: () = raw(
+        &server,
+        redis::cmd("CONFIG")
+            .arg("SET")
+            .arg("proto-max-bulk-len")
+            .arg("1mb"),
+    );
+    let s = open(&server.url());
+    // Incompressible: 1.5 MB of pseudo-random bytes (the store does not read them as text).
+    let mut x: u64 = 0x9e3779b97f4a7c15;
+    let noise: Vec<u8> = (0..1_500_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    let e = s
+        .put_now(&handle("", "trm_000000000001", "c"), &noise, false, None)
+        .unwrap_err();
+    assert!(e.message.contains("proto-max-bulk-len"), "{e}");
+    assert_eq!(e.outcome, crate::store::Outcome::NotDone);
+    assert_eq!(
+        put(&s, &handle("", "trm_000000000002", "c"), b"small", false, None),
+        PutOutcome::Inserted
+    );
+}
+
+// The ledger over Redis: two ledgers (as two replicas) on one server.
+
+fn ledger(url: &str, max_bytes: usize, ttl_ms: Option<u64>) -> Ledger {
+    let store = block_on(StoreSpec::parse(url).unwrap().open(d()))
+        .unwrap()
+        .unwrap();
+    Ledger::with_store(
+        LedgerConfig {
+            max_bytes,
+            ..LedgerConfig::default()
+        },
+        Some(store),
+        ttl_ms,
+    )
+}
+
+fn req(call: &str, content: Payload) -> RecordRequest {
+    RecordRequest {
+        namespace: "ns".into(),
+        tool_call_id: call.into(),
+        tool_name: "catalog".into(),
+        tool_args: serde_json::json!({"page": 1}).as_object().cloned(),
+        content,
+    }
+}
+
+fn full() -> FetchSpec {
+    FetchSpec {
+        full: true,
+        ..FetchSpec::default()
+    }
+}
+
+#[test]
+fn a_second_ledger_recalls_what_the_first_recorded() {
+    let server = RedisServer::start();
+    let json = format!(
+        "{{\"rows\":[{}]}}",
+        (0..500)
+            .map(|i| format!("{{\"id\":{i},\"name\":\"item {i}\"}}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let a = ledger(&server.url(), usize::MAX, None);
+    let b = ledger(&server.url(), usize::MAX, None);
+    let hj = a.record(req("j", Payload::Utf8(json.clone()))).unwrap();
+    let ht = a
+        .record(req("t", Payload::Wtf8(b"head \xed\xa0\x80 tail".to_vec())))
+        .unwrap();
+    assert_eq!(b.stub("ns", &hj.mem_id, None).unwrap(), hj.stub);
+    assert_eq!(b.handle("ns", &ht.mem_id).unwrap(), ht);
+    let path = FetchSpec {
+        json_path: Some("rows[-1].name".into()),
+        ..full()
+    };
+    assert_eq!(b.fetch("ns", &hj.mem_id, &path), "\"item 499\"");
+    assert_eq!(b.fetch("ns", &hj.mem_id, &full()), json.as_str());
+    assert_eq!(
+        b.fetch("ns", &ht.mem_id, &full()).as_bytes(),
+        b"head \xed\xa0\x80 tail"
+    );
+    let s = b.stats();
+    assert_eq!((s.store_hits, s.store_misses, s.store_errors), (2, 0, 0));
+    // Collisions across replicas.
+    a.force_mem_id(Some("trm_aaaaaaaaaaaa".into()));
+    b.force_mem_id(Some("trm_aaaaaaaaaaaa".into()));
+    a.record(req("c", "one".into())).unwrap();
+    assert!(matches!(
+        b.record(req("c", "two".into())),
+        Err(LedgerError::Collision { .. })
+    ));
+    b.force_mem_id(None);
+    // A row that does not match its id is refused, never served.
+    let key = format!("symfonic:{{ns}}:{}", hj.mem_id);
+    let _: () = raw(&server, redis::cmd("HSET").arg(&key).arg("call").arg("other"));
+    let c = ledger(&server.url(), usize::MAX, None);
+    let e = c.try_handle("ns", &hj.mem_id).unwrap_err();
+    assert!(e.message.contains("seal"), "{e}");
+    // Another payload under a sound seal: refused by the id.
+    let hx = b.record(req("x", "abc".into())).unwrap();
+    let keyx = format!("symfonic:{{ns}}:{}", hx.mem_id);
+    let _: () = raw(&server, redis::cmd("HSET").arg(&keyx).arg("p").arg("cba"));
+    let e = c.try_handle("ns", &hx.mem_id).unwrap_err();
+    assert!(e.message.contains("does not match its payload"), "{e}");
+    // Recording the result again repairs it.
+    c.record(req("x", "abc".into())).unwrap();
+    let d = ledger(&server.url(), usize::MAX, None);
+    assert_eq!(d.fetch("ns", &hx.mem_id, &full()), "abc");
+    assert!(c.try_delete("ns", &hx.mem_id).unwrap());
+    // delete and clear reach the store.
+    assert!(c.try_delete("ns", &ht.mem_id).unwrap());
+    assert!(c.try_handle("ns", &ht.mem_id).unwrap().is_none());
+    assert_eq!(c.try_clear(Some("ns")).unwrap(), 2);
+}
+
+#[test]
+fn ledger_ttl_expires_entries_in_redis() {
+    let server = RedisServer::start();
+    let a = ledger(&server.url(), usize::MAX, Some(50));
+    let short = a.record(req("a", "short lived".into())).unwrap();
+    let forever = a.record_with(req("b", "forever".into()), Ttl::Never).unwrap();
+    let b = ledger(&server.url(), usize::MAX, None);
+    assert!(b.handle("ns", &short.mem_id).is_some());
+    let end = Instant::now() + Duration::from_secs(2);
+    let c = ledger(&server.url(), usize::MAX, None);
+    while c.try_handle("ns", &short.mem_id).unwrap().is_some() {
+        assert!(Instant::now() < end);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(c.fetch("ns", &forever.mem_id, &full()), "forever");
+}
+
+#[test]
+fn ledger_store_failures_are_errors_and_answers() {
+    let mut server = RedisServer::start();
+    let l = ledger(&server.url(), 1, None);
+    let h = l.record(req("1", "one".into())).unwrap();
+    l.record(req("2", "two".into())).unwrap(); // evicts the first from memory
+    server.stop();
+    let err = l.record(req("3", "three".into())).unwrap_err();
+    assert!(matches!(&err, LedgerError::Store(e) if e.op == "put"), "{err}");
+    let answer = l.recall("ns", &h.mem_id, &full(), 1000);
+    let text = String::from_utf8(answer.as_bytes().to_vec()).unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "[tool_memory error: store read failed for {}: store get failed: ",
+            h.mem_id
+        )),
+        "{text}"
+    );
+    assert_eq!(l.stats().store_errors, 2);
+}
+
+#[test]
+fn a_recall_of_an_evicted_entry_says_so() {
+    let server = RedisServer::start();
+    let a = ledger(&server.url(), usize::MAX, None);
+    let h = a.record(req("e", Payload::Utf8("soon evicted".into()))).unwrap();
+    let _: i64 = raw(
+        &server,
+        redis::cmd("DEL").arg(format!("symfonic:{{ns}}:{}", h.mem_id)),
+    );
+    let b = ledger(&server.url(), usize::MAX, None);
+    let answer = b.recall("ns", &h.mem_id, &full(), 1000);
+    let text = String::from_utf8(answer.as_bytes().to_vec()).unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "[tool_memory error: {} was evicted from the store: the Redis server ",
+            h.mem_id
+        )),
+        "{text}"
+    );
+    assert!(b.try_handle("ns", &h.mem_id).unwrap().is_none());
+    assert_eq!(b.stats().store_misses, 2);
+    // The memory of the first ledger still has it: a cache above the store.
+    assert_eq!(a.fetch("ns", &h.mem_id, &full()), "soon evicted");
+}

@@ -1,0 +1,540 @@
+//! The embedded SQLite store (`sqlite:<path>`): one file that several
+//! processes can share.
+//!
+//! Durability: WAL journal with `synchronous=FULL`, so a commit returns only
+//! after the WAL is fsynced. With `NORMAL` a WAL commit survives a crash of
+//! the process (the WAL pages are in the OS's cache) but not a power loss or
+//! an OS crash; with `FULL` a `record` that resolved has its row on stable
+//! storage either way, which is the guarantee the ledger states. The cost is
+//! one fsync per record.
+//!
+//! Concurrency: one writer thread with its connection (SQLite allows one
+//! writer at a time; `put` runs `BEGIN IMMEDIATE`, so two processes recording
+//! the same id are serialised and the second one sees the first's row), and
+//! a few reader threads with theirs (WAL readers never wait for the writer).
+//! Every call is a job for those threads (`workers`): the caller's thread
+//! never blocks, and a job waits for a lock held by another process until its
+//! own deadline, never longer.
+//!
+//! `sqlite::memory:` is a database in this process's memory, private to one
+//! store: one connection (the writer's) serves reads too.
+//!
+//! Rows read back are untrusted ([`row`] decodes and checks them), and every
+//! job first checks that the path still names the file opened (`identity`),
+//! a record once more after its commit.
+
+use std::path::Path;
+use std::sync::{Arc, LazyLock, OnceLock};
+
+use rusqlite::types::ValueRef;
+use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior};
+
+use super::row::{self, Col, Field, Found, Row};
+use super::{Lookup, NewEntry, PutOutcome, Store, StoreError, StoreFuture};
+use crate::clock::{expired, now_ms};
+use crate::runtime::Deadline;
+
+mod identity;
+mod workers;
+use identity::FileIdentity;
+use workers::{busy, Workers};
+
+/// The schema this code writes (`PRAGMA user_version`); 2 added `seal`.
+const SCHEMA_VERSION: i64 = 2;
+/// Reader threads (each with its connection) of a database file.
+const READERS: usize = 2;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS entries (
+  id INTEGER PRIMARY KEY,
+  namespace TEXT NOT NULL,
+  mem_id TEXT NOT NULL,
+  tool_call_id TEXT NOT NULL,
+  tool_name TEXT NOT NULL,
+  size_chars INTEGER NOT NULL,
+  summary TEXT NOT NULL,
+  schema TEXT,
+  preview TEXT,
+  stub TEXT NOT NULL,
+  wtf8 INTEGER NOT NULL,
+  codec INTEGER NOT NULL,
+  raw_len INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER,
+  payload BLOB NOT NULL,
+  seal TEXT,
+  UNIQUE (namespace, mem_id)
+);
+CREATE INDEX IF NOT EXISTS entries_expiry ON entries (expires_at) WHERE expires_at IS NOT NULL;
+";
+
+/// A row's fields, in `row::Col::ALL`'s order.
+static SELECT: LazyLock<String> = LazyLock::new(|| {
+    let cols: Vec<&str> = Col::ALL.iter().map(|c| c.sqlite()).collect();
+    format!(
+        "SELECT {} FROM entries WHERE namespace = ?1 AND mem_id = ?2",
+        cols.join(", ")
+    )
+});
+
+pub struct SqliteStore {
+    /// `sqlite:<path>` as given, or `sqlite::memory:`, for messages.
+    shown: String,
+    writer: Workers,
+    /// `None` in memory: the writer's connection serves reads.
+    readers: Option<Workers>,
+    /// The file opened (set once it is; never in memory): every job checks
+    /// the path still names it.
+    file: Arc<OnceLock<FileIdentity>>,
+}
+
+/// A SQLite error as a store error: the lock still held at the deadline is a
+/// timeout of a statement that did nothing (`BEGIN IMMEDIATE` is the only one
+/// that waits for the write lock), anything else a failure.
+fn err<'a>(
+    op: &'static str,
+    shown: &'a str,
+    deadline: Deadline,
+) -> impl Fn(rusqlite::Error) -> StoreError + 'a {
+    move |e| match e.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => StoreError::timeout(
+            op,
+            format!("{shown}: the database stayed locked by another connection or process"),
+            &deadline,
+            false,
+        ),
+        _ => StoreError::new(op, format!("{shown}: {e}")),
+    }
+}
+
+/// How a worker connects to the file at `path`: the first connection (the
+/// writer's, setting the file up) may create it; any later one (a reader's,
+/// or a worker's again after a panic) first checks that the path still names
+/// the file opened (`file`), and never creates one in its place.
+fn connector(path: String, file: Arc<OnceLock<FileIdentity>>) -> workers::Connect {
+    Arc::new(move || {
+        let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        match file.get() {
+            Some(f) => f.check("open").map_err(|e| e.message)?,
+            None => flags |= OpenFlags::SQLITE_OPEN_CREATE,
+        }
+        Connection::open_with_flags(Path::new(&path), flags)
+            .and_then(prepare)
+            .map_err(|e| e.to_string())
+    })
+}
+
+fn prepare(c: Connection) -> rusqlite::Result<Connection> {
+    // Waits for another connection's lock until the running job's deadline.
+    c.busy_handler(Some(busy))?;
+    c.pragma_update(None, "synchronous", "FULL")?;
+    Ok(c)
+}
+
+/// Creates the schema (or checks a newer one is not there), in WAL mode
+/// unless in memory, and sweeps expired rows.
+fn set_up(c: &mut Connection, shown: &str, wal: bool, deadline: Deadline) -> Result<(), StoreError> {
+    let open = err("open", shown, deadline);
+    if wal {
+        let mode: String = c
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(&open)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError::new(
+                "open",
+                format!("{shown}: could not enable WAL (journal_mode is {mode})"),
+            ));
+        }
+    }
+    // Read first: a file already set up is opened without the write lock, so
+    // a ledger opens while another process holds it.
+    let version: i64 = c
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(&open)?;
+    if version > SCHEMA_VERSION {
+        return Err(newer(shown, version));
+    }
+    if version < SCHEMA_VERSION {
+        let tx = c
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(&open)?;
+        let version: i64 = tx
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(&open)?;
+        if version > SCHEMA_VERSION {
+            return Err(newer(shown, version));
+        }
+        if version == 1 {
+            // Rows from before seals are unreadable (no seal) until recorded again.
+            tx.execute_batch("ALTER TABLE entries ADD COLUMN seal TEXT")
+                .map_err(&open)?;
+        }
+        tx.execute_batch(SCHEMA).map_err(&open)?;
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)
+            .map_err(&open)?;
+        tx.commit().map_err(&open)?;
+    }
+    // The sweep is housekeeping: done if the write lock is free now, else
+    // left to a later one (a record sweeps at most once a minute).
+    match workers::without_waiting(|| sweep_rows(c, shown, deadline)) {
+        Err(e) if e.timed_out => {}
+        other => {
+            other.map_err(|e| StoreError { op: "open", ..e })?;
+        }
+    }
+    Ok(())
+}
+
+fn newer(shown: &str, version: i64) -> StoreError {
+    StoreError::new(
+        "open",
+        format!("{shown}: schema version {version} is newer than this build's ({SCHEMA_VERSION})"),
+    )
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path` (absolute, as
+    /// `StoreSpec::parse` makes it: the file checks name it after a chdir),
+    /// in WAL mode, and sweeps its expired entries, on the store's writer
+    /// thread, by `deadline`.
+    pub async fn open(path: String, deadline: Deadline) -> Result<SqliteStore, StoreError> {
+        let shown = format!("sqlite:{path}");
+        let file = Arc::new(OnceLock::new());
+        let writer = Workers::start("sqlite-writer", 1, connector(path.clone(), file.clone()))?;
+        let readers = Workers::start("sqlite-reader", READERS, connector(path.clone(), file.clone()))?;
+        let store = SqliteStore {
+            shown,
+            writer,
+            readers: Some(readers),
+            file,
+        };
+        store.set_up(Some(path), deadline).await?;
+        Ok(store)
+    }
+
+    /// A database in this process's memory, private to this store.
+    pub async fn open_in_memory(deadline: Deadline) -> Result<SqliteStore, StoreError> {
+        let writer = Workers::start(
+            "sqlite-memory",
+            1,
+            Arc::new(|| {
+                Connection::open_in_memory()
+                    .and_then(prepare)
+                    .map_err(|e| e.to_string())
+            }),
+        )?;
+        let store = SqliteStore {
+            shown: "sqlite::memory:".into(),
+            writer,
+            readers: None,
+            file: Arc::new(OnceLock::new()),
+        };
+        store.set_up(None, deadline).await?;
+        Ok(store)
+    }
+
+    /// Sets the database up (`set_up`: WAL for a file at `path`); then, for a
+    /// file, keeps the identity of the one opened.
+    async fn set_up(&self, path: Option<String>, deadline: Deadline) -> Result<(), StoreError> {
+        let (shown, file) = (self.shown.clone(), self.file.clone());
+        let opened = self
+            .writer
+            .run("open", shown.clone(), deadline, move |c| {
+                set_up(c, &shown, path.is_some(), deadline)?;
+                if let Some(path) = path {
+                    let _ = file.set(FileIdentity::of(&path)?);
+                }
+                Ok(())
+            })
+            .await;
+        if opened.is_err() {
+            let _ = self.close().await;
+        }
+        opened
+    }
+
+    /// Ok if the path still names the file opened (always, in memory).
+    fn still_there(file: &OnceLock<FileIdentity>, op: &'static str) -> Result<(), StoreError> {
+        file.get().map_or(Ok(()), |f| f.check(op))
+    }
+
+    /// Runs `f` on a reader's connection (the writer's in memory).
+    fn read<T, F>(&self, op: &'static str, deadline: Deadline, f: F) -> StoreFuture<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection, &str) -> Result<T, StoreError> + Send + 'static,
+    {
+        let (shown, file) = (self.shown.clone(), self.file.clone());
+        let workers = self.readers.as_ref().unwrap_or(&self.writer);
+        workers.run(op, self.shown.clone(), deadline, move |c| {
+            Self::still_there(&file, op)?;
+            f(c, &shown)
+        })
+    }
+
+    /// Runs `f` on the writer's connection.
+    fn write<T, F>(&self, op: &'static str, deadline: Deadline, f: F) -> StoreFuture<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection, &str) -> Result<T, StoreError> + Send + 'static,
+    {
+        let (shown, file) = (self.shown.clone(), self.file.clone());
+        self.writer.run(op, self.shown.clone(), deadline, move |c| {
+            Self::still_there(&file, op)?;
+            f(c, &shown)
+        })
+    }
+
+    /// Runs `PRAGMA integrity_check`; `Ok("ok")` for a sound database.
+    pub async fn integrity_check(&self, deadline: Deadline) -> Result<String, StoreError> {
+        self.write("integrity_check", deadline, move |c, shown| {
+            c.query_row("PRAGMA integrity_check", [], |r| r.get(0))
+                .map_err(err("integrity_check", shown, deadline))
+        })
+        .await
+    }
+
+    /// Runs `f` on the writer's connection (tests look at the file with it).
+    #[cfg(test)]
+    pub(crate) fn with_writer<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> T + Send + 'static,
+    ) -> T {
+        let d = Deadline::after(crate::runtime::DEFAULT_TIMEOUT);
+        crate::runtime::block_on(self.write("test", d, move |c, _| Ok(f(c))))
+            .unwrap()
+            .unwrap()
+    }
+}
+
+/// A selected row (`SELECT`'s columns) as `row` decodes it, whatever types
+/// its columns hold.
+fn stored_row(op: &'static str, r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<Row, StoreError>> {
+    let mut fields = Vec::with_capacity(Col::ALL.len());
+    for i in 0..Col::ALL.len() {
+        fields.push(match r.get_ref(i)? {
+            ValueRef::Null => Field::Null,
+            ValueRef::Integer(n) => Field::Int(n),
+            ValueRef::Real(x) => Field::Real(x),
+            ValueRef::Text(b) | ValueRef::Blob(b) => Field::Bytes(b.to_vec()),
+        });
+    }
+    Ok(Row::decode(op, |col| {
+        std::mem::replace(&mut fields[col.index()], Field::Null)
+    }))
+}
+
+fn to_i64(op: &'static str, x: u64) -> Result<i64, StoreError> {
+    i64::try_from(x).map_err(|_| StoreError::new(op, format!("{x} does not fit an INTEGER")))
+}
+
+/// Puts `entry` in one `BEGIN IMMEDIATE` transaction (see [`Store::put`]).
+fn put_row(
+    c: &mut Connection,
+    shown: &str,
+    entry: &NewEntry,
+    deadline: Deadline,
+) -> Result<PutOutcome, StoreError> {
+    let put = err("put", shown, deadline);
+    let h = &entry.handle;
+    let content = entry.bytes();
+    let expires_at = entry.expires_at.map(|t| to_i64("put", t)).transpose()?;
+    let tx = c
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(&put)?;
+    let existing = tx
+        .query_row(&SELECT, params![h.namespace, h.mem_id], |r| stored_row("put", r))
+        .optional()
+        .map_err(&put)?;
+    let now = now_ms();
+    let mut outcome = PutOutcome::Inserted;
+    if let Some(found) = existing {
+        // An expired row is free for another result, as no row would be.
+        if !found.as_ref().is_ok_and(|r| expired(r.expires_at(), now)) {
+            match row::judge(found, entry) {
+                Found::Same => {
+                    tx.execute(
+                        "UPDATE entries SET expires_at = ?3 WHERE namespace = ?1 AND mem_id = ?2",
+                        params![h.namespace, h.mem_id, expires_at],
+                    )
+                    .map_err(&put)?;
+                    tx.commit().map_err(&put)?;
+                    return Ok(PutOutcome::Existing);
+                }
+                // The transaction rolls back on drop.
+                Found::Different => return Ok(PutOutcome::Collision),
+                Found::Unreadable(_) => outcome = PutOutcome::Repaired,
+            }
+        }
+    }
+    tx.execute(
+        "INSERT OR REPLACE INTO entries (namespace, mem_id, tool_call_id, tool_name, size_chars,
+           summary, schema, preview, stub, wtf8, codec, raw_len, created_at, expires_at, payload, seal)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+        params![
+            h.namespace,
+            h.mem_id,
+            h.tool_call_id,
+            h.tool_name,
+            h.size_chars as i64,
+            h.summary,
+            h.schema,
+            h.preview,
+            h.stub,
+            entry.wtf8 as i64,
+            entry.codec,
+            content.len() as i64,
+            to_i64("put", now)?,
+            expires_at,
+            &entry.stored[..],
+            entry.seal,
+        ],
+    )
+    .map_err(&put)?;
+    tx.commit().map_err(&put)?;
+    Ok(outcome)
+}
+
+/// The live row under the key, its payload decoded.
+fn get_row(
+    c: &mut Connection,
+    shown: &str,
+    namespace: &str,
+    mem_id: &str,
+    deadline: Deadline,
+) -> Result<Lookup, StoreError> {
+    let row = c
+        .prepare_cached(&SELECT)
+        .and_then(|mut s| {
+            s.query_row(params![namespace, mem_id], |r| stored_row("get", r))
+                .optional()
+        })
+        .map_err(err("get", shown, deadline))?;
+    let Some(row) = row.transpose()? else {
+        return Ok(Lookup::Missing);
+    };
+    if expired(row.expires_at(), now_ms()) {
+        return Ok(Lookup::Missing);
+    }
+    row.open("get", namespace, mem_id)
+        .map(|e| Lookup::Found(Box::new(e)))
+}
+
+fn delete_row(
+    c: &mut Connection,
+    shown: &str,
+    namespace: &str,
+    mem_id: &str,
+    deadline: Deadline,
+) -> Result<bool, StoreError> {
+    let del = err("delete", shown, deadline);
+    let now = to_i64("delete", now_ms())?;
+    let tx = c
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(&del)?;
+    let live = tx
+        .execute(
+            "DELETE FROM entries WHERE namespace = ?1 AND mem_id = ?2
+               AND (expires_at IS NULL OR expires_at > ?3)",
+            params![namespace, mem_id, now],
+        )
+        .map_err(&del)?;
+    tx.execute(
+        "DELETE FROM entries WHERE namespace = ?1 AND mem_id = ?2",
+        params![namespace, mem_id],
+    )
+    .map_err(&del)?;
+    tx.commit().map_err(&del)?;
+    Ok(live > 0)
+}
+
+fn clear_rows(
+    c: &mut Connection,
+    shown: &str,
+    namespace: Option<&str>,
+    deadline: Deadline,
+) -> Result<usize, StoreError> {
+    let clear = err("clear", shown, deadline);
+    let now = to_i64("clear", now_ms())?;
+    let tx = c
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(&clear)?;
+    let live = tx
+        .execute(
+            "DELETE FROM entries WHERE (?1 IS NULL OR namespace = ?1)
+               AND (expires_at IS NULL OR expires_at > ?2)",
+            params![namespace, now],
+        )
+        .map_err(&clear)?;
+    tx.execute(
+        "DELETE FROM entries WHERE ?1 IS NULL OR namespace = ?1",
+        params![namespace],
+    )
+    .map_err(&clear)?;
+    tx.commit().map_err(&clear)?;
+    Ok(live)
+}
+
+fn sweep_rows(c: &mut Connection, shown: &str, deadline: Deadline) -> Result<usize, StoreError> {
+    let now = to_i64("sweep", now_ms())?;
+    c.execute(
+        "DELETE FROM entries WHERE expires_at IS NOT NULL AND expires_at <= ?1",
+        params![now],
+    )
+    .map_err(err("sweep", shown, deadline))
+}
+
+impl Store for SqliteStore {
+    fn put(&self, entry: NewEntry, deadline: Deadline) -> StoreFuture<PutOutcome> {
+        let file = self.file.clone();
+        self.write("put", deadline, move |c, shown| {
+            let outcome = put_row(c, shown, &entry, deadline)?;
+            // Never acknowledged into a file swapped while it ran.
+            Self::still_there(&file, "put")?;
+            Ok(outcome)
+        })
+    }
+
+    fn get(&self, namespace: &str, mem_id: &str, deadline: Deadline) -> StoreFuture<Lookup> {
+        let (ns, id) = (namespace.to_string(), mem_id.to_string());
+        self.read("get", deadline, move |c, shown| {
+            get_row(c, shown, &ns, &id, deadline)
+        })
+    }
+
+    fn delete(&self, namespace: &str, mem_id: &str, deadline: Deadline) -> StoreFuture<bool> {
+        let (ns, id) = (namespace.to_string(), mem_id.to_string());
+        self.write("delete", deadline, move |c, shown| {
+            delete_row(c, shown, &ns, &id, deadline)
+        })
+    }
+
+    fn clear(&self, namespace: Option<&str>, deadline: Deadline) -> StoreFuture<usize> {
+        let ns = namespace.map(str::to_string);
+        self.write("clear", deadline, move |c, shown| {
+            clear_rows(c, shown, ns.as_deref(), deadline)
+        })
+    }
+
+    fn sweep(&self, deadline: Deadline) -> StoreFuture<usize> {
+        self.write("sweep", deadline, move |c, shown| sweep_rows(c, shown, deadline))
+    }
+
+    fn close(&self) -> StoreFuture<()> {
+        let readers = self.readers.as_ref().map(Workers::close);
+        let writer = self.writer.close();
+        Box::pin(async move {
+            if let Some(r) = readers {
+                r.await?;
+            }
+            writer.await
+        })
+    }
+
+    fn in_memory(&self) -> bool {
+        self.readers.is_none()
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,460 @@
+//! Payload text addressed in Unicode code points (as Python's `str` and JS
+//! `Array.from(s)` count), with a sparse code-point → byte index so offsets
+//! on multi-megabyte payloads resolve without scanning from the start.
+
+use std::borrow::Cow;
+
+use crate::ids::HashedAhead;
+use crate::{transcode, wtf8};
+
+mod count;
+pub use count::{count_chars, mark_index};
+
+/// Code points between two marks of the sparse index.
+const MARK_EVERY: usize = 4096;
+
+/// A payload as it crossed from JS, already owned. A JS string crosses as
+/// its UTF-16 units and a Buffer as its bytes, not yet transcoded: that work
+/// is [`settle`](Payload::settle)'s, which `Ledger::record_with` runs first
+/// (on the libuv pool for an async record, so the JS thread only copies).
+#[derive(Debug)]
+pub enum Payload {
+    /// Known to be ASCII: no scan needed.
+    Ascii(String),
+    /// Well-formed text.
+    Utf8(String),
+    /// WTF-8 of a JS string with lone surrogates (see `crate::wtf8`).
+    Wtf8(Vec<u8>),
+    /// A JS string's UTF-16 units, lone surrogates possible (unsettled).
+    Utf16(Vec<u16>),
+    /// A Buffer's bytes, not yet validated as UTF-8 (unsettled; invalid
+    /// sequences become U+FFFD).
+    Bytes(Vec<u8>),
+    /// A long JS string transcoded as it crossed (see `transcode::stream`),
+    /// its thread finishing the last slice.
+    Streamed(transcode::stream::Streamed),
+    /// A long Buffer's bytes, gathered in slice buffers as they crossed (see
+    /// `transcode::pieces`; unsettled, as `Bytes`).
+    Pieces(transcode::pieces::Pieces),
+}
+
+impl Payload {
+    /// The stored form: UTF-16 transcoded (SIMD) to UTF-8, or to WTF-8 when it
+    /// holds lone surrogates; bytes validated (SIMD), invalid ones replaced.
+    /// The UTF-16 buffer is released here, as soon as the UTF-8 exists: kept
+    /// for the next crossing if `transcode::recycle` has room, else freed.
+    /// With the memory id, when it was hashed as the payload crossed
+    /// (`transcode::stream`).
+    pub fn settle(self) -> (Settled, Option<HashedAhead>) {
+        let settled = match self {
+            Payload::Ascii(s) => Settled::Ascii(s),
+            Payload::Utf8(s) => Settled::Utf8(s),
+            Payload::Wtf8(b) => Settled::Wtf8(b),
+            Payload::Utf16(units) => {
+                let settled = transcode::from_utf16(&units);
+                transcode::recycle::give_back(units);
+                settled
+            }
+            Payload::Bytes(bytes) => transcode::from_utf8_lossy(bytes),
+            Payload::Streamed(s) => return s.settle(),
+            Payload::Pieces(p) => transcode::from_utf8_lossy(p.join()),
+        };
+        (settled, None)
+    }
+}
+
+impl Default for Payload {
+    /// The empty payload.
+    fn default() -> Self {
+        Payload::Ascii(String::new())
+    }
+}
+
+impl From<&str> for Payload {
+    fn from(s: &str) -> Self {
+        Payload::Utf8(s.to_owned())
+    }
+}
+
+/// A payload in its stored form, as [`Payload::settle`] makes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settled {
+    /// Known to be ASCII: no scan needed.
+    Ascii(String),
+    /// Well-formed text.
+    Utf8(String),
+    /// WTF-8, lone surrogates possible (see `crate::wtf8`).
+    Wtf8(Vec<u8>),
+}
+
+impl Settled {
+    /// The bytes that are stored and hashed: UTF-8, or WTF-8.
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Settled::Ascii(s) | Settled::Utf8(s) => s.as_bytes(),
+            Settled::Wtf8(b) => b,
+        }
+    }
+
+    /// Display text: a lone surrogate as U+FFFD, the same length in bytes, so
+    /// a JSON index built on it applies to the stored bytes.
+    pub fn lossy(&self) -> Cow<'_, str> {
+        match self {
+            Settled::Ascii(s) | Settled::Utf8(s) => Cow::Borrowed(s),
+            Settled::Wtf8(b) => wtf8::to_string_lossy(b),
+        }
+    }
+
+    /// The stored bytes, owned.
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Settled::Ascii(s) | Settled::Utf8(s) => s.into_bytes(),
+            Settled::Wtf8(b) => b,
+        }
+    }
+
+    /// The text for JS, marked UTF-8 when it is known to be.
+    pub fn into_wtf8_buf(self) -> wtf8::Wtf8Buf {
+        match self {
+            Settled::Ascii(s) | Settled::Utf8(s) => wtf8::Wtf8Buf::from_string(s),
+            Settled::Wtf8(b) => wtf8::Wtf8Buf::from_bytes(b, false),
+        }
+    }
+}
+
+/// What [`Text::count`] found for a settled payload.
+#[derive(Debug)]
+pub enum Counted {
+    /// All ASCII: code point offsets are byte offsets.
+    Ascii,
+    /// Its code points and the byte offset of every `MARK_EVERY`-th one.
+    Marked(usize, Vec<usize>),
+    /// Not counted ahead: [`Text::from_counted`] counts it.
+    Later,
+}
+
+/// The code points of `s` and their marks, or `None` when it is ASCII: the
+/// one decision [`Text::new`] and [`Text::count`] share.
+fn utf8_marks(s: &str) -> Option<(usize, Vec<usize>)> {
+    (!s.is_ascii()).then(|| mark_index(s.as_bytes(), MARK_EVERY))
+}
+
+#[derive(Debug)]
+enum Body {
+    Utf8(String),
+    /// Holds at least one lone surrogate.
+    Wtf8(Vec<u8>),
+}
+
+/// A stored payload: UTF-8 (or WTF-8) text plus what is needed to slice it by code point.
+#[derive(Debug)]
+pub struct Text {
+    body: Body,
+    chars: usize,
+    /// Byte offset of code point `k * MARK_EVERY`; empty when the text is ASCII
+    /// (then code point offsets are byte offsets).
+    marks: Vec<usize>,
+}
+
+impl Text {
+    /// A text already known to be ASCII (e.g. a JS string whose UTF-8 and
+    /// UTF-16 lengths agree): no scan needed.
+    pub fn from_ascii(s: String) -> Self {
+        debug_assert!(s.is_ascii());
+        let chars = s.len();
+        Text {
+            body: Body::Utf8(s),
+            chars,
+            marks: Vec::new(),
+        }
+    }
+
+    /// A text from well-formed UTF-8: ASCII needs no index; other text is
+    /// counted and marked in one blockwise pass (see `count::mark_index`).
+    pub fn new(s: String) -> Self {
+        match utf8_marks(&s) {
+            Some((chars, marks)) => Text {
+                body: Body::Utf8(s),
+                chars,
+                marks,
+            },
+            None => Text::from_ascii(s),
+        }
+    }
+
+    /// A text from WTF-8 bytes (see `crate::wtf8`); valid UTF-8 takes [`Text::new`].
+    pub fn from_wtf8(b: Vec<u8>) -> Self {
+        if transcode::is_utf8(&b) {
+            // SAFETY: validated just above.
+            return Text::new(unsafe { String::from_utf8_unchecked(b) });
+        }
+        let (chars, marks) = mark_index(&b, MARK_EVERY);
+        Text {
+            body: Body::Wtf8(b),
+            chars,
+            marks,
+        }
+    }
+
+    /// What [`from_counted`](Self::from_counted) needs to build the text of
+    /// `p` without a pass over it: whether it is ASCII, or its code points
+    /// and marks (one pass, `count::mark_index`). Borrowing `p`, it can run
+    /// on another thread while the JSON index is built (`Ledger::record`).
+    pub fn count(p: &Settled) -> Counted {
+        match p {
+            Settled::Ascii(_) => Counted::Ascii,
+            Settled::Utf8(s) => match utf8_marks(s) {
+                Some((chars, marks)) => Counted::Marked(chars, marks),
+                None => Counted::Ascii,
+            },
+            // Rare (lone surrogates): counted when built.
+            Settled::Wtf8(_) => Counted::Later,
+        }
+    }
+
+    /// The text of `p`, given what [`count`](Self::count) found for it.
+    pub fn from_counted(p: Settled, counted: Counted) -> Self {
+        match (p, counted) {
+            (Settled::Ascii(s) | Settled::Utf8(s), Counted::Ascii) => Text::from_ascii(s),
+            (Settled::Utf8(s), Counted::Marked(chars, marks)) => Text {
+                body: Body::Utf8(s),
+                chars,
+                marks,
+            },
+            (p, _) => Text::from_payload(p),
+        }
+    }
+
+    /// A text from a settled payload, trusting what the payload already knows.
+    pub fn from_payload(p: Settled) -> Self {
+        match p {
+            Settled::Ascii(s) => Text::from_ascii(s),
+            Settled::Utf8(s) => Text::new(s),
+            Settled::Wtf8(b) => Text::from_wtf8(b),
+        }
+    }
+
+    /// The stored bytes: UTF-8, or WTF-8 when [`is_utf8`](Self::is_utf8) is false.
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.body {
+            Body::Utf8(s) => s.as_bytes(),
+            Body::Wtf8(b) => b,
+        }
+    }
+
+    /// Whether the text is well-formed (holds no lone surrogate).
+    pub fn is_utf8(&self) -> bool {
+        matches!(self.body, Body::Utf8(_))
+    }
+
+    /// The text as display UTF-8: lone surrogates as U+FFFD, byte offsets unchanged.
+    pub fn lossy(&self) -> Cow<'_, str> {
+        match &self.body {
+            Body::Utf8(s) => Cow::Borrowed(s),
+            Body::Wtf8(b) => wtf8::to_string_lossy(b),
+        }
+    }
+
+    /// Length in code points.
+    pub fn char_len(&self) -> usize {
+        self.chars
+    }
+
+    /// Bytes held, payload and index.
+    pub fn heap_bytes(&self) -> usize {
+        let held = match &self.body {
+            Body::Utf8(s) => s.capacity(),
+            Body::Wtf8(b) => b.capacity(),
+        };
+        held + self.marks.capacity() * std::mem::size_of::<usize>()
+    }
+
+    /// Byte offset of code point `ci` (clamped to the end).
+    pub fn byte_of(&self, ci: usize) -> usize {
+        let bytes = self.as_bytes();
+        if ci >= self.chars {
+            return bytes.len();
+        }
+        if self.marks.is_empty() {
+            return ci;
+        }
+        let mut b = self.marks[ci / MARK_EVERY];
+        let mut left = ci % MARK_EVERY;
+        while left > 0 {
+            b += 1;
+            while (bytes[b] as i8) < -0x40 {
+                b += 1;
+            }
+            left -= 1;
+        }
+        b
+    }
+
+    /// Code point index of byte offset `bi`, which must be a char boundary.
+    pub fn char_of(&self, bi: usize) -> usize {
+        let bytes = self.as_bytes();
+        if self.marks.is_empty() {
+            return bi.min(bytes.len());
+        }
+        let k = self.marks.partition_point(|&m| m <= bi) - 1;
+        k * MARK_EVERY + count_chars(&bytes[self.marks[k]..bi])
+    }
+
+    /// Code points `[start, end)`, clamped to the text, as its bytes. A lone
+    /// surrogate is one code point: a slice holds it whole or not at all, and
+    /// a surrogate pair is never split.
+    pub fn slice(&self, start: usize, end: usize) -> &[u8] {
+        let a = self.byte_of(start);
+        let b = self.byte_of(end.max(start));
+        &self.as_bytes()[a..b]
+    }
+
+    /// [`slice`](Self::slice) for JS: owned, marked UTF-8 when the text is.
+    pub fn slice_buf(&self, start: usize, end: usize) -> wtf8::Wtf8Buf {
+        wtf8::Wtf8Buf::from_bytes(self.slice(start, end).to_vec(), self.is_utf8())
+    }
+}
+
+/// The first `n` code points of UTF-8 (or WTF-8) bytes (all of them when shorter).
+pub fn take_chars_bytes(b: &[u8], n: usize) -> &[u8] {
+    let mut seen = 0usize;
+    for (i, &c) in b.iter().enumerate() {
+        if (c as i8) >= -0x40 {
+            if seen == n {
+                return &b[..i];
+            }
+            seen += 1;
+        }
+    }
+    b
+}
+
+/// The first `n` code points of `s` (all of it when shorter).
+pub fn take_chars(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((b, _)) => &s[..b],
+        None => s,
+    }
+}
+
+/// `s` cut to at most `n` code points, the cut marked with `...` inside the limit.
+pub fn ellipsize(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let mut out = take_chars(s, n.saturating_sub(3)).to_string();
+    out.push_str("...");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_offsets_are_bytes() {
+        let t = Text::new("0123456789".into());
+        assert_eq!(t.char_len(), 10);
+        assert_eq!(t.slice(5, 9), b"5678");
+        assert_eq!(t.slice(8, 100), b"89");
+        assert_eq!(t.slice(100, 200), b"");
+        assert_eq!(t.char_of(4), 4);
+    }
+
+    #[test]
+    fn multibyte_and_emoji_count_as_one() {
+        let s = "aé😀b€".to_string();
+        let t = Text::new(s);
+        assert_eq!(t.char_len(), 5);
+        assert_eq!(t.slice(1, 3), "é😀".as_bytes());
+        assert_eq!(t.slice(2, 3), "😀".as_bytes());
+        assert_eq!(t.slice(3, 5), "b€".as_bytes());
+        assert_eq!(t.char_of(t.byte_of(4)), 4);
+    }
+
+    #[test]
+    fn sparse_index_agrees_with_a_naive_walk() {
+        let mut s = String::new();
+        for i in 0..20_000 {
+            s.push(match i % 5 {
+                0 => 'a',
+                1 => 'ß',
+                2 => '€',
+                3 => '😀',
+                _ => '\n',
+            });
+        }
+        let t = Text::new(s.clone());
+        let chars: Vec<char> = s.chars().collect();
+        assert_eq!(t.char_len(), chars.len());
+        for &(a, b) in &[
+            (0, 1),
+            (4095, 4097),
+            (4096, 8192),
+            (12_345, 12_400),
+            (19_990, 25_000),
+        ] {
+            let want: String = chars[a.min(chars.len())..b.min(chars.len())].iter().collect();
+            assert_eq!(t.slice(a, b), want.as_bytes(), "slice {a}..{b}");
+            assert_eq!(t.char_of(t.byte_of(a)), a.min(chars.len()));
+        }
+    }
+
+    #[test]
+    fn a_text_counted_ahead_is_the_text_built_at_once() {
+        let long: String = "aé😀b€\n".repeat(5_000);
+        let kinds = || {
+            vec![
+                Settled::Ascii("plain".into()),
+                Settled::Utf8("ascii held as UTF-8, as a Buffer's is".into()),
+                Settled::Utf8(long.clone()),
+                Settled::Utf8(String::new()),
+                Settled::Wtf8(vec![b'a', 0xED, 0xA0, 0x80, b'b']),
+            ]
+        };
+        for (p, q) in kinds().into_iter().zip(kinds()) {
+            let counted = Text::count(&p);
+            let want = format!("{:?}", Text::from_payload(q));
+            assert_eq!(format!("{:?}", Text::from_counted(p, counted)), want);
+        }
+        assert!(matches!(Text::count(&Settled::Utf8(long)), Counted::Marked(n, _) if n == 30_000));
+    }
+
+    #[test]
+    fn ellipsize_counts_code_points() {
+        assert_eq!(ellipsize("😀😀😀😀", 4), "😀😀😀😀");
+        assert_eq!(ellipsize("😀😀😀😀😀", 4), "😀...");
+        assert_eq!(take_chars("é😀x", 2), "é😀");
+        assert_eq!(take_chars_bytes("é😀x".as_bytes(), 2), "é😀".as_bytes());
+        assert_eq!(take_chars_bytes(b"ab", 5), b"ab");
+    }
+
+    #[test]
+    fn lone_surrogates_are_one_code_point_each() {
+        // "a\u{D800}😀\u{DFFF}b": Array.from gives 5 elements.
+        let units = [0x61, 0xD800, 0xD83D, 0xDE00, 0xDFFF, 0x62];
+        let (b, lone) = wtf8::from_utf16(&units);
+        assert!(lone);
+        let t = Text::from_wtf8(b);
+        assert!(!t.is_utf8());
+        assert_eq!(t.char_len(), 5);
+        let u16_of = |s: &[u8]| wtf8::to_utf16(s);
+        assert_eq!(u16_of(t.slice(1, 2)), [0xD800]);
+        assert_eq!(u16_of(t.slice(2, 3)), [0xD83D, 0xDE00]);
+        assert_eq!(u16_of(t.slice(3, 5)), [0xDFFF, 0x62]);
+        assert_eq!(t.lossy(), "a\u{FFFD}😀\u{FFFD}b");
+        // Valid UTF-8 bytes become a plain UTF-8 text.
+        assert!(Text::from_wtf8("é".as_bytes().to_vec()).is_utf8());
+        // The sparse index agrees with a naive walk on long WTF-8 too.
+        let mut long = Vec::new();
+        for i in 0..20_000u32 {
+            long.push(if i % 3 == 0 { 0xDC00 + (i % 7) as u16 } else { 0x61 });
+        }
+        let t = Text::from_wtf8(wtf8::from_utf16(&long).0);
+        assert_eq!(t.char_len(), 20_000);
+        for (a, b) in [(0, 1), (4095, 4097), (12_345, 12_400), (19_990, 25_000)] {
+            let want = &long[a..b.min(long.len())];
+            assert_eq!(u16_of(t.slice(a, b)), want, "slice {a}..{b}");
+        }
+    }
+}
