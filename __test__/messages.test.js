@@ -1,10 +1,13 @@
 'use strict'
 // Messages that say the cause and the fix: a programmer's mistake is a
 // TypeError naming the call (no ledger, a Ledger.open() Promise without its
-// await), a closed ledger is an answer the model can read, and npm install
-// in a checkout without Rust says what to install.
+// await), a closed ledger is an answer the model can read, a store that
+// cannot be opened says why in the user's terms (a folder that does not
+// exist, a port where something else than Redis listens), and npm install in
+// a checkout without Rust says what to install.
 
 const fs = require('node:fs')
+const net = require('node:net')
 const os = require('node:os')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
@@ -57,6 +60,35 @@ describe('a Ledger.open() Promise passed without await', () => {
     const ledger = await Ledger.open()
     expect(() => toolMemoryMiddleware({ ledger })).not.toThrow()
     await ledger.close()
+  })
+})
+
+describe('a store that cannot be opened says why', () => {
+  test('a SQLite file in a folder that does not exist: the folder, and how to create it', async () => {
+    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'symfonic-msg-')), 'no', 'such')
+    const file = path.join(dir, 'ledger.db')
+    const want = `ERR_SYMFONIC_STORE: store open failed: sqlite:${file}: the folder ${dir} does not exist: create it first (fs.mkdirSync(${JSON.stringify(dir)}, { recursive: true })), or name a file in a folder that exists`
+    await expect(Ledger.open({ store: `sqlite:${file}` })).rejects.toMatchObject({ code: 'ERR_SYMFONIC_STORE', message: want })
+    // Created as it says, the same store opens.
+    fs.mkdirSync(dir, { recursive: true })
+    const ledger = await Ledger.open({ store: `sqlite:${file}` })
+    await ledger.close()
+    fs.rmSync(path.dirname(path.dirname(dir)), { recursive: true, force: true })
+  })
+
+  test('a Redis URL at a port where another kind of server answers: not the Redis protocol, check the host and port', async () => {
+    const server = net.createServer((s) => s.on('data', () => s.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n')))
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address()
+    try {
+      const p = Ledger.open({ store: `redis://127.0.0.1:${port}/0`, timeoutMs: 3000 })
+      await expect(p).rejects.toMatchObject({
+        code: 'ERR_SYMFONIC_STORE',
+        message: `ERR_SYMFONIC_STORE: store open failed: redis://127.0.0.1:${port}/0: the server at this address answered, but not in the Redis protocol: check the URL's host and port (Redis listens on 6379 unless configured otherwise)`,
+      })
+    } finally {
+      server.close()
+    }
   })
 })
 
