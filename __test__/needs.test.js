@@ -68,6 +68,9 @@ test('under CI a missing program fails the run, naming it', () => {
   expect(r.status).not.toBe(0)
   expect(r.stderr).toMatch(/CI=true: a program the tests need is missing, which fails the run instead of skipping them \(\.ci\/run installs them\)\.\n7 test files not run: redis-cli, redis-server, sqlite3/)
   expect(() => gate(root, { PATH: empty, CI: 'false' })).not.toThrow()
+  // A CI machine that cannot have a program names it; the others still fail the run.
+  expect(gate(root, { PATH: empty, CI: 'true', SYMFONIC_TESTS_WITHOUT: 'redis-server,redis-cli,sqlite3' })).toHaveLength(7)
+  expect(() => gate(root, { PATH: empty, CI: 'true', SYMFONIC_TESTS_WITHOUT: 'redis-server,redis-cli' })).toThrow(/sqlite3/)
 })
 
 test('with the programs on the PATH nothing is left out', () => {
