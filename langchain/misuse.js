@@ -119,4 +119,4 @@ function threadNamespace(nsOf, fn, report) {
   }
 }
 
-module.exports = { refuseUncalled, FACTORY_CALLS, refuseAsMiddleware, refuseAsHook, watchRegistration, threadNamespace, HOOK_AS_MIDDLEWARE, MIDDLEWARE_AS_HOOK }
+module.exports = { refuseUncalled, refuseAsMiddleware, refuseAsHook, watchRegistration, threadNamespace, HOOK_AS_MIDDLEWARE, MIDDLEWARE_AS_HOOK }
