@@ -266,8 +266,9 @@ export type ToolMemoryMiddleware = AgentMiddleware<undefined, undefined, unknown
  */
 export declare function toolMemoryMiddleware(options?: ToolMemoryOptions): ToolMemoryMiddleware
 /**
- * Not a middleware: `toolMemoryMiddleware` passed uncalled is a `TypeError` when the agent is built (reading
- * this property throws). Typed as this message so that TypeScript refuses it there too.
+ * `toolMemoryMiddleware` itself is not a middleware: passed without calling it, it is a `TypeError` when
+ * the agent is built (reading this property throws), and typed as this message so that
+ * TypeScript refuses it there too.
  */
 export declare namespace toolMemoryMiddleware {
   const wrapModelCall: 'toolMemoryMiddleware makes a middleware: call it, toolMemoryMiddleware()'
@@ -306,8 +307,9 @@ export interface ToolMemoryPreModelHook {
 /** `createReactAgent` pre-model hook: compacts into `llmInputMessages`, leaving `messages` untouched. */
 export declare function toolMemoryPreModelHook(options?: ToolMemoryOptions): ToolMemoryPreModelHook
 /**
- * Not a preModelHook: `toolMemoryPreModelHook` passed uncalled is a `TypeError` when the agent is built (reading
- * this property throws). Typed as this message so that TypeScript refuses it there too.
+ * `toolMemoryPreModelHook` itself is not a preModelHook: passed without calling it, it is a `TypeError` when
+ * the agent is built (reading this property throws), and typed as this message so that
+ * TypeScript refuses it there too.
  */
 export declare namespace toolMemoryPreModelHook {
   const wrapModelCall: 'toolMemoryPreModelHook makes a preModelHook: call it, toolMemoryPreModelHook()'

@@ -72,8 +72,9 @@ export type ToolPaletteEvent =
  */
 export declare function toolPaletteMiddleware(options?: ToolPaletteMiddlewareOptions): AgentMiddleware
 /**
- * Not a middleware: `toolPaletteMiddleware` passed uncalled is a `TypeError` when the agent is built (reading
- * this property throws). Typed as this message so that TypeScript refuses it there too.
+ * `toolPaletteMiddleware` itself is not a middleware: passed without calling it, it is a `TypeError` when
+ * the agent is built (reading this property throws), and typed as this message so that
+ * TypeScript refuses it there too.
  */
 export declare namespace toolPaletteMiddleware {
   const wrapModelCall: 'toolPaletteMiddleware makes a middleware: call it, toolPaletteMiddleware()'
