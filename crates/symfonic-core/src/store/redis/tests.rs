@@ -412,7 +412,9 @@ fn a_port_where_something_else_than_redis_answers_says_so() {
             let _ = s.write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
         }
     });
-    let e = try_open(&format!("redis://127.0.0.1:{port}/0"), d()).err().unwrap();
+    let e = try_open(&format!("redis://127.0.0.1:{port}/0"), d())
+        .err()
+        .unwrap();
     assert_eq!(e.op, "open");
     assert_eq!(
         e.message,
