@@ -70,3 +70,11 @@ export type ToolPaletteEvent =
  * @throws {TypeError} for malformed options, naming the option (`toolPaletteMiddleware(options): unknown option "roletools"; did you mean "roleTools"?`).
  */
 export declare function toolPaletteMiddleware(options?: ToolPaletteMiddlewareOptions): AgentMiddleware
+/**
+ * `toolPaletteMiddleware` itself is not a middleware: passed without calling it, it is a `TypeError` when
+ * the agent is built (reading this property throws), and typed as this message so that
+ * TypeScript refuses it there too.
+ */
+export declare namespace toolPaletteMiddleware {
+  const wrapModelCall: 'toolPaletteMiddleware makes a middleware: call it, toolPaletteMiddleware()'
+}
