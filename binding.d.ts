@@ -150,44 +150,6 @@ export declare class Ledger {
 }
 
 /**
- * Every role's tool allowlist, compiled once (internal: used by
- * `StaticPaletteResolver`). Entries are exact tool names, or prefixes when
- * they end in `*`; names compare UTF-16 unit for unit, as JS `===` does.
- */
-export declare class PaletteMatcher {
-  /**
-   * Compiles one allowlist per role; roles are then addressed by their
-   * index in `allowlists`. Throws a `TypeError` on an empty entry or a
-   * `*` that is not the entry's last character.
-   */
-  constructor(allowlists: Array<Array<string>>)
-  /** Number of roles compiled. */
-  get roles(): number
-  /**
-   * Writes the indices of the tools in `names` that role `role` allows
-   * into `out`, in input order, and returns how many were written. `out`
-   * should hold `names.length` slots; nothing is written past its end.
-   */
-  selectInto(role: number, names: ToolNameList, out: Uint32Array): number
-}
-
-/**
- * The names of one tool list, sent across once and reused for as long as
- * that list is unchanged (internal: used by `StaticPaletteResolver`).
- */
-export declare class ToolNameList {
-  /**
-   * `wire`: one segment per tool, separated by `\0`; `+name` for a tool
-   * named `name`, `-` for a tool without a string name (it never matches).
-   * The empty string is the empty list. Read as UTF-16 units (a plain copy
-   * in V8), so names with lone surrogates arrive exactly.
-   */
-  constructor(wire: string)
-  /** Number of tools in the list. */
-  get length(): number
-}
-
-/**
  * Internal: sets the most growth held back from V8 while records are in
  * flight, in bytes (0: none); returns the previous cap.
  */

@@ -424,8 +424,9 @@ describe('recall', () => {
     expect(await recall(throwing, 'trm_t')).toBe('[tool_memory error: ledger fetch failed for trm_t]')
     const rejecting = { fetch: () => Promise.reject(new Error('boom')) }
     expect(await recall(rejecting, 'trm_r')).toBe('[tool_memory error: ledger fetch failed for trm_r]')
+    // Not a ledger at all is the caller's mistake, not the model's.
     for (const notALedger of [null, undefined, 5, {}, { fetch: 'no' }]) {
-      expect(await recall(notALedger, 'trm_x')).toBe('[tool_memory error: ledger fetch failed for trm_x]')
+      await expect(recall(notALedger, 'trm_x')).rejects.toThrow(/^recall\(ledger, memId, options\): ledger must be a Ledger or an object with fetch\(\)/)
     }
   })
 

@@ -1,4 +1,5 @@
 'use strict'
+// needs: redis-server
 // What a Redis server's settings do to acknowledged entries, made visible:
 // an eviction policy that can drop them is warned once (process 'warning',
 // type SymfonicWarning), a recall of an entry the server evicted says so

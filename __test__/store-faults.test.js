@@ -1,4 +1,5 @@
 'use strict'
+// needs: redis-server
 // Stores that fail the way servers and disks do, against real processes
 // started (and always stopped) here: a Redis that hangs (SIGSTOP), a Redis
 // killed and restarted with AOF `always`, a SQLite file whose write lock

@@ -1,4 +1,5 @@
 'use strict'
+// needs: redis-server
 // The Redis store below the Ledger, against a real redis-server (Debian's
 // `redis-server`, installed by .ci/run when absent) started here on a free
 // port of 127.0.0.1 without persistence: two processes on one server, namespaces

@@ -1,4 +1,5 @@
 'use strict'
+// needs: redis-server, sqlite3
 // Rows read back from a store are untrusted input. Every field of a stored
 // entry, in a real SQLite file (edited with the sqlite3 tool) and in a real
 // redis-server (edited over RESP), is cut, bit-flipped, set to huge or

@@ -1,4 +1,5 @@
 'use strict'
+// needs: sqlite3
 // The SQLite store below the Ledger, on real files in the OS temp dir: restarts
 // (a new process on the same file), a writer killed with SIGKILL, two processes
 // on one file, TTL expiry, eviction from memory, and store errors.

@@ -1,4 +1,5 @@
 'use strict'
+// needs: sqlite3
 // Stub v2 on real payloads (fixtures/payloads, with their sources and
 // licenses): each stub carries the facts a model needs before it recalls,
 // computed here independently from the payload, stays within about 900

@@ -277,6 +277,14 @@ export type ToolMemoryMiddleware = AgentMiddleware<undefined, undefined, unknown
  * joins the tool list with the first compacted result and stays, identical, from then on.
  */
 export declare function toolMemoryMiddleware(options?: ToolMemoryOptions): ToolMemoryMiddleware
+/**
+ * `toolMemoryMiddleware` itself is not a middleware: passed without calling it, it is a `TypeError` when
+ * the agent is built (reading this property throws), and typed as this message so that
+ * TypeScript refuses it there too.
+ */
+export declare namespace toolMemoryMiddleware {
+  const wrapModelCall: 'toolMemoryMiddleware makes a middleware: call it, toolMemoryMiddleware()'
+}
 
 /** The state a `toolMemoryPreModelHook` reads. */
 export interface ToolMemoryHookState {
@@ -310,6 +318,14 @@ export interface ToolMemoryPreModelHook {
 
 /** `createReactAgent` pre-model hook: compacts into `llmInputMessages`, leaving `messages` untouched. */
 export declare function toolMemoryPreModelHook(options?: ToolMemoryOptions): ToolMemoryPreModelHook
+/**
+ * `toolMemoryPreModelHook` itself is not a preModelHook: passed without calling it, it is a `TypeError` when
+ * the agent is built (reading this property throws), and typed as this message so that
+ * TypeScript refuses it there too.
+ */
+export declare namespace toolMemoryPreModelHook {
+  const wrapModelCall: 'toolMemoryPreModelHook makes a preModelHook: call it, toolMemoryPreModelHook()'
+}
 
 /**
  * The prompt-cache style of a chat model (or a model id such as

@@ -9,7 +9,7 @@ const MAX_OUTPUT_CHARS = binding.MAX_OUTPUT_CHARS
 const MEM_ID_ERROR = '[tool_memory error: mem_id must be a non-empty string]'
 const ECHO_CHARS = 200
 
-const { fail, isPlainObject, checkKeys } = require('./options.js')
+const { fail, isPlainObject, checkKeys, checkLedger } = require('./options.js')
 const { isLong, recordInSlices, resized } = require('./crossing.js')
 const { InFlight, weightOf } = require('./in-flight.js')
 const { argumentMistake } = require('./recall-args.js')
@@ -481,11 +481,13 @@ function fit(text, memId, max, contiguousFrom) {
 
 /**
  * The recall contract for a native Ledger or any ledger-like with `fetch`.
- * Rejects only for a programmer's mistake (options that are not an object,
- * an unknown option name); whatever values a model sends, it answers.
+ * Rejects only for a programmer's mistake (no ledger, options that are not an
+ * object, an unknown option name); whatever values a model sends, it answers,
+ * and a ledger that fails or is closed is an answer too.
  */
 async function recall(ledger, memId, options) {
   const o = recallOptions(options) // an async function: a TypeError here rejects
+  checkLedger('recall(ledger, memId, options)', ledger, ['fetch'])
   const id = typeof memId === 'string' ? memId.trim() : ''
   if (id === '') return fit(MEM_ID_ERROR, '', o.maxOutputChars)
   // Values a model sent that cannot be read as asked: named, never ignored.
@@ -499,12 +501,12 @@ async function recall(ledger, memId, options) {
       // Already cut to the cap, in code points, on the Rust side.
       return await binding.Ledger.prototype.recall.call(ledger, id, o, o.maxOutputChars)
     }
-    if (ledger === null || typeof ledger !== 'object' || typeof ledger.fetch !== 'function') {
-      return fit(failed, id, o.maxOutputChars)
-    }
     const { text, contiguousFrom } = await recallFromJs(ledger, id, o)
     return fit(text, id, o.maxOutputChars, contiguousFrom)
-  } catch {
+  } catch (e) {
+    if (e !== null && typeof e === 'object' && e.code === 'ERR_SYMFONIC_CLOSED') {
+      return fit(`[tool_memory error: ${echo(id)} cannot be recalled: the ledger is closed]`, id, o.maxOutputChars)
+    }
     return fit(failed, id, o.maxOutputChars)
   }
 }

@@ -400,6 +400,30 @@ fn a_server_that_never_answers_times_out() {
 }
 
 #[test]
+fn a_port_where_something_else_than_redis_answers_says_so() {
+    // An HTTP server, say: it answers, but not in RESP.
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let serve = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut s in l.incoming().take(2).flatten() {
+            let mut buf = [0u8; 512];
+            let _ = s.read(&mut buf);
+            let _ = s.write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
+        }
+    });
+    let e = try_open(&format!("redis://127.0.0.1:{port}/0"), d())
+        .err()
+        .unwrap();
+    assert_eq!(e.op, "open");
+    assert_eq!(
+        e.message,
+        format!("redis://127.0.0.1:{port}/0: the server at this address answered, but not in the Redis protocol: check the URL's host and port (Redis listens on 6379 unless configured otherwise)")
+    );
+    drop(serve);
+}
+
+#[test]
 fn tls_urls_are_accepted_and_fail_as_errors_against_a_plain_server() {
     let server = RedisServer::start();
     let e = try_open(&format!("rediss://127.0.0.1:{}/0", server.port), d())
