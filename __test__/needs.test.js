@@ -16,6 +16,7 @@ const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'symfonic-needs-'))
 afterAll(() => fs.rmSync(empty, { recursive: true, force: true }))
 
 const NEEDS = {
+  '__test__/recall-store-answers.test.js': ['redis-server'],
   '__test__/store-cluster.test.js': ['redis-server', 'redis-cli'],
   '__test__/store-eviction.test.js': ['redis-server'],
   '__test__/store-faults.test.js': ['redis-server'],
@@ -55,9 +56,9 @@ test('without the programs, jest leaves out exactly the files that need them, an
   const skipped = gate(root, { PATH: empty })
   expect(skipped.map((s) => s.file)).toEqual(Object.keys(NEEDS))
   expect(notice(skipped).split('\n')).toEqual([
-    '7 test files not run: redis-cli, redis-server, sqlite3 are not on the PATH.',
+    '8 test files not run: redis-cli, redis-server, sqlite3 are not on the PATH.',
     '  redis-cli (Debian/Ubuntu: sudo apt-get install redis-tools; macOS: brew install redis): store-cluster.test.js',
-    '  redis-server (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis): store-cluster.test.js, store-eviction.test.js, store-faults.test.js, store-redis.test.js, store-rows.test.js',
+    '  redis-server (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis): recall-store-answers.test.js, store-cluster.test.js, store-eviction.test.js, store-faults.test.js, store-redis.test.js, store-rows.test.js',
     '  sqlite3 (Debian/Ubuntu: sudo apt-get install sqlite3; macOS: brew install sqlite): store-rows.test.js, store-sqlite.test.js, stubs-real.test.js',
     'Install them and run npm test again to run these files too.',
   ])
@@ -66,10 +67,10 @@ test('without the programs, jest leaves out exactly the files that need them, an
 test('under CI a missing program fails the run, naming it', () => {
   const r = listTests({ PATH: empty, CI: 'true' })
   expect(r.status).not.toBe(0)
-  expect(r.stderr).toMatch(/CI=true: a program the tests need is missing, which fails the run instead of skipping them \(\.ci\/run installs them\)\.\n7 test files not run: redis-cli, redis-server, sqlite3/)
+  expect(r.stderr).toMatch(/CI=true: a program the tests need is missing, which fails the run instead of skipping them \(\.ci\/run installs them\)\.\n8 test files not run: redis-cli, redis-server, sqlite3/)
   expect(() => gate(root, { PATH: empty, CI: 'false' })).not.toThrow()
   // A CI machine that cannot have a program names it; the others still fail the run.
-  expect(gate(root, { PATH: empty, CI: 'true', SYMFONIC_TESTS_WITHOUT: 'redis-server,redis-cli,sqlite3' })).toHaveLength(7)
+  expect(gate(root, { PATH: empty, CI: 'true', SYMFONIC_TESTS_WITHOUT: 'redis-server,redis-cli,sqlite3' })).toHaveLength(8)
   expect(() => gate(root, { PATH: empty, CI: 'true', SYMFONIC_TESTS_WITHOUT: 'redis-server,redis-cli' })).toThrow(/sqlite3/)
 })
 

@@ -154,6 +154,12 @@ export type ToolMemoryEvent =
       refilled: boolean
       error: boolean
     }
+  /**
+   * The ledger's store failed (or timed out) while `recall_tool_result` looked `memId` up.
+   * `error` is the store's message (its address, the server's error), which the model's
+   * answer leaves out; `code` is the error's (`'ERR_SYMFONIC_STORE'`, `'ERR_SYMFONIC_STORE_TIMEOUT'`).
+   */
+  | { type: 'storeFailed'; memId: string; namespace: string; error: string; code: string | null }
 
 /** What a namespace function is given: the run's config or runtime (both carry `configurable`). */
 export interface NamespaceSource {
@@ -215,10 +221,16 @@ export interface RecallToolResultInput {
   lines?: string
   /** Substring to find: windows of text around the matches. */
   query?: string
-  /** Start of a character range. */
+  /** Start of a character range; with `pattern` or `query`, where the search starts; with `json_path`, the nodes to skip. */
   offset?: number
-  /** Length of a character range. */
+  /** Length of a character range; with `json_path`, a bound on the answer. */
   max_chars?: number
+  /** With `pattern` or `query`: the count alone. */
+  count_only?: boolean
+  /** With `json_path`: `[path, value]` pairs, each path an RFC 9535 Normalized Path. */
+  paths?: boolean
+  /** JSON nodes and `lines` exactly as written (default: compact JSON, numbered lines). */
+  raw?: boolean
 }
 
 /** The `recall_tool_result` tool. Answers a string and never throws. */

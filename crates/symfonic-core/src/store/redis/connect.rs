@@ -123,6 +123,8 @@ pub(super) struct Settings {
     pub policy: Option<String>,
     /// The largest payload (as stored) one command may carry, in bytes.
     pub max_value: Option<u64>,
+    /// Whether `policy` was read (false when the server refused `CONFIG`).
+    pub policy_known: bool,
 }
 
 impl Settings {
@@ -337,6 +339,7 @@ async fn read_settings(conn: &mut Conn, shown: &str, deadline: Deadline) -> Resu
         .and_then(numbers)
         // The rest of a put's command (handle fields, script) fits in 1 MiB.
         .map(|q| q.saturating_sub(1 << 20));
+    settings.policy_known = true;
     settings.max_value = match (bulk, query) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
