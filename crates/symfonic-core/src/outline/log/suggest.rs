@@ -1,0 +1,249 @@
+//! The `pattern` a log's stub suggests: one that finds exactly the lines the
+//! stub counts as errors. It is built from the level tokens as the log
+//! spells them (`ERROR|Error`, ` E `, `\[error\]`, or anchored at the
+//! token's field, `^(\S+ +){2}ERROR `) and checked against the log before it
+//! is suggested; when no simple pattern is exact, none is.
+
+use regex::Regex;
+
+/// Distinct spellings kept; a log with more suggests no pattern.
+const MAX: usize = 8;
+
+/// How the error lines spell their level: each token with the byte before
+/// and after it and the space-separated field it starts, first seen first.
+/// Two of consecutive parts merge into those of the whole ([`Spellings::then`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Spellings<'a> {
+    seen: Vec<Spelling<'a>>,
+    /// More than `MAX` distinct spellings.
+    overflow: bool,
+}
+
+/// One spelling: the token, the bytes either side (when not letters or
+/// digits), and how many space-separated fields precede it when it starts one.
+type Spelling<'a> = (&'a str, Option<u8>, Option<u8>, Option<u8>);
+
+impl<'a> Spellings<'a> {
+    /// The token at `start..end` of an error line.
+    pub(super) fn add(&mut self, line: &'a str, start: usize, end: usize) {
+        let b = line.as_bytes();
+        let side = |i: Option<usize>| {
+            i.and_then(|i| b.get(i).copied())
+                .filter(|c| c.is_ascii() && !c.is_ascii_alphanumeric())
+        };
+        self.push((
+            &line[start..end],
+            side(start.checked_sub(1)),
+            side(Some(end)),
+            field(&b[..start]),
+        ));
+    }
+
+    fn push(&mut self, s: Spelling<'a>) {
+        if self.seen.contains(&s) {
+            return;
+        }
+        if self.seen.len() == MAX {
+            self.overflow = true;
+        } else {
+            self.seen.push(s);
+        }
+    }
+
+    /// These spellings followed by those of the lines right after them.
+    pub(super) fn then(mut self, next: Spellings<'a>) -> Spellings<'a> {
+        self.overflow |= next.overflow;
+        for s in next.seen {
+            self.push(s);
+        }
+        self
+    }
+}
+
+/// The simplest candidate that matches exactly `count` lines of `text`: the
+/// lines counted as errors, since each of them holds its own spelling.
+pub(super) fn error_pattern(text: &str, spellings: &Spellings, count: usize) -> Option<String> {
+    if spellings.overflow || count == 0 {
+        return None;
+    }
+    candidates(spellings).into_iter().find(|p| {
+        // The recall tool matches a pattern line by line: `^` is a line's start.
+        Regex::new(&format!("(?m){p}"))
+            .map(|re| matching_lines(text, &re, count + 1) == count)
+            .unwrap_or(false)
+    })
+}
+
+/// Fields (runs of non-spaces) before a token that starts one, up to 15.
+fn field(before: &[u8]) -> Option<u8> {
+    if before.last().is_some_and(|&c| c != b' ') {
+        return None;
+    }
+    let mut n = 0;
+    let mut in_field = false;
+    for &c in before {
+        if c == b' ' {
+            in_field = false;
+        } else if !in_field {
+            in_field = true;
+            n += 1;
+        }
+    }
+    // A line that starts with a space has no fields to anchor on.
+    (n < 16 && before.first() != Some(&b' ')).then_some(n)
+}
+
+/// Simplest first: the tokens' letters (`error`), the tokens as spelled
+/// (`\[error\]`), the tokens with the bytes either side (` E `, `ERROR:`),
+/// the tokens anchored at their field (`^(\S+ +){2}(FATAL|ERROR) `).
+fn candidates(sp: &Spellings) -> Vec<String> {
+    let letters = |t: &str| t.trim_matches(|c: char| !c.is_ascii_alphanumeric()).to_string();
+    let side = |c: Option<u8>| c.map(|c| escape(&char::from(c).to_string())).unwrap_or_default();
+    let with_sides = |s: &Spelling| format!("{}{}{}", side(s.1), escape(s.0), side(s.2));
+    let alternation = |alts: Vec<String>| {
+        let mut distinct: Vec<String> = Vec::new();
+        for a in alts.into_iter().filter(|a| !a.is_empty()) {
+            if !distinct.contains(&a) {
+                distinct.push(a);
+            }
+        }
+        distinct.join("|")
+    };
+    let mut out: Vec<String> = vec![
+        alternation(sp.seen.iter().map(|s| escape(&letters(s.0))).collect()),
+        alternation(sp.seen.iter().map(|s| escape(s.0)).collect()),
+        alternation(sp.seen.iter().map(with_sides).collect()),
+    ];
+    let fields = sp.seen.first().and_then(|s| s.3);
+    if fields.is_some() && sp.seen.iter().all(|s| s.3 == fields) {
+        let alts = alternation(
+            sp.seen
+                .iter()
+                .map(|s| format!("{}{}", escape(s.0), side(s.2)))
+                .collect(),
+        );
+        let head = match fields {
+            Some(0) | None => "^".to_string(),
+            Some(1) => "^\\S+ +".to_string(),
+            Some(k) => format!("^(\\S+ +){{{k}}}"),
+        };
+        out.push(if alts.contains('|') {
+            format!("{head}({alts})")
+        } else {
+            format!("{head}{alts}")
+        });
+    }
+    let mut distinct = Vec::new();
+    for p in out.into_iter().filter(|p| !p.is_empty()) {
+        if !distinct.contains(&p) {
+            distinct.push(p);
+        }
+    }
+    distinct
+}
+
+/// `s` with the characters a regular expression treats as syntax escaped.
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Lines of `text` that `re` matches somewhere, counted up to `limit`.
+fn matching_lines(text: &str, re: &Regex, limit: usize) -> usize {
+    let b = text.as_bytes();
+    let mut n = 0;
+    let mut at = 0;
+    while let Some(m) = re.find_at(text, at) {
+        n += 1;
+        if n >= limit {
+            break;
+        }
+        match memchr::memchr(b'\n', &b[m.start()..]) {
+            Some(i) => at = m.start() + i + 1,
+            None => break,
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spellings<'a>(lines: &[(&'a str, &str)]) -> Spellings<'a> {
+        let mut s = Spellings::default();
+        for (line, token) in lines {
+            let at = line.find(token).unwrap();
+            s.add(line, at, at + token.len());
+        }
+        s
+    }
+
+    #[test]
+    fn the_simplest_exact_pattern() {
+        // `Error` alone would miss `ERROR:`; both spellings find exactly the two.
+        let text = "a [Error] x\nb ERROR: y\nc fine\n";
+        let sp = spellings(&[("a [Error] x", "[Error]"), ("b ERROR: y", "ERROR")]);
+        assert_eq!(error_pattern(text, &sp, 2).as_deref(), Some("Error|ERROR"));
+        // A message that mentions `error` takes the brackets along.
+        let text = "[error] a\n[notice] no error here\n[error] b\n";
+        let sp = spellings(&[("[error] a", "[error]"), ("[error] b", "[error]")]);
+        assert_eq!(error_pattern(text, &sp, 2).as_deref(), Some("\\[error\\]"));
+        // logcat's letter, with the spaces around it.
+        let text = "1 2 E Tag: x\n1 2 I Tag: E. coli\n";
+        let sp = spellings(&[("1 2 E Tag: x", "E")]);
+        assert_eq!(error_pattern(text, &sp, 1).as_deref(), Some(" E "));
+        // A message that holds the token takes the anchor at its field.
+        let text = "t1 ERROR a\nt2 WARN b ERROR c\nt3 FATAL d\n";
+        let sp = spellings(&[("t1 ERROR a", "ERROR"), ("t3 FATAL d", "FATAL")]);
+        assert_eq!(
+            error_pattern(text, &sp, 2).as_deref(),
+            Some("^\\S+ +(ERROR |FATAL )")
+        );
+        let text = "a b ERROR x\na b WARN ERROR y\n";
+        let sp = spellings(&[("a b ERROR x", "ERROR")]);
+        assert_eq!(error_pattern(text, &sp, 1).as_deref(), Some("^(\\S+ +){2}ERROR "));
+    }
+
+    #[test]
+    fn none_when_no_candidate_is_exact() {
+        let text = "x ERROR a\ny ERROR b\n";
+        let sp = spellings(&[("x ERROR a", "ERROR")]);
+        assert_eq!(error_pattern(text, &sp, 1), None);
+        assert_eq!(error_pattern(text, &Spellings::default(), 0), None);
+    }
+
+    #[test]
+    fn spellings_of_two_parts_merge_into_those_of_the_whole() {
+        let lines = [
+            ("a ERROR x", "ERROR"),
+            ("b [error] y", "[error]"),
+            ("c ERROR: z", "ERROR"),
+            ("d ERROR x", "ERROR"),
+        ];
+        for n in 0..=lines.len() {
+            assert_eq!(
+                spellings(&lines[..n]).then(spellings(&lines[n..])),
+                spellings(&lines)
+            );
+        }
+        let many: Vec<String> = (0..12)
+            .map(|i| {
+                format!(
+                    "{i} ERROR{}",
+                    ['!', '?', ':', ';', ',', '.', '#', '%', '&', '*', '+', '='][i]
+                )
+            })
+            .collect();
+        let pairs: Vec<(&str, &str)> = many.iter().map(|l| (l.as_str(), "ERROR")).collect();
+        let sp = spellings(&pairs);
+        assert!(sp.overflow);
+        assert_eq!(error_pattern(&many.join("\n"), &sp, 12), None);
+    }
+}
