@@ -149,7 +149,7 @@ fn a_json_node_over_the_cap_continues_or_is_described() {
         .recall("", &id, &path("rows"), 50_000)
         .to_string_lossy()
         .into_owned();
-    assert!(out.starts_with(&format!("[recall: json_path 'rows' in {id} selects {} chars, over the 50000-char answer cap; its structure: array[10000] of records, 2 columns (1000 rows sampled): id,name", doc.len() - at - 1)), "{}", &out[..out.len().min(400)]);
+    assert!(out.starts_with(&format!("[recall: json_path 'rows' in {id} selects {} chars, over the 50000-char answer cap; its structure: array[10000] of records, 2 columns (1000 rows sampled): id:num,name:str", doc.len() - at - 1)), "{}", &out[..out.len().min(400)]);
     assert!(out.ends_with(&format!("or read it in parts from offset={at} with max_chars]")));
     // Less than twice the cap: cut, with the offset to continue from.
     let out = l
