@@ -24,6 +24,12 @@ const PROBE_LINES: usize = 200;
 const SCAN_BYTES: usize = 64 << 20;
 /// Error line numbers listed in full up to this many.
 const LIST_ERRORS: usize = 6;
+/// Room for the last lines, less `QUOTE_COST` for each error line quoted
+/// above them, and for one quoted error line: the stub stays near 1,000
+/// code points with both quoted, whatever prefix the log's lines carry.
+const TAIL_CHARS: usize = 240;
+const QUOTE_COST: usize = 50;
+const QUOTE_CHARS: usize = 110;
 
 pub(super) fn outline(text: &str, lines: &Lines) -> Option<Outline> {
     if !looks_like_log(text) {
@@ -65,7 +71,7 @@ pub(super) fn outline(text: &str, lines: &Lines) -> Option<Outline> {
     } else {
         (&mentions, "error mentions")
     };
-    let tail = lines::tail(text, lines, 3, 240);
+    let tail = lines::tail(text, lines, 3, TAIL_CHARS);
     let mut recall = Vec::new();
     if let Some((last_n, last_line)) = errs.last {
         facts.push(Fact {
@@ -78,13 +84,13 @@ pub(super) fn outline(text: &str, lines: &Lines) -> Option<Outline> {
         if let Some((first_n, first_line)) = errs.first_line.filter(|(n, _)| !shown(*n)) {
             facts.push(Fact {
                 label: "first error",
-                text: fit_lines(&[(first_n, first_line)], 140),
+                text: fit_lines(&[(first_n, first_line)], QUOTE_CHARS),
             });
         }
         if !shown(last_n) && errs.first_line.is_none_or(|(n, _)| n != last_n) {
             facts.push(Fact {
                 label: "last error",
-                text: fit_lines(&[(last_n, last_line)], 140),
+                text: fit_lines(&[(last_n, last_line)], QUOTE_CHARS),
             });
         }
         recall.push(lines::recall_lines(count, Some(last_n)));
@@ -102,7 +108,7 @@ pub(super) fn outline(text: &str, lines: &Lines) -> Option<Outline> {
         let text = if quoted == 0 {
             tail
         } else {
-            lines::tail(text, lines, 3, 240 - 25 * quoted)
+            lines::tail(text, lines, 3, TAIL_CHARS - QUOTE_COST * quoted)
         };
         facts.push(Fact {
             label: "last lines",
