@@ -2,9 +2,11 @@
 //! stub counts as errors. It is built from the level tokens as the log
 //! spells them (`ERROR|Error`, ` E `, `\[error\]`, or anchored at the
 //! token's field, `^(\S+ +){2}ERROR `) and checked against the log before it
-//! is suggested; when no simple pattern is exact, none is.
+//! is suggested; when no simple pattern is exact, none is. The check reads
+//! the candidates as what they are, literals (at a field, for the anchored
+//! one), so it costs a literal search, not a regex pass.
 
-use regex::Regex;
+use aho_corasick::{AhoCorasick, Input};
 
 /// Distinct spellings kept; a log with more suggests no pattern.
 const MAX: usize = 8;
@@ -29,7 +31,7 @@ impl<'a> Spellings<'a> {
         let b = line.as_bytes();
         let side = |i: Option<usize>| {
             i.and_then(|i| b.get(i).copied())
-                .filter(|c| c.is_ascii() && !c.is_ascii_alphanumeric())
+                .filter(|&c| c == b' ' || c.is_ascii_punctuation())
         };
         self.push((
             &line[start..end],
@@ -60,20 +62,6 @@ impl<'a> Spellings<'a> {
     }
 }
 
-/// The simplest candidate that matches exactly `count` lines of `text`: the
-/// lines counted as errors, since each of them holds its own spelling.
-pub(super) fn error_pattern(text: &str, spellings: &Spellings, count: usize) -> Option<String> {
-    if spellings.overflow || count == 0 {
-        return None;
-    }
-    candidates(spellings).into_iter().find(|p| {
-        // The recall tool matches a pattern line by line: `^` is a line's start.
-        Regex::new(&format!("(?m){p}"))
-            .map(|re| matching_lines(text, &re, count + 1) == count)
-            .unwrap_or(false)
-    })
-}
-
 /// Fields (runs of non-spaces) before a token that starts one, up to 15.
 fn field(before: &[u8]) -> Option<u8> {
     if before.last().is_some_and(|&c| c != b' ') {
@@ -93,53 +81,83 @@ fn field(before: &[u8]) -> Option<u8> {
     (n < 16 && before.first() != Some(&b' ')).then_some(n)
 }
 
+/// The simplest candidate that matches exactly `count` lines of `text`: the
+/// lines counted as errors, since each of them holds its own spelling.
+pub(super) fn error_pattern(text: &str, spellings: &Spellings, count: usize) -> Option<String> {
+    if spellings.overflow || count == 0 {
+        return None;
+    }
+    candidates(spellings)
+        .into_iter()
+        .find(|c| matching_lines(text, c, count + 1) == Some(count))
+        .map(|c| c.pattern)
+}
+
+/// A suggested pattern: the literals it alternates, at the start of the
+/// field it is anchored at (`^(\S+ +){k}`), if any.
+struct Candidate {
+    pattern: String,
+    literals: Vec<String>,
+    field: Option<u8>,
+}
+
 /// Simplest first: the tokens' letters (`error`), the tokens as spelled
 /// (`\[error\]`), the tokens with the bytes either side (` E `, `ERROR:`),
 /// the tokens anchored at their field (`^(\S+ +){2}(FATAL|ERROR) `).
-fn candidates(sp: &Spellings) -> Vec<String> {
+fn candidates(sp: &Spellings) -> Vec<Candidate> {
     let letters = |t: &str| t.trim_matches(|c: char| !c.is_ascii_alphanumeric()).to_string();
-    let side = |c: Option<u8>| c.map(|c| escape(&char::from(c).to_string())).unwrap_or_default();
-    let with_sides = |s: &Spelling| format!("{}{}{}", side(s.1), escape(s.0), side(s.2));
-    let alternation = |alts: Vec<String>| {
-        let mut distinct: Vec<String> = Vec::new();
+    let side = |c: Option<u8>| c.map(|c| char::from(c).to_string()).unwrap_or_default();
+    let distinct = |alts: Vec<String>| {
+        let mut out: Vec<String> = Vec::new();
         for a in alts.into_iter().filter(|a| !a.is_empty()) {
-            if !distinct.contains(&a) {
-                distinct.push(a);
+            if !out.contains(&a) {
+                out.push(a);
             }
         }
-        distinct.join("|")
+        out
     };
-    let mut out: Vec<String> = vec![
-        alternation(sp.seen.iter().map(|s| escape(&letters(s.0))).collect()),
-        alternation(sp.seen.iter().map(|s| escape(s.0)).collect()),
-        alternation(sp.seen.iter().map(with_sides).collect()),
-    ];
-    let fields = sp.seen.first().and_then(|s| s.3);
-    if fields.is_some() && sp.seen.iter().all(|s| s.3 == fields) {
-        let alts = alternation(
+    let alternation = |lits: &[String]| lits.iter().map(|l| escape(l)).collect::<Vec<_>>().join("|");
+    let mut out: Vec<Candidate> = Vec::new();
+    for literals in [
+        distinct(sp.seen.iter().map(|s| letters(s.0)).collect()),
+        distinct(sp.seen.iter().map(|s| s.0.to_string()).collect()),
+        distinct(
             sp.seen
                 .iter()
-                .map(|s| format!("{}{}", escape(s.0), side(s.2)))
+                .map(|s| format!("{}{}{}", side(s.1), s.0, side(s.2)))
                 .collect(),
-        );
-        let head = match fields {
-            Some(0) | None => "^".to_string(),
-            Some(1) => "^\\S+ +".to_string(),
-            Some(k) => format!("^(\\S+ +){{{k}}}"),
+        ),
+    ] {
+        let pattern = alternation(&literals);
+        if !literals.is_empty() && out.iter().all(|c| c.pattern != pattern) {
+            out.push(Candidate {
+                pattern,
+                literals,
+                field: None,
+            });
+        }
+    }
+    let field = sp.seen.first().and_then(|s| s.3);
+    if let Some(k) = field.filter(|_| sp.seen.iter().all(|s| s.3 == field)) {
+        let literals = distinct(sp.seen.iter().map(|s| format!("{}{}", s.0, side(s.2))).collect());
+        let alts = alternation(&literals);
+        let head = match k {
+            0 => "^".to_string(),
+            1 => "^\\S+ +".to_string(),
+            k => format!("^(\\S+ +){{{k}}}"),
         };
-        out.push(if alts.contains('|') {
+        let pattern = if literals.len() > 1 {
             format!("{head}({alts})")
         } else {
             format!("{head}{alts}")
+        };
+        out.push(Candidate {
+            pattern,
+            literals,
+            field: Some(k),
         });
     }
-    let mut distinct = Vec::new();
-    for p in out.into_iter().filter(|p| !p.is_empty()) {
-        if !distinct.contains(&p) {
-            distinct.push(p);
-        }
-    }
-    distinct
+    out
 }
 
 /// `s` with the characters a regular expression treats as syntax escaped.
@@ -154,22 +172,54 @@ fn escape(s: &str) -> String {
     out
 }
 
-/// Lines of `text` that `re` matches somewhere, counted up to `limit`.
-fn matching_lines(text: &str, re: &Regex, limit: usize) -> usize {
+/// Lines of `text` the candidate matches, as the recall tool matches a
+/// pattern line by line, counted up to `limit`.
+fn matching_lines(text: &str, c: &Candidate, limit: usize) -> Option<usize> {
+    let ac = AhoCorasick::new(&c.literals).ok()?;
     let b = text.as_bytes();
     let mut n = 0;
     let mut at = 0;
-    while let Some(m) = re.find_at(text, at) {
-        n += 1;
-        if n >= limit {
+    while let Some(m) = ac.find(Input::new(b).span(at..b.len())) {
+        let start = memchr::memrchr(b'\n', &b[..m.start()]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &b[m.start()..]).map_or(b.len(), |i| m.start() + i);
+        let line = &text[start..end];
+        let hit = match c.field {
+            None => true,
+            Some(k) => field_start(line, k)
+                .is_some_and(|p| c.literals.iter().any(|l| line[p..].starts_with(l.as_str()))),
+        };
+        if hit {
+            n += 1;
+            if n >= limit {
+                break;
+            }
+        }
+        at = end + 1;
+        if at >= b.len() {
             break;
         }
-        match memchr::memchr(b'\n', &b[m.start()..]) {
-            Some(i) => at = m.start() + i + 1,
-            None => break,
+    }
+    Some(n)
+}
+
+/// Where `^(\S+ +){k}` leaves off in `line`: after `k` runs of
+/// non-whitespace, each followed by spaces (the regex's own reading).
+fn field_start(line: &str, k: u8) -> Option<usize> {
+    let mut chars = line.char_indices().peekable();
+    for _ in 0..k {
+        let mut word = false;
+        while chars.next_if(|&(_, c)| !c.is_whitespace()).is_some() {
+            word = true;
+        }
+        let mut gap = false;
+        while chars.next_if(|&(_, c)| c == ' ').is_some() {
+            gap = true;
+        }
+        if !(word && gap) {
+            return None;
         }
     }
-    n
+    Some(chars.peek().map_or(line.len(), |&(i, _)| i))
 }
 
 #[cfg(test)]
@@ -209,6 +259,17 @@ mod tests {
         let text = "a b ERROR x\na b WARN ERROR y\n";
         let sp = spellings(&[("a b ERROR x", "ERROR")]);
         assert_eq!(error_pattern(text, &sp, 1).as_deref(), Some("^(\\S+ +){2}ERROR "));
+    }
+
+    #[test]
+    fn the_anchor_reads_fields_as_the_regex_does() {
+        assert_eq!(field_start("a b  ERROR x", 2), Some(5));
+        assert_eq!(field_start("ERROR x", 0), Some(0));
+        assert_eq!(field_start("a\tb ERROR", 1), None); // `\S+` stops at a tab, ` +` needs a space
+        assert_eq!(field_start(" a ERROR", 1), None);
+        assert_eq!(field_start("a\u{a0}b ERROR", 1), None); // no-break space is whitespace to `\S`
+        assert_eq!(field_start("a ", 1), Some(2));
+        assert_eq!(field_start("a", 1), None);
     }
 
     #[test]
