@@ -27,11 +27,10 @@ fn real_logs_and_pages() {
     let pg = include_str!("../../../../fixtures/payloads/postgres-replication.log");
     let o = of_text(pg);
     // The replica's lines follow the primary's: the last line is not the latest.
-    let last = pg.lines().last().unwrap();
+    let last = pg.lines().next_back().unwrap();
     let latest = pg
         .lines()
-        .filter(|l| l.starts_with("postgresql-primary.log "))
-        .last()
+        .rfind(|l| l.starts_with("postgresql-primary.log "))
         .unwrap();
     let stamp = |l: &str| l.split(' ').skip(1).take(2).collect::<Vec<_>>().join(" ");
     let first = stamp(pg.lines().next().unwrap());
