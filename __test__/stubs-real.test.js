@@ -1,4 +1,5 @@
 'use strict'
+// needs: sqlite3
 // Stub v2 on real payloads (fixtures/payloads, with their sources and
 // licenses): every fact a stub states is checked against the whole payload,
 // computed here independently (counts, ranges, columns and their kinds,
