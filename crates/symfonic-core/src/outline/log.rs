@@ -95,7 +95,7 @@ pub(super) fn outline(text: &str, lines: &Lines) -> Option<Outline> {
         }
         recall.push(lines::recall_lines(count, Some(last_n)));
         if has_levels {
-            if let Some(p) = error_pattern(scanned, &spellings, errors.count) {
+            if let Some(p) = error_pattern(scanned, &spellings) {
                 recall.push(format!("pattern={}", json_string(&p)));
             }
         }
@@ -138,6 +138,8 @@ const PARALLEL_MIN_BYTES: usize = 1 << 20;
 #[derive(Default, Debug, PartialEq)]
 struct Scan<'a> {
     lines: usize,
+    /// Bytes of the text scanned.
+    bytes: usize,
     range: Range<'a>,
     /// Per severity: (spelling first seen, count).
     levels: [(Option<&'a str>, usize); SEVERITIES],
@@ -149,7 +151,10 @@ struct Scan<'a> {
 
 impl<'a> Scan<'a> {
     fn of(text: &'a str) -> Scan<'a> {
-        let mut out = Scan::default();
+        let mut out = Scan {
+            bytes: text.len(),
+            ..Scan::default()
+        };
         for (n, line) in numbered(text) {
             out.lines = n;
             let ts = timestamp(line);
@@ -163,7 +168,8 @@ impl<'a> Scan<'a> {
                     slot.1 += 1;
                     if l.severity < FIRST_NON_ERROR {
                         out.errors.push(n, line);
-                        out.spellings.add(line, l.start, l.end);
+                        let at = line.as_ptr() as usize - text.as_ptr() as usize;
+                        out.spellings.add(line, at, l.start, l.end);
                     }
                 }
                 None => {
@@ -180,6 +186,8 @@ impl<'a> Scan<'a> {
     fn then(mut self, next: Scan<'a>) -> Scan<'a> {
         let offset = self.lines;
         self.lines += next.lines;
+        let bytes = self.bytes;
+        self.bytes += next.bytes;
         self.range = self.range.then(next.range);
         for (mine, theirs) in self.levels.iter_mut().zip(next.levels) {
             mine.0 = mine.0.or(theirs.0);
@@ -187,7 +195,7 @@ impl<'a> Scan<'a> {
         }
         self.errors.extend(next.errors, offset);
         self.mentions.extend(next.mentions, offset);
-        self.spellings = self.spellings.then(next.spellings);
+        self.spellings = self.spellings.then(next.spellings, bytes);
         self
     }
 }

@@ -19,6 +19,8 @@ pub(super) struct Spellings<'a> {
     seen: Vec<Spelling<'a>>,
     /// More than `MAX` distinct spellings.
     overflow: bool,
+    /// Where each error line starts (bytes into the text scanned), ascending.
+    lines: Vec<usize>,
 }
 
 /// One spelling: the token, the bytes either side (when not letters or
@@ -26,8 +28,10 @@ pub(super) struct Spellings<'a> {
 type Spelling<'a> = (&'a str, Option<u8>, Option<u8>, Option<u8>);
 
 impl<'a> Spellings<'a> {
-    /// The token at `start..end` of an error line.
-    pub(super) fn add(&mut self, line: &'a str, start: usize, end: usize) {
+    /// The token at `start..end` of an error line, which starts `at` bytes
+    /// into the text scanned.
+    pub(super) fn add(&mut self, line: &'a str, at: usize, start: usize, end: usize) {
+        self.lines.push(at);
         let b = line.as_bytes();
         let side = |i: Option<usize>| {
             i.and_then(|i| b.get(i).copied())
@@ -52,9 +56,11 @@ impl<'a> Spellings<'a> {
         }
     }
 
-    /// These spellings followed by those of the lines right after them.
-    pub(super) fn then(mut self, next: Spellings<'a>) -> Spellings<'a> {
+    /// These spellings followed by those of the lines right after them,
+    /// which start `bytes` into the text.
+    pub(super) fn then(mut self, next: Spellings<'a>, bytes: usize) -> Spellings<'a> {
         self.overflow |= next.overflow;
+        self.lines.extend(next.lines.iter().map(|&at| at + bytes));
         for s in next.seen {
             self.push(s);
         }
@@ -81,15 +87,16 @@ fn field(before: &[u8]) -> Option<u8> {
     (n < 16 && before.first() != Some(&b' ')).then_some(n)
 }
 
-/// The simplest candidate that matches exactly `count` lines of `text`: the
-/// lines counted as errors, since each of them holds its own spelling.
-pub(super) fn error_pattern(text: &str, spellings: &Spellings, count: usize) -> Option<String> {
-    if spellings.overflow || count == 0 {
+/// The simplest candidate that matches exactly the error lines of `text`
+/// (each of them holds its own spelling; a candidate is dropped at the
+/// first other line it matches).
+pub(super) fn error_pattern(text: &str, spellings: &Spellings) -> Option<String> {
+    if spellings.overflow || spellings.lines.is_empty() {
         return None;
     }
     candidates(spellings)
         .into_iter()
-        .find(|c| matching_lines(text, c, count + 1) == Some(count))
+        .find(|c| matches_exactly(text, c, &spellings.lines))
         .map(|c| c.pattern)
 }
 
@@ -172,12 +179,14 @@ fn escape(s: &str) -> String {
     out
 }
 
-/// Lines of `text` the candidate matches, as the recall tool matches a
-/// pattern line by line, counted up to `limit`.
-fn matching_lines(text: &str, c: &Candidate, limit: usize) -> Option<usize> {
-    let ac = AhoCorasick::new(&c.literals).ok()?;
+/// Whether the lines of `text` the candidate matches (as the recall tool
+/// matches a pattern, line by line) are exactly those starting at `lines`.
+fn matches_exactly(text: &str, c: &Candidate, lines: &[usize]) -> bool {
+    let Ok(ac) = AhoCorasick::new(&c.literals) else {
+        return false;
+    };
     let b = text.as_bytes();
-    let mut n = 0;
+    let mut expected = lines.iter().copied();
     let mut at = 0;
     while let Some(m) = ac.find(Input::new(b).span(at..b.len())) {
         let start = memchr::memrchr(b'\n', &b[..m.start()]).map_or(0, |i| i + 1);
@@ -188,18 +197,16 @@ fn matching_lines(text: &str, c: &Candidate, limit: usize) -> Option<usize> {
             Some(k) => field_start(line, k)
                 .is_some_and(|p| c.literals.iter().any(|l| line[p..].starts_with(l.as_str()))),
         };
-        if hit {
-            n += 1;
-            if n >= limit {
-                break;
-            }
+        // Another line matched, or an error line was passed over unmatched.
+        if hit && expected.next() != Some(start) {
+            return false;
         }
         at = end + 1;
         if at >= b.len() {
             break;
         }
     }
-    Some(n)
+    expected.next().is_none()
 }
 
 /// Where `^(\S+ +){k}` leaves off in `line`: after `k` runs of
@@ -226,39 +233,92 @@ fn field_start(line: &str, k: u8) -> Option<usize> {
 mod tests {
     use super::*;
 
-    fn spellings<'a>(lines: &[(&'a str, &str)]) -> Spellings<'a> {
+    /// The spellings a scan of `text` finds on its error lines: (line
+    /// number, token) pairs.
+    fn spellings<'a>(text: &'a str, errors: &[(usize, &str)]) -> Spellings<'a> {
         let mut s = Spellings::default();
-        for (line, token) in lines {
-            let at = line.find(token).unwrap();
-            s.add(line, at, at + token.len());
+        let mut offset = 0;
+        for (n, line) in text.split('\n').enumerate() {
+            if let Some((_, token)) = errors.iter().find(|(e, _)| *e == n + 1) {
+                let at = line.find(token).unwrap();
+                s.add(line, offset, at, at + token.len());
+            }
+            offset += line.len() + 1;
         }
         s
+    }
+
+    fn pattern(text: &str, errors: &[(usize, &str)]) -> Option<String> {
+        error_pattern(text, &spellings(text, errors))
     }
 
     #[test]
     fn the_simplest_exact_pattern() {
         // `Error` alone would miss `ERROR:`; both spellings find exactly the two.
         let text = "a [Error] x\nb ERROR: y\nc fine\n";
-        let sp = spellings(&[("a [Error] x", "[Error]"), ("b ERROR: y", "ERROR")]);
-        assert_eq!(error_pattern(text, &sp, 2).as_deref(), Some("Error|ERROR"));
+        assert_eq!(
+            pattern(text, &[(1, "[Error]"), (2, "ERROR")]).as_deref(),
+            Some("Error|ERROR")
+        );
         // A message that mentions `error` takes the brackets along.
         let text = "[error] a\n[notice] no error here\n[error] b\n";
-        let sp = spellings(&[("[error] a", "[error]"), ("[error] b", "[error]")]);
-        assert_eq!(error_pattern(text, &sp, 2).as_deref(), Some("\\[error\\]"));
+        assert_eq!(
+            pattern(text, &[(1, "[error]"), (3, "[error]")]).as_deref(),
+            Some("\\[error\\]")
+        );
         // logcat's letter, with the spaces around it.
         let text = "1 2 E Tag: x\n1 2 I Tag: E. coli\n";
-        let sp = spellings(&[("1 2 E Tag: x", "E")]);
-        assert_eq!(error_pattern(text, &sp, 1).as_deref(), Some(" E "));
+        assert_eq!(pattern(text, &[(1, "E")]).as_deref(), Some(" E "));
         // A message that holds the token takes the anchor at its field.
         let text = "t1 ERROR a\nt2 WARN b ERROR c\nt3 FATAL d\n";
-        let sp = spellings(&[("t1 ERROR a", "ERROR"), ("t3 FATAL d", "FATAL")]);
         assert_eq!(
-            error_pattern(text, &sp, 2).as_deref(),
+            pattern(text, &[(1, "ERROR"), (3, "FATAL")]).as_deref(),
             Some("^\\S+ +(ERROR |FATAL )")
         );
         let text = "a b ERROR x\na b WARN ERROR y\n";
-        let sp = spellings(&[("a b ERROR x", "ERROR")]);
-        assert_eq!(error_pattern(text, &sp, 1).as_deref(), Some("^(\\S+ +){2}ERROR "));
+        assert_eq!(
+            pattern(text, &[(1, "ERROR")]).as_deref(),
+            Some("^(\\S+ +){2}ERROR ")
+        );
+    }
+
+    #[test]
+    fn none_when_no_candidate_is_exact() {
+        // The second line holds the token where the first does, but is not counted.
+        let text = "x ERROR a\ny ERROR b\n";
+        assert_eq!(pattern(text, &[(1, "ERROR")]), None);
+        assert_eq!(pattern(text, &[]), None);
+        // Many spellings: no pattern.
+        let marks = ['!', '?', ':', ';', ',', '.', '#', '%', '&', '*', '+', '='];
+        let text: String = marks.iter().map(|m| format!("x ERROR{m}\n")).collect();
+        let errors: Vec<(usize, &str)> = (1..=12).map(|n| (n, "ERROR")).collect();
+        let sp = spellings(&text, &errors);
+        assert!(sp.overflow);
+        assert_eq!(error_pattern(&text, &sp), None);
+    }
+
+    #[test]
+    fn spellings_of_two_parts_merge_into_those_of_the_whole() {
+        let text = "a ERROR x\nb [error] y\nok\nc ERROR: z\nd ERROR x\n";
+        let errors = [(1, "ERROR"), (2, "[error]"), (4, "ERROR"), (5, "ERROR")];
+        let whole = spellings(text, &errors);
+        let mut at = 0;
+        for (n, line) in text.split_inclusive('\n').enumerate() {
+            at += line.len();
+            let (head, tail) = text.split_at(at);
+            let first: Vec<_> = errors.iter().copied().filter(|(e, _)| *e <= n + 1).collect();
+            let second: Vec<_> = errors
+                .iter()
+                .filter(|(e, _)| *e > n + 1)
+                .map(|&(e, t)| (e - n - 1, t))
+                .collect();
+            assert_eq!(
+                spellings(head, &first).then(spellings(tail, &second), at),
+                whole,
+                "split after line {}",
+                n + 1
+            );
+        }
     }
 
     #[test]
@@ -270,41 +330,5 @@ mod tests {
         assert_eq!(field_start("a\u{a0}b ERROR", 1), None); // no-break space is whitespace to `\S`
         assert_eq!(field_start("a ", 1), Some(2));
         assert_eq!(field_start("a", 1), None);
-    }
-
-    #[test]
-    fn none_when_no_candidate_is_exact() {
-        let text = "x ERROR a\ny ERROR b\n";
-        let sp = spellings(&[("x ERROR a", "ERROR")]);
-        assert_eq!(error_pattern(text, &sp, 1), None);
-        assert_eq!(error_pattern(text, &Spellings::default(), 0), None);
-    }
-
-    #[test]
-    fn spellings_of_two_parts_merge_into_those_of_the_whole() {
-        let lines = [
-            ("a ERROR x", "ERROR"),
-            ("b [error] y", "[error]"),
-            ("c ERROR: z", "ERROR"),
-            ("d ERROR x", "ERROR"),
-        ];
-        for n in 0..=lines.len() {
-            assert_eq!(
-                spellings(&lines[..n]).then(spellings(&lines[n..])),
-                spellings(&lines)
-            );
-        }
-        let many: Vec<String> = (0..12)
-            .map(|i| {
-                format!(
-                    "{i} ERROR{}",
-                    ['!', '?', ':', ';', ',', '.', '#', '%', '&', '*', '+', '='][i]
-                )
-            })
-            .collect();
-        let pairs: Vec<(&str, &str)> = many.iter().map(|l| (l.as_str(), "ERROR")).collect();
-        let sp = spellings(&pairs);
-        assert!(sp.overflow);
-        assert_eq!(error_pattern(&many.join("\n"), &sp, 12), None);
     }
 }
