@@ -127,8 +127,10 @@ export declare class Ledger {
    * Unknown ids, and ids from another namespace, answer
    * `[tool_memory not found: <id> in namespace '<ns>']` (`in the default namespace` for `""`);
    * a failed or timed-out store read answers
-   * `[tool_memory error: store read failed for <id>: ...]`, and an entry the
-   * store's server evicted `[tool_memory error: <id> was evicted from the store: ...]`.
+   * `[tool_memory error: store read failed for <id>: ...]` (`recall` answers
+   * without the store's address and error text: `the store could not be read
+   * for <id>`), and an entry gone from the store before its expiry
+   * `[tool_memory error: <id> is gone from the store before its expiry: ...]`.
    * Rejects with `ERR_SYMFONIC_CLOSED` once the ledger is closed.
    */
   fetch(memId: string, options?: FetchOptions | undefined | null): Promise<string>
@@ -145,44 +147,6 @@ export declare class Ledger {
   recall(memId: string, options?: FetchOptions | undefined | null, maxOutputChars?: number | undefined | null): Promise<string>
   /** Entries, bytes held, fetch hits and misses, evictions, store hits, misses and errors. */
   stats(): LedgerStats
-}
-
-/**
- * Every role's tool allowlist, compiled once (internal: used by
- * `StaticPaletteResolver`). Entries are exact tool names, or prefixes when
- * they end in `*`; names compare UTF-16 unit for unit, as JS `===` does.
- */
-export declare class PaletteMatcher {
-  /**
-   * Compiles one allowlist per role; roles are then addressed by their
-   * index in `allowlists`. Throws a `TypeError` on an empty entry or a
-   * `*` that is not the entry's last character.
-   */
-  constructor(allowlists: Array<Array<string>>)
-  /** Number of roles compiled. */
-  get roles(): number
-  /**
-   * Writes the indices of the tools in `names` that role `role` allows
-   * into `out`, in input order, and returns how many were written. `out`
-   * should hold `names.length` slots; nothing is written past its end.
-   */
-  selectInto(role: number, names: ToolNameList, out: Uint32Array): number
-}
-
-/**
- * The names of one tool list, sent across once and reused for as long as
- * that list is unchanged (internal: used by `StaticPaletteResolver`).
- */
-export declare class ToolNameList {
-  /**
-   * `wire`: one segment per tool, separated by `\0`; `+name` for a tool
-   * named `name`, `-` for a tool without a string name (it never matches).
-   * The empty string is the empty list. Read as UTF-16 units (a plain copy
-   * in V8), so names with lone surrogates arrive exactly.
-   */
-  constructor(wire: string)
-  /** Number of tools in the list. */
-  get length(): number
 }
 
 /**
@@ -251,16 +215,29 @@ export interface FetchOptions {
   /** `'summary'` (the stub; also for any unknown value) or `'full'` (the payload). */
   format?: 'summary' | 'full'
   /**
-   * A substring: up to 5 windows of 400 code points either side of its matches
-   * (case-insensitive matches when there is no exact one). Compared exactly:
-   * a lone surrogate matches only itself.
+   * A substring: up to 5 windows of 400 code points either side of its matches,
+   * each behind `(offset N, line L)` (case-insensitive matches when there is no
+   * exact one); when not all show, a first line gives the `offset` to pass for
+   * the rest. Compared exactly: a lone surrogate matches only itself.
    */
   query?: string
-  /** Start of a code-point range; negative means 0, past the end gives `""`. */
+  /**
+   * Start of a code-point range; with `pattern` or `query`, where the search
+   * starts; with `jsonPath`, the nodes (or an object's members, an array's
+   * elements) to skip. Negative means 0; past the end answers
+   * `[recall: offset=N is past the end of <id>, which has L chars]`.
+   */
   offset?: number
-  /** Length of the range in code points; missing, 0 or negative means to the end. */
+  /**
+   * Length of the range in code points (missing, 0 or negative: to the end);
+   * with `jsonPath`, `pattern` or `query`, a bound on the answer's length.
+   */
   maxChars?: number
-  /** A path into a JSON payload: RFC 9535 JSONPath (`$.rows[-1].price`, `$..sku`, `$.items[?@.stock==0].sku`), an RFC 6901 pointer (`#/a/b`), or a lenient form (`rows.0.price`); see docs/jsonpath.md. */
+  /**
+   * A path into a JSON payload: RFC 9535 JSONPath (`$.rows[-1].price`, `$..sku`, `$.items[?@.stock==0].sku`), an RFC 6901 pointer (`#/a/b`), or a lenient form (`rows.0.price`); see docs/jsonpath.md.
+   * Nodes come back compact (see `raw`); a list that selects nothing because of a
+   * missing key or a type mismatch says where matching stopped and what is there.
+   */
   jsonPath?: string
   /**
    * A regular expression (Rust `regex` syntax, linear time; at most 1,000
@@ -275,11 +252,25 @@ export interface FetchOptions {
   context?: number
   /**
    * A 1-based inclusive line range: `'120-180'`, `'120'`, or `'120-'` (to the
-   * end). Alone, the lines' text; with `pattern` or `query`, the lines searched.
+   * end). Alone, the lines as `N:text` (with `raw`, the payload's own text);
+   * with `pattern` or `query`, the lines searched.
    */
   lines?: string
   /** The entry's namespace. Default `""`. */
   namespace?: string
+  /** For `pattern` and `query`: the count of matching lines (or matches) alone. Default false. */
+  countOnly?: boolean
+  /**
+   * The payload's own text: JSON nodes as written (default: compact, no
+   * insignificant whitespace, printable `\uXXXX` escapes decoded) and
+   * `lines` without their `N:` numbers. Default false.
+   */
+  raw?: boolean
+  /**
+   * For `jsonPath`: `[path, value]` pairs, each path an RFC 9535
+   * Normalized Path (`$['rows'][3]['id']`). Default false.
+   */
+  paths?: boolean
 }
 
 /** Options for `new Ledger(options)`. */

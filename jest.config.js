@@ -1,7 +1,17 @@
+// Test files that need a program missing here (`// needs: redis-server` in
+// the file) are left out and named at the end of the run; under CI=true a
+// missing program fails instead (__test__/support/needs.js).
+const { gate } = require('./__test__/support/needs.js')
+
+const skipped = gate(__dirname)
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
   testMatch: ['<rootDir>/__test__/**/*.test.js', '<rootDir>/examples/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', ...skipped.map((s) => `[/\\\\]${s.file.split('/').map(escape).join('[/\\\\]')}$`)],
+  reporters: ['default', ['<rootDir>/__test__/support/needs-reporter.js', { skipped }]],
   // The examples are TypeScript, importing the package by name as an app does.
   transform: { '\\.ts$': '<rootDir>/scripts/jest-ts.js', '\\.[cm]?js$': 'babel-jest' },
   moduleNameMapper: { '^@symfonic/core$': '<rootDir>/index.js', '^@symfonic/core/langchain$': '<rootDir>/langchain/index.js' },

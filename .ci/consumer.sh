@@ -15,14 +15,16 @@ version="$(node -p "require('$root/package.json').version")"
 # The app uses the versions this repo is tested with.
 pin() { node -p "require('$root/node_modules/$1/package.json').version"; }
 
-echo "platform package @symfonic/core-$triple with the release binary"
+echo "the platform package @symfonic/core-$triple with the release binary, and the main package with its published package.json (npm run pack:local)"
+node "$root/scripts/pack.js" "$work" > /dev/null
 cp -r "$root/npm/$triple" "$work/platform"
 cp "$root/symfonic-core.$triple.node" "$work/platform/"
-(cd "$work/platform" && npm pack --silent --pack-destination "$work" > /dev/null)
-
-echo "main package (packed without running scripts: nothing in it builds Rust)"
-(cd "$root" && npm pack --ignore-scripts --silent --pack-destination "$work" > /dev/null)
 tar -tzf "$work/symfonic-core-$version.tgz" | grep -q '\.node$' && { echo "the main package must not ship a binary"; exit 1; }
+tar -xzOf "$work/symfonic-core-$version.tgz" package/package.json | node -e '
+const pkg = JSON.parse(require("fs").readFileSync(0, "utf8"))
+const run = ["prepare", "preinstall", "install", "postinstall"].filter((s) => pkg.scripts && pkg.scripts[s])
+if (run.length) { console.error(`the packed package.json has install-time scripts: ${run.join(", ")}`); process.exit(1) }
+console.log("  the packed package.json has no prepare (nothing builds on install)")'
 # As the release's `napi prepublish` does: the platform packages become
 # optionalDependencies at this version (not in the repo's package.json, where
 # npm ci would need lock entries for packages that are not published yet).
@@ -68,6 +70,21 @@ cp "$root"/.ci/consumer/agent.cjs "$root"/.ci/consumer/agent.mjs "$root"/.ci/con
 node agent.cjs
 node agent.mjs
 npx jest --ci consumer.test.js 2>&1 | tail -n 4
+
+echo "docs/testing.md's set-up, as written, in an empty folder: its pinned dev dependencies, tsconfig.json, jest.config.js, and its tests through ts-jest"
+mkdir "$work/testing-docs"
+(
+  cd "$work/testing-docs"
+  npm init -y > /dev/null
+  dev="$(node "$root/.ci/consumer/testing-docs.js" "$root")"
+  npm install --no-audit --no-fund --loglevel=error \
+    "$work/symfonic-core-$triple-$version.tgz" "$work/symfonic-core-$version.tgz" langchain @langchain/core @langchain/langgraph zod
+  # shellcheck disable=SC2086
+  npm install -D --no-audit --no-fund --loglevel=error $dev
+  npx jest --ci 2> jest.txt || { cat jest.txt; exit 1; }
+  if grep -q 'ts-jest\[config\] (WARN)' jest.txt; then cat jest.txt; echo "ts-jest warned about the documented tsconfig"; exit 1; fi
+  tail -n 4 jest.txt
+)
 
 echo "tsc: the CommonJS and ESM consumers, against the installed package"
 for mode in cjs esm; do

@@ -172,6 +172,14 @@ void compactToolMessages(history)
 const hookAsMiddleware = createAgent({ model, tools: [catalog], middleware: [hook] })
 // @ts-expect-error: the createAgent middleware is not a createReactAgent hook
 const middlewareAsHook = createReactAgent({ llm: model, tools: [catalog], preModelHook: middleware })
+// @ts-expect-error: a factory passed uncalled is not a middleware
+const uncalledMiddleware = createAgent({ model, tools: [catalog], middleware: [toolMemoryMiddleware] })
+// @ts-expect-error: nor is the hook's factory
+const uncalledHookAsMiddleware = createAgent({ model, tools: [catalog], middleware: [toolMemoryPreModelHook] })
+// @ts-expect-error: nor a preModelHook
+const uncalledHook = createReactAgent({ llm: model, tools: [catalog], preModelHook: toolMemoryPreModelHook })
+// @ts-expect-error: nor a tool
+const uncalledTool = createAgent({ model, tools: [catalog, createRecallToolResultTool] })
 
 export { badCacheModel, badKeep, badGate, badHorizon, badName, badAfter, badRecall, badPerTool, badOption, bpDefaults, writeMultiplier, defaultAfter }
-export { useTool, compactByHand, runAgent, runHook, hookLedger, withDefaults, offloadAgent, offloadMiddleware, hookAsMiddleware, middlewareAsHook }
+export { useTool, compactByHand, runAgent, runHook, hookLedger, withDefaults, offloadAgent, offloadMiddleware, hookAsMiddleware, middlewareAsHook, uncalledMiddleware, uncalledHookAsMiddleware, uncalledHook, uncalledTool }

@@ -7,7 +7,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
-const { blocksOf, modeOf, extensionOf } = require('../scripts/doctest.js')
+const { blocksOf, modeOf, extensionOf, outputMismatch } = require('../scripts/doctest.js')
 
 const fence = '```'
 
@@ -42,6 +42,30 @@ describe('doctest: extraction and the rule', () => {
     expect(ext('ts', "const { Ledger } = require('@symfonic/core')")).toBe('.cts')
     expect(ext('ts test', "import { Ledger } from '@symfonic/core'")).toBe('.test.cts')
     expect(ext('mjs', 'x')).toBe('.mjs')
+  })
+})
+
+describe('doctest: a run block followed by a `text output` block prints it', () => {
+  test('line by line; a line ending in " …" matches any line starting with what comes before', () => {
+    expect(outputMismatch('a\nb …\n', 'a\nbcd\n')).toBeNull()
+    expect(outputMismatch('a\nb\n', 'a\nc\n')).toBe('output line 2: expected "b", got "c"')
+    expect(outputMismatch('a\n', 'a\nmore\n')).toBe('output line 2: expected "(no more lines)", got "more"')
+  })
+
+  test('a block whose output differs fails the run', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doctest-output-'))
+    try {
+      const md = path.join(dir, 'out.md')
+      fs.writeFileSync(md, `${fence}js\nconsole.log('one')\nconsole.log('two three')\n${fence}\n\nprose\n\n${fence}text output\none\ntwo …\n${fence}\n`)
+      const run = () => spawnSync(process.execPath, [path.join(__dirname, '..', 'scripts', 'doctest.js'), md], { encoding: 'utf8' })
+      expect(run().stdout).toMatch(/ok    .*out\.md:1 \(js\), output as shown/)
+      fs.writeFileSync(md, `${fence}js\nconsole.log('one')\n${fence}\n\n${fence}text output\nuno\n${fence}\n`)
+      const failed = run()
+      expect(failed.status).toBe(1)
+      expect(failed.stderr).toContain('its output is not the `text output` block after it\n      output line 1: expected "uno", got "one"')
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

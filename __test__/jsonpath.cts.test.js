@@ -3,8 +3,11 @@
 // package: each case's document is recorded, and `ledger.fetch(id, { jsonPath })`
 // answers the RFC's nodes in the package's shape: a singular query (names and
 // indices only) its one node, or a "not found" answer when there is none; any
-// other query a JSON array of the nodes. Invalid queries answer a structured
-// `[recall: invalid json_path …]`, except the leniencies of docs/jsonpath.md.
+// other query a JSON array of the nodes (or, when a mistake emptied it, a
+// `[recall: … selects nothing: …]` saying why); with `paths`, each node beside
+// its Normalized Path, checked against the suite's own `result_paths`. Invalid
+// queries answer a structured `[recall: invalid json_path …]`, except the
+// leniencies of docs/jsonpath.md.
 
 const path = require('node:path')
 const { Ledger } = require('..')
@@ -50,12 +53,36 @@ describe('RFC 9535 compliance suite through ledger.fetch', () => {
         ok = answer.startsWith('[recall: json_path ') && answer.includes(' not found')
           ? wants.some((w) => w.length === 0)
           : wants.some((w) => w.length === 1 && same(JSON.parse(answer), w[0]))
+      } else if (answer.startsWith(`[recall: json_path '`) && answer.includes(' selects nothing: ')) {
+        // An empty nodelist a mistake explains (a missing key, a type mismatch): the RFC's answer is empty.
+        ok = wants.some((w) => w.length === 0)
       } else {
         ok = !answer.startsWith('[recall:') && wants.some((w) => same(JSON.parse(answer), w))
       }
       if (!ok) failed.push(`${t.name}: ${JSON.stringify(t.selector)} -> ${answer.slice(0, 200)}`)
     }
     expect(valid).toHaveLength(456)
+    expect(failed).toEqual([])
+  })
+
+  test('with paths, every node comes with its RFC 9535 Normalized Path: the suite\'s own result_paths', async () => {
+    const failed = []
+    let checked = 0
+    for (const [i, t] of cts.tests.entries()) {
+      const wants = t.result_paths ? [t.result_paths] : t.results_paths
+      if (t.invalid_selector || !wants) continue
+      const { memId } = await ledger.record({ toolCallId: `p${i}`, toolName: 'cts', content: JSON.stringify(t.document) })
+      const answer = await ledger.fetch(memId, { jsonPath: t.selector, paths: true })
+      const explained = answer.startsWith(`[recall: json_path '`) && / (not found|selects nothing): /.test(answer)
+      const got = explained ? [] : JSON.parse(answer)
+      const paths = got.map(([p]) => p)
+      // The values beside them are the nodes the RFC selects, in its order.
+      const values = got.map(([, v]) => v)
+      const results = t.results ?? [t.result]
+      checked++
+      if (!wants.some((w) => same(paths, w)) || !results.some((r) => same(values, r))) failed.push(`${t.name}: ${JSON.stringify(t.selector)} -> ${answer.slice(0, 200)}`)
+    }
+    expect(checked).toBe(456)
     expect(failed).toEqual([])
   })
 

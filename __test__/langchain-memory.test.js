@@ -301,7 +301,7 @@ describe('recall_tool_result through the agent', () => {
     expect(answer('r_full').startsWith(CATALOG_JSON.slice(0, 40000))).toBe(true)
     expect(answer('r_full').includes(memId)).toBe(true)
     expect(answer('r_summary')).toBe(await ledger.stub(memId, { namespace: 'rt' }))
-    expect(answer('r_badformat')).toBe(await ledger.stub(memId, { namespace: 'rt' }))
+    expect(answer('r_badformat')).toMatch(/^\[recall: format "everything" is not a format: 'summary' \(the stub\) or 'full'/)
     expect(answer('r_unknown')).toBe("[tool_memory not found: trm_000000000000 in namespace 'rt']")
     const badId = '[tool_memory error: mem_id must be a non-empty string]'
     expect(answer('r_empty')).toBe(badId)
@@ -395,7 +395,7 @@ describe('the recall tool on its own', () => {
     const t = createRecallToolResultTool(new Ledger())
     expect(t.name).toBe('recall_tool_result')
     const schema = toJsonSchema(t.schema)
-    expect(Object.keys(schema.properties)).toEqual(['mem_id', 'json_path', 'pattern', 'ignore_case', 'context', 'lines', 'query', 'offset', 'max_chars', 'format'])
+    expect(Object.keys(schema.properties)).toEqual(['mem_id', 'json_path', 'pattern', 'ignore_case', 'context', 'lines', 'query', 'offset', 'max_chars', 'format', 'count_only', 'paths', 'raw'])
     for (const p of Object.values(schema.properties)) {
       expect(p.description.length).toBeGreaterThan(10)
       expect(p.description.length).toBeLessThanOrEqual(100)

@@ -206,9 +206,10 @@ describe('fetch', () => {
   test('query: the FINDME window with cut marks', () => {
     const body = 'a'.repeat(1000) + 'FINDME' + 'b'.repeat(1000)
     const h = rec(l, body, { toolCallId: 'find' })
-    expect(l.fetchSync(h.memId, { query: 'FINDME' })).toBe('...' + 'a'.repeat(400) + 'FINDME' + 'b'.repeat(400) + '...')
+    // Each window says where it starts (a code point offset, and its line).
+    expect(l.fetchSync(h.memId, { query: 'FINDME' })).toBe('(offset 600, line 1)\n...' + 'a'.repeat(400) + 'FINDME' + 'b'.repeat(400) + '...')
     const short = rec(l, 'xx FINDME yy', { toolCallId: 'find2' })
-    expect(l.fetchSync(short.memId, { query: 'FINDME' })).toBe('xx FINDME yy')
+    expect(l.fetchSync(short.memId, { query: 'FINDME' })).toBe('(offset 0, line 1)\nxx FINDME yy')
   })
 
   test('query: at most 5 windows, a count line beyond; case-insensitive fallback; no match', () => {
@@ -216,10 +217,14 @@ describe('fetch', () => {
     const h = rec(l, body, { toolCallId: 'many' })
     const out = l.fetchSync(h.memId, { query: 'SKU-' })
     const [first, ...rest] = out.split('\n')
-    expect(first).toBe(`[recall: 12 matches for query 'SKU-' in ${h.memId}; showing the first 5]`)
+    // Read on from where the fifth window ends (400 after its match): no window repeats text.
+    const sixth = body.indexOf('SKU-4') + 'SKU-'.length + 400
+    expect(first).toBe(`[recall: 12 matches for query 'SKU-' in ${h.memId}; 1-5 shown; for the rest pass offset=${sixth} with the same query]`)
     expect(rest.join('\n').split('\n---\n')).toHaveLength(5)
+    const next = l.fetchSync(h.memId, { query: 'SKU-', offset: sixth })
+    expect(next.split('\n')[0]).toMatch(new RegExp(`^\\[recall: 12 matches for query 'SKU-' in ${h.memId}; 5 before offset=${sixth}; 6-10 shown; for the rest pass offset=\\d+ with the same query\\]$`))
     const ci = l.fetchSync(h.memId, { query: 'sku-11' })
-    expect(ci.split('\n')[0]).toBe(`[recall: no exact match for query 'sku-11' in ${h.memId}; showing 1 case-insensitive match]`)
+    expect(ci.split('\n')[0]).toBe(`[recall: no exact match for query 'sku-11' in ${h.memId}; 1 case-insensitive match]`)
     expect(ci).toContain('SKU-11')
     expect(l.fetchSync(h.memId, { query: 'nowhere' })).toBe(`[recall: no match for query 'nowhere' in ${h.memId}]`)
   })
@@ -314,12 +319,15 @@ describe('json paths', () => {
     expect(get('$..id')).toBe('[10,20,30]')
   })
 
-  test('a single node comes back as its original text, not re-serialised', () => {
-    // JSON.stringify(_, null, 1) indents; the original whitespace survives.
-    expect(get('rows.0')).toBe(text.slice(text.indexOf('{', text.indexOf('"rows"')), text.indexOf('}', text.indexOf('"rows"')) + 1))
-    const raw = rec(l, '{"p": 1.50, "s": "caf\\u00e9"}', { toolCallId: 'raw' })
+  test('a node comes back compact (the same value, never re-serialised), or as written with raw', () => {
+    // JSON.stringify(_, null, 1) indents; raw keeps the original whitespace, the default drops it.
+    const original = text.slice(text.indexOf('{', text.indexOf('"rows"')), text.indexOf('}', text.indexOf('"rows"')) + 1)
+    expect(l.fetchSync(h.memId, { jsonPath: 'rows.0', raw: true })).toBe(original)
+    expect(get('rows.0')).toBe(original.replace(/\s/g, ''))
+    const raw = rec(l, '{"p": 1.50, "s": "caf\\u00e9 \\u0007"}', { toolCallId: 'raw' })
     expect(l.fetchSync(raw.memId, { jsonPath: 'p' })).toBe('1.50')
-    expect(l.fetchSync(raw.memId, { jsonPath: 's' })).toBe('"caf\\u00e9"')
+    expect(l.fetchSync(raw.memId, { jsonPath: 's' })).toBe('"café \\u0007"')
+    expect(l.fetchSync(raw.memId, { jsonPath: 's', raw: true })).toBe('"caf\\u00e9 \\u0007"')
   })
 
   test('wildcards and slices return a JSON array of the selected values', () => {
@@ -359,7 +367,9 @@ describe('recall', () => {
   })
 
   test('unknown format → summary; a keyed option forces full-fetch semantics', async () => {
-    expect(await recall(l, hd.memId, { format: 'everything' })).toBe(hd.stub)
+    expect(await recall(l, hd.memId, { format: 'everything' })).toBe(
+      `[recall: format "everything" is not a format: 'summary' (the stub) or 'full' (the whole result); for part of a JSON result pass json_path, for some lines pattern or lines]`,
+    )
     expect(await recall(l, hd.memId)).toBe(hd.stub)
     expect(await recall(l, hd.memId, { format: 'summary', offset: 5, maxChars: 4 })).toBe('5678')
     expect(await recall(l, hd.memId, { format: 'summary', maxChars: 2 })).toBe('01')
@@ -367,7 +377,7 @@ describe('recall', () => {
 
   test('an unknown option or options that are not an object reject with a TypeError naming the fix', async () => {
     await expect(recall(l, hd.memId, { jsonpath: 'a' })).rejects.toThrow(
-      new TypeError('recall(ledger, memId, options): unknown option "jsonpath"; did you mean "jsonPath"? (known: format, query, offset, maxChars, jsonPath, pattern, ignoreCase, context, lines, namespace, maxOutputChars)'),
+      new TypeError('recall(ledger, memId, options): unknown option "jsonpath"; did you mean "jsonPath"? (known: format, query, offset, maxChars, jsonPath, pattern, ignoreCase, context, lines, countOnly, raw, paths, namespace, maxOutputChars)'),
     )
     await expect(recall(l, hd.memId, { max_chars: 2 })).rejects.toThrow(/did you mean "maxChars"\?/)
     await expect(recall(l, hd.memId, { ignore_case: true })).rejects.toThrow(/did you mean "ignoreCase"\?/)
@@ -414,8 +424,9 @@ describe('recall', () => {
     expect(await recall(throwing, 'trm_t')).toBe('[tool_memory error: ledger fetch failed for trm_t]')
     const rejecting = { fetch: () => Promise.reject(new Error('boom')) }
     expect(await recall(rejecting, 'trm_r')).toBe('[tool_memory error: ledger fetch failed for trm_r]')
+    // Not a ledger at all is the caller's mistake, not the model's.
     for (const notALedger of [null, undefined, 5, {}, { fetch: 'no' }]) {
-      expect(await recall(notALedger, 'trm_x')).toBe('[tool_memory error: ledger fetch failed for trm_x]')
+      await expect(recall(notALedger, 'trm_x')).rejects.toThrow(/^recall\(ledger, memId, options\): ledger must be a Ledger or an object with fetch\(\)/)
     }
   })
 

@@ -73,8 +73,8 @@ describe('lone surrogates', () => {
     const l = new Ledger()
     const s = 'one \uD800 two \uFFFD three 😀 four'
     const h = rec(l, s)
-    expect(l.fetchSync(h.memId, { query: '\uD800' })).toBe(s)
-    expect(l.fetchSync(h.memId, { query: '\uFFFD' })).toBe(s)
+    expect(l.fetchSync(h.memId, { query: '\uD800' })).toBe('(offset 0, line 1)\n' + s)
+    expect(l.fetchSync(h.memId, { query: '\uFFFD' })).toBe('(offset 0, line 1)\n' + s)
     // Half of a pair is not a match, and the echo is display text (U+FFFD).
     expect(l.fetchSync(h.memId, { query: '\uD83D' })).toBe(`[recall: no match for query '\uFFFD' in ${h.memId}]`)
     // Case-insensitive fallback over a lossless payload.

@@ -1,11 +1,12 @@
 'use strict'
-// No silent misuse: the createAgent middleware and the createReactAgent hook
-// swapped, the hook's recall tool left out of the agent's tools, and runs
+// No silent misuse: a factory passed without calling it, the createAgent
+// middleware and the createReactAgent hook swapped, the hook's recall tool left out of the agent's tools, and runs
 // without a thread id. Each is a TypeError when the agent is built, or one
 // warning naming the fix, in a real createAgent / createReactAgent.
 
 const { Ledger, memIdFor } = require('..')
-const { toolMemoryMiddleware, toolMemoryPreModelHook } = require('../langchain')
+const langchainEntry = require('../langchain')
+const { toolMemoryMiddleware, toolMemoryPreModelHook, toolPaletteMiddleware, createRecallToolResultTool } = langchainEntry
 const { createAgent } = require('langchain')
 const { createReactAgent } = require('@langchain/langgraph/prebuilt')
 const { MemorySaver } = require('@langchain/langgraph')
@@ -24,6 +25,50 @@ function spyLogger() {
   const messages = []
   return { messages, warn: jest.fn((m) => messages.push(m)) }
 }
+
+describe('a factory passed without calling it is a TypeError when the agent is built', () => {
+  const model = () => new ScriptedChatModel([calls('c1', 'delete_repo'), say('done')])
+  const deleteRepo = tool(async () => 'deleted', { name: 'delete_repo', description: 'Delete a repository.', schema: z.object({}) })
+
+  test.each([
+    ['toolMemoryMiddleware', toolMemoryMiddleware, /^toolMemoryMiddleware was passed without being called: it makes a middleware, it is not one; call it: createAgent\(\{ model, tools, middleware: \[toolMemoryMiddleware\(\)\] \}\)$/],
+    ['toolPaletteMiddleware', toolPaletteMiddleware, /^toolPaletteMiddleware was passed without being called: it makes a middleware, it is not one; call it: createAgent\(\{ model, tools, middleware: \[toolPaletteMiddleware\(\{ roleTools, role \}\)\] \}\)$/],
+    ['toolMemoryPreModelHook', toolMemoryPreModelHook, /^toolMemoryPreModelHook was passed without being called: it makes a preModelHook, it is not one; call it: const hook = toolMemoryPreModelHook\(\); createReactAgent/],
+  ])('middleware: [%s]', async (_, factory, message) => {
+    const build = () => createAgent({ model: model(), tools: [deleteRepo], middleware: [factory] })
+    expect(build).toThrow(TypeError)
+    expect(build).toThrow(message)
+  })
+
+  test('preModelHook: toolMemoryPreModelHook, and the middleware factory there too', () => {
+    const build = (preModelHook) => () => createReactAgent({ llm: model(), tools: [deleteRepo], preModelHook })
+    expect(build(toolMemoryPreModelHook)).toThrow(/^toolMemoryPreModelHook was passed without being called: .*call it: const hook = toolMemoryPreModelHook\(\); createReactAgent\(\{ llm, tools: \[\.\.\.tools, hook\.tool\], preModelHook: hook \}\)$/)
+    expect(build(toolMemoryMiddleware)).toThrow(/^toolMemoryMiddleware was passed without being called/)
+  })
+
+  test('tools: [createRecallToolResultTool], in createAgent and createReactAgent', () => {
+    const message = /^createRecallToolResultTool was passed without being called: it makes a tool, it is not one; call it: tools: \[\.\.\.tools, createRecallToolResultTool\(ledger\)\]$/
+    expect(() => createAgent({ model: model(), tools: [deleteRepo, createRecallToolResultTool] })).toThrow(message)
+    expect(() => createReactAgent({ llm: model(), tools: [deleteRepo, createRecallToolResultTool] })).toThrow(message)
+  })
+
+  test('every function the entry exports is either refused uncalled or not a factory', () => {
+    const notFactories = ['compactToolMessages', 'cacheModelFor']
+    const functions = Object.keys(langchainEntry).filter((k) => typeof langchainEntry[k] === 'function')
+    expect(functions.filter((k) => !notFactories.includes(k)).sort()).toEqual(['createRecallToolResultTool', 'toolMemoryMiddleware', 'toolMemoryPreModelHook', 'toolPaletteMiddleware'])
+    for (const k of functions) {
+      const read = () => langchainEntry[k].tools
+      if (notFactories.includes(k)) expect(read).not.toThrow()
+      else expect(read).toThrow(new RegExp(`^${k} was passed without being called`))
+    }
+  })
+
+  test('called, each works as before', async () => {
+    const ledger = new Ledger()
+    const agent = createAgent({ model: new ScriptedChatModel([say('done')]), tools: [createRecallToolResultTool(ledger)], middleware: [toolMemoryMiddleware({ ledger, logger: spyLogger() })] })
+    expect((await agent.invoke(user('go'), { configurable: { thread_id: 'called-1' } })).messages.at(-1).content).toBe('done')
+  })
+})
 
 describe('the middleware and the hook cannot be swapped silently', () => {
   test('toolMemoryPreModelHook() in createAgent middleware is a TypeError naming toolMemoryMiddleware', () => {

@@ -173,17 +173,66 @@ describe('compactToolMessages reports too', () => {
 })
 
 describe('a clear load error', () => {
+  const { spawnSync } = require('node:child_process')
+  const fs = require('node:fs')
+  const os = require('node:os')
+  const path = require('node:path')
+  const load = (entry, env = {}) => {
+    const script = `try { require(${JSON.stringify(entry)}) } catch (e) { console.log(JSON.stringify({ message: e.message, code: e.code, cause: String(e.cause && e.cause.message) })) }`
+    const r = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, ...env }, encoding: 'utf8' })
+    return JSON.parse(r.stdout)
+  }
+  // The package as installed: its files, a package.json (with `optionalDependencies`
+  // as `napi prepublish` writes them, or without, as in a checkout), and no binary.
+  const installed = (optionalDependencies) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'symfonic-load-'))
+    const root = path.join(__dirname, '..')
+    for (const f of ['index.js', 'binding.js', 'lib']) fs.cpSync(path.join(root, f), path.join(dir, f), { recursive: true })
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
+    if (optionalDependencies) pkg.optionalDependencies = optionalDependencies
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(pkg))
+    return dir
+  }
+
   test('when no binary loads, the error names the platform, the package, the fix and the override; the causes stay', () => {
-    const { spawnSync } = require('node:child_process')
-    const script = `try { require(${JSON.stringify(require.resolve('..'))}) } catch (e) { console.log(JSON.stringify({ message: e.message, code: e.code, cause: String(e.cause && e.cause.message) })) }`
-    const r = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, NAPI_RS_NATIVE_LIBRARY_PATH: '/nonexistent/symfonic-core.node' }, encoding: 'utf8' })
-    const out = JSON.parse(r.stdout)
+    const out = load(require.resolve('..'), { NAPI_RS_NATIVE_LIBRARY_PATH: '/nonexistent/symfonic-core.node' })
     expect(out.code).toBe('ERR_SYMFONIC_NATIVE_BINDING')
     expect(out.message).toContain(`(${process.platform}-${process.arch}`)
     expect(out.message).toMatch(/@symfonic\/core-linux-x64-(gnu|musl)|@symfonic\/core-[a-z0-9-]+/)
-    expect(out.message).toContain('npm install --include=optional @symfonic/core')
     expect(out.message).toContain('NAPI_RS_NATIVE_LIBRARY_PATH')
     expect(out.message).not.toMatch(/npm has a bug/)
     expect(out.cause).toMatch(/Cannot find native binding/)
+  })
+
+  test('from a checkout or a local tarball (before the first release), it says how to build or pack the binary', () => {
+    const dir = installed(null)
+    try {
+      const out = load(dir)
+      const { version } = require('../package.json')
+      expect(out.code).toBe('ERR_SYMFONIC_NATIVE_BINDING')
+      expect(out.message).toContain('This copy is a checkout or a local tarball, not the package from the npm registry, so no platform package comes with it.')
+      expect(out.message).toMatch(/In a checkout: npm install builds symfonic-core\.[a-z0-9-]+\.node \(with a Rust toolchain/)
+      expect(out.message).toMatch(new RegExp(`npm install <checkout>/pack/symfonic-core-${version.replace(/\./g, '\\.')}\\.tgz <checkout>/pack/symfonic-core-[a-z0-9-]+-${version.replace(/\./g, '\\.')}\\.tgz;`))
+      expect(out.message).toContain('from the first release on: npm install @symfonic/core')
+      expect(out.message).not.toContain('--include=optional') // it cannot work before there is a release
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('from the registry, it says to install again with the optional dependencies, or that the platform has no binary', () => {
+    const triple = /optional dependency @symfonic\/core-([a-z0-9-]+)/.exec(load(require.resolve('..'), { NAPI_RS_NATIVE_LIBRARY_PATH: '/nonexistent/x.node' }).message)[1]
+    const listed = installed({ [`@symfonic/core-${triple}`]: '0.1.0', '@symfonic/core-other-os': '0.1.0' })
+    const unlisted = installed({ '@symfonic/core-other-os': '0.1.0' })
+    try {
+      const a = load(listed)
+      expect(a.message).toContain('Fix: install again without omitting optional dependencies (npm install --include=optional @symfonic/core)')
+      expect(a.message).not.toContain('pack:local')
+      const b = load(unlisted)
+      expect(b.message).toContain(`There is no prebuilt binary for ${triple}: build from source with a Rust toolchain`)
+    } finally {
+      fs.rmSync(listed, { recursive: true, force: true })
+      fs.rmSync(unlisted, { recursive: true, force: true })
+    }
   })
 })

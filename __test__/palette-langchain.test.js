@@ -158,19 +158,28 @@ describe('toolPaletteMiddleware in createAgent', () => {
     expect(model.bound[2].names).toEqual(['search', 'recall_tool_result'])
   })
 
-  test('a misconfigured palette binds every tool and warns once for the whole run', async () => {
+  test('an allowlist that matches no tool (a typo) or is empty fails closed: hidden tools never run, one warning says how to open them', async () => {
     for (const [allowlist, warning] of [
-      [['nothing_*', 'nope'], /role 'action' matches none of the 9 tools; binding all tools. Allowlist: \[nope, nothing_\*\]/],
-      [[], /role 'action' is empty: an empty palette is a configuration error/],
+      [
+        ['serach'],
+        "[tool_palette] the allowlist for role 'action' matches none of the 9 tools ('serach': did you mean 'search'?); " +
+          "binding only the always-on and forced tools (every other call is refused). Fix the allowlist, or list '*' to give the role every tool. Allowlist: [serach]",
+      ],
+      [[], "[tool_palette] the allowlist for role 'action' is empty; binding only the always-on and forced tools (every other call is refused). List the tools it may call, or ['*'] for every tool"],
     ]) {
-      const { list } = makeTools()
+      const { list, ran } = makeTools()
       const logger = spyLogger()
-      const { model, agent } = agentWith([[['search']], [['search']], 'done'], [toolPaletteMiddleware({ roleTools: { action: allowlist }, logger })], list)
-      await ask(agent)
-      expect(model.bound).toHaveLength(3)
-      for (const b of model.bound) expect(b.names).toEqual(list.map((t) => t.name))
-      expect(logger.warn).toHaveBeenCalledTimes(1)
-      expect(logger.messages[0]).toMatch(warning)
+      const events = []
+      const palette = toolPaletteMiddleware({ roleTools: { action: allowlist }, logger, onEvent: (e) => events.push(e) })
+      const { model, agent } = agentWith([[['search'], ['delete_repo', { q: 'prod' }]], [['github_list_issues']], 'done'], [palette], list)
+      const result = await ask(agent)
+      expect(ran).toEqual([])
+      expect(model.bound.map((b) => b.names)).toEqual(Array(3).fill(['recall_tool_result']))
+      const refused = toolMessages(result)
+      expect(refused.map((m) => m.status)).toEqual(['error', 'error', 'error'])
+      expect(refused[1].content).toBe("[tool_palette: 'delete_repo' is not in the tool palette for role 'action'; it was not run. Available tools: [recall_tool_result]]")
+      expect(events.filter((e) => e.type === 'toolCallRefused').map((e) => e.tool)).toEqual(['search', 'delete_repo', 'github_list_issues'])
+      expect(logger.messages).toEqual([warning])
     }
   })
 
@@ -251,38 +260,30 @@ describe('toolPaletteMiddleware in createAgent', () => {
     expect(model.seen[1].some((m) => ToolMessage.isInstance(m) && m.content.includes('not in the tool palette'))).toBe(true)
   })
 
-  test("a role without an entry (default unknownRole 'warn'): every tool, one warning and one unknownRole event", async () => {
+  test("a role without an entry (default unknownRole 'deny'): a hidden delete_repo never runs; only recall_tool_result and a forced tool are bound", async () => {
     const { list, ran } = makeTools()
     const logger = spyLogger()
     const events = []
     const palette = toolPaletteMiddleware({ roleTools: ROLE_TOOLS, role: 'actoin', logger, onEvent: (e) => events.push(e) })
-    const { model, agent } = agentWith([[['delete_repo']], 'done', [['search']], 'done'], [palette], list)
-    await ask(agent)
-    await ask(agent)
-    expect(model.bound.map((b) => b.names)).toEqual(Array(4).fill(list.map((t) => t.name)))
-    expect(ran).toEqual(['delete_repo', 'search'])
-    expect(logger.messages).toEqual([expect.stringMatching(/^\[tool_palette\] role 'actoin' has no entry in roleTools \(did you mean 'action'\?\); roles: \[action, default\]; binding all tools\. .*unknownRole: 'deny'/)])
-    expect(events).toEqual([{ type: 'unknownRole', role: 'actoin', policy: 'warn', roles: ['action', 'default'] }])
-  })
-
-  test("unknownRole 'deny': a hidden delete_repo never runs; only recall_tool_result and a forced tool are bound", async () => {
-    const { list, ran } = makeTools()
-    const logger = spyLogger()
-    const events = []
-    const palette = toolPaletteMiddleware({ roleTools: ROLE_TOOLS, role: 'reviewer', unknownRole: 'deny', logger, onEvent: (e) => events.push(e) })
-    const { model, agent } = agentWith([[['delete_repo', { q: 'prod' }], ['search']], 'done'], [palette], list)
+    const { model, agent } = agentWith([[['delete_repo', { q: 'prod' }], ['search']], 'done', [['delete_repo']], 'done'], [palette], list)
     const result = await ask(agent)
+    await ask(agent)
     expect(ran).toEqual([])
-    expect(model.bound.map((b) => b.names)).toEqual([['recall_tool_result'], ['recall_tool_result']])
+    expect(model.bound.map((b) => b.names)).toEqual(Array(4).fill(['recall_tool_result']))
     const [refused, alsoRefused] = toolMessages(result)
-    expect(refused.content).toBe("[tool_palette: 'delete_repo' is not in the tool palette for role 'reviewer'; it was not run. Available tools: [recall_tool_result]]")
+    expect(refused.content).toBe("[tool_palette: 'delete_repo' is not in the tool palette for role 'actoin'; it was not run. Available tools: [recall_tool_result]]")
     expect(refused.status).toBe('error')
-    expect(alsoRefused.content).toMatch(/^\[tool_palette: 'search' is not in the tool palette for role 'reviewer'/)
-    expect(logger.messages).toEqual([expect.stringContaining("binding only the always-on and forced tools (unknownRole: 'deny')")])
-    expect(events.filter((e) => e.type === 'unknownRole')).toEqual([{ type: 'unknownRole', role: 'reviewer', policy: 'deny', roles: ['action', 'default'] }])
-    expect(events.filter((e) => e.type === 'toolCallRefused').map((e) => e.tool)).toEqual(['delete_repo', 'search'])
+    expect(alsoRefused.content).toMatch(/^\[tool_palette: 'search' is not in the tool palette for role 'actoin'/)
+    // one warning for the whole run, saying how to open the tools
+    expect(logger.messages).toEqual([
+      "[tool_palette] role 'actoin' has no entry in roleTools (did you mean 'action'?); roles: [action, default]; " +
+        'binding only the always-on and forced tools (every other call is refused). ' +
+        "Add roleTools['actoin'] to give it tools, or set unknownRole: 'allow' to give every role without an entry all tools",
+    ])
+    expect(events.filter((e) => e.type === 'unknownRole')).toEqual([{ type: 'unknownRole', role: 'actoin', policy: 'deny', roles: ['action', 'default'] }])
+    expect(events.filter((e) => e.type === 'toolCallRefused').map((e) => e.tool)).toEqual(['delete_repo', 'search', 'delete_repo'])
 
-    // a forced tool is still bound and runs; the rest stays refused
+    // a forced tool is still bound and runs; the rest stays refused (unknownRole: 'deny' said explicitly)
     const second = makeTools()
     const forced = agentWith(
       [[['search'], ['delete_repo']], 'done'],
@@ -294,29 +295,34 @@ describe('toolPaletteMiddleware in createAgent', () => {
     expect(second.ran).toEqual(['search'])
   })
 
-  test("unknownRole 'deny' holds after a restart too (the guard asks the policy for a call it did not see made)", async () => {
-    const { list, ran } = makeTools()
-    const checkpointer = new MemorySaver()
-    const config = { configurable: { thread_id: 'deny-restart' } }
-    const first = agentWith([[['ask_human']]], [toolPaletteMiddleware({ roleTools: { action: ['ask_human'] } })], list, { checkpointer })
-    await ask(first.agent, 'go', config)
-    const second = agentWith(['finished'], [toolPaletteMiddleware({ roleTools: { other: ['ask_human'] }, role: 'action', unknownRole: 'deny', logger: spyLogger() })], list, { checkpointer })
-    const [answer] = toolMessages(await second.agent.invoke(new Command({ resume: 'yes' }), config))
-    expect(answer.status).toBe('error')
-    expect(answer.content).toMatch(/'ask_human' is not in the tool palette for role 'action'/)
-    expect(ran).toEqual(['ask_human']) // only the first, interrupted run
+  test('failing closed holds after a restart too (the guard asks the policy for a call it did not see made)', async () => {
+    // a role without an entry, an allowlist with a typo, an empty one
+    for (const [i, roleTools] of [{ other: ['ask_human'] }, { action: ['ask_humna'] }, { action: [] }].entries()) {
+      const { list, ran } = makeTools()
+      const checkpointer = new MemorySaver()
+      const config = { configurable: { thread_id: `closed-restart-${i}` } }
+      const first = agentWith([[['ask_human']]], [toolPaletteMiddleware({ roleTools: { action: ['ask_human'] } })], list, { checkpointer })
+      await ask(first.agent, 'go', config)
+      const second = agentWith(['finished'], [toolPaletteMiddleware({ roleTools, role: 'action', logger: spyLogger() })], list, { checkpointer })
+      const [answer] = toolMessages(await second.agent.invoke(new Command({ resume: 'yes' }), config))
+      expect(answer.status).toBe('error')
+      expect(answer.content).toMatch(/'ask_human' is not in the tool palette for role 'action'/)
+      expect(ran).toEqual(['ask_human']) // only the first, interrupted run
+    }
   })
 
-  test("unknownRole 'allow': every tool, silently (today's no-policy)", async () => {
+  test("unknownRole 'allow' opens every tool to roles without an entry: no warning, one unknownRole event", async () => {
     const { list, ran } = makeTools()
     const logger = spyLogger()
     const events = []
-    const { model, agent } = agentWith([[['delete_repo']], 'done'], [toolPaletteMiddleware({ roleTools: ROLE_TOOLS, role: 'ops', unknownRole: 'allow', logger, onEvent: (e) => events.push(e) })], list)
+    const palette = toolPaletteMiddleware({ roleTools: ROLE_TOOLS, role: 'ops', unknownRole: 'allow', logger, onEvent: (e) => events.push(e) })
+    const { model, agent } = agentWith([[['delete_repo']], 'done', 'done'], [palette], list)
     await ask(agent)
-    expect(model.bound[0].names).toEqual(list.map((t) => t.name))
+    await ask(agent)
+    expect(model.bound.map((b) => b.names)).toEqual(Array(3).fill(list.map((t) => t.name)))
     expect(ran).toEqual(['delete_repo'])
     expect(logger.warn).not.toHaveBeenCalled()
-    expect(events).toEqual([])
+    expect(events).toEqual([{ type: 'unknownRole', role: 'ops', policy: 'allow', roles: ['action', 'default'] }])
   })
 
   test('without the guard the hidden tool runs: filtering what is bound is not a boundary', async () => {
@@ -486,6 +492,25 @@ describe('toolPaletteMiddleware in createAgent', () => {
     }
   })
 
+  test('roleTools under another name is hinted as roleTools, not role', () => {
+    expect(() => toolPaletteMiddleware({ roles: ROLE_TOOLS })).toThrow(
+      new TypeError(
+        'toolPaletteMiddleware(options): unknown option "roles"; did you mean "roleTools"? (a map of role names to lists of tool names; ' +
+          'known: roleTools, unknownRole, resolver, role, forcedToolChoice, alwaysInclude, guard, logger, onEvent)',
+      ),
+    )
+    for (const alias of ['allowlist', 'palette', 'tools', 'toolsByRole']) {
+      expect(() => toolPaletteMiddleware({ [alias]: ROLE_TOOLS })).toThrow(new RegExp(`unknown option "${alias}"; did you mean "roleTools"\\?`))
+    }
+    // the map given as role
+    expect(() => toolPaletteMiddleware({ role: ROLE_TOOLS })).toThrow(
+      new TypeError('toolPaletteMiddleware(options): role must be a string or a function (state, runtime) => string; a map of role names to tool names is roleTools'),
+    )
+    // a near miss of another option keeps its own hint
+    expect(() => toolPaletteMiddleware({ rol: 'action' })).toThrow(/unknown option "rol"; did you mean "role"\?/)
+    expect(() => new StaticPaletteResolver({ roles: ROLE_TOOLS })).toThrow(/^new StaticPaletteResolver\(options\): unknown option "roles"; did you mean "roleTools"\?/)
+  })
+
   test('malformed options throw a TypeError', () => {
     expect(() => toolPaletteMiddleware({ roleTools: { action: 'search' } })).toThrow(TypeError)
     expect(() => toolPaletteMiddleware({ roleTools: {}, resolver: new StaticPaletteResolver({ roleTools: {} }) })).toThrow(/not both/)
@@ -495,7 +520,8 @@ describe('toolPaletteMiddleware in createAgent', () => {
     expect(() => toolPaletteMiddleware({ guard: 'yes' })).toThrow(TypeError)
     expect(() => toolPaletteMiddleware({ alwaysInclude: 'recall_tool_result' })).toThrow(TypeError)
     expect(() => toolPaletteMiddleware({ logger: {} })).toThrow(TypeError)
-    expect(() => toolPaletteMiddleware({ roleTools: ROLE_TOOLS, unknownRole: 'block' })).toThrow(/^toolPaletteMiddleware\(options\): unknownRole must be one of 'allow', 'warn', 'deny'/)
+    expect(() => toolPaletteMiddleware({ roleTools: ROLE_TOOLS, unknownRole: 'block' })).toThrow(/^toolPaletteMiddleware\(options\): unknownRole must be one of 'allow', 'deny'/)
+    expect(() => toolPaletteMiddleware({ roleTools: ROLE_TOOLS, unknownRole: 'warn' })).toThrow(/^toolPaletteMiddleware\(options\): unknownRole 'warn' was removed: .* pass unknownRole: 'allow' to give it every tool$/)
     expect(() => toolPaletteMiddleware({ unknownRole: 'deny' })).toThrow(/unknownRole applies to roles missing from roleTools; pass roleTools too/)
     expect(() => toolPaletteMiddleware({ resolver: new StaticPaletteResolver({ roleTools: {} }), unknownRole: 'deny' })).toThrow(/a custom resolver decides for itself/)
     expect(() => toolPaletteMiddleware({ alwaysInclude: [makeTools().tools.search] })).toThrow(/got a tool object at \[0\]; pass its name: alwaysInclude: \["search"\]/)

@@ -1,7 +1,7 @@
 'use strict'
 // Property: palette membership is exact string comparison, UTF-16 unit for
-// unit, as a plain JS reference implementation decides it (prefix rules
-// ending in `*` are `startsWith`), lone surrogates included.
+// unit (prefix rules ending in `*` included, lone surrogates and `\0`
+// included), as an independent reference decides it unit by unit.
 
 const fc = require('fast-check')
 const { StaticPaletteResolver } = require('..')
@@ -12,11 +12,20 @@ const unit = fc.constantFrom('a', 'b', '_', '\uD800', '\uDBFF', '\uDC00', '\uDFF
 const body = fc.string({ unit, minLength: 1, maxLength: 5 }).filter((s) => !s.includes('*'))
 const entry = fc.oneof(body, body.map((b) => b + '*'), fc.constant('*'))
 
-// The reference: what the documented rules say, in plain JS. A name holding
-// `\0` is never matched (it cannot be sent to the matcher).
+// Whether the first `n` UTF-16 units of `a` and `b` are equal.
+function sameUnits(a, b, n) {
+  for (let i = 0; i < n; i++) if (a.charCodeAt(i) !== b.charCodeAt(i)) return false
+  return true
+}
+
+// The reference: the documented rules, unit by unit.
 function allowed(entries, name) {
-  if (name.includes('\0')) return false
-  return entries.some((e) => (e.endsWith('*') ? name.startsWith(e.slice(0, -1)) : e === name))
+  return entries.some((e) => {
+    const star = e.charCodeAt(e.length - 1) === 42
+    const body = star ? e.slice(0, -1) : e
+    if (star ? name.length < body.length : name.length !== body.length) return false
+    return sameUnits(name, body, body.length)
+  })
 }
 
 test('allows() and resolve() agree with exact comparison', () => {
@@ -28,12 +37,16 @@ test('allows() and resolve() agree with exact comparison', () => {
         const r = new StaticPaletteResolver({ roleTools: { role: entries }, logger: { warn() {} } })
         // Names near the entries too: each entry's body, and its body plus a unit.
         const names = [...extra, ...entries.map((e) => e.replace(/\*$/, '')), ...entries.map((e) => e.replace(/\*$/, '') + '\uDC00')]
-        for (const name of names) expect(r.allows('role', name)).toBe(allowed(entries, name))
-        const tools = names.map((name) => ({ name }))
-        const want = tools.filter((t) => allowed(entries, t.name))
-        const got = r.resolve({}, 'role', tools)
-        expect(got).toEqual(want.length === 0 ? null : want)
-        if (got !== null) got.forEach((t, i) => expect(t).toBe(want[i]))
+        // Twice: the second answers come from the remembered verdicts.
+        for (let round = 0; round < 2; round++) {
+          for (const name of names) expect(r.allows('role', name)).toBe(allowed(entries, name))
+          const tools = names.map((name) => ({ name }))
+          const want = tools.filter((t) => allowed(entries, t.name))
+          const got = r.resolve({}, 'role', tools)
+          // An allowlist that matches no tool fails closed: [].
+          expect(got).toEqual(want)
+          got.forEach((t, i) => expect(t).toBe(want[i]))
+        }
       },
     ),
     { seed: SEED, numRuns: 500 },

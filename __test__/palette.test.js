@@ -55,7 +55,7 @@ describe('StaticPaletteResolver', () => {
     ])
     expect(r.resolve(null, 'all', TOOLS)).toEqual(TOOLS)
     // only the prefix: `github_*` does not match `github`, `mcp__jira*` is not `mcp__jira__*`
-    expect(r.resolve(null, 'action', [tool('github'), tool('mcp__jiraX')])).toBeNull()
+    expect(r.resolve(null, 'action', [tool('github'), tool('mcp__jiraX')])).toEqual([])
     expect(logger.messages).toEqual([expect.stringContaining('matches none of the 2 tools')])
   })
 
@@ -66,59 +66,57 @@ describe('StaticPaletteResolver', () => {
     expect(logger.warn).not.toHaveBeenCalled()
   })
 
-  test("a role without an entry (default unknownRole 'warn'): null, one warning per resolver and role naming the roles", () => {
+  test("a role without an entry (default unknownRole 'deny'): [], one warning per resolver and role naming the roles and how to open them", () => {
     const logger = spyLogger()
     const r = new StaticPaletteResolver({ roleTools: { action: ['search'], reviewer: ['search'] }, logger })
-    expect(r.unknownRole).toBe('warn')
+    expect(r.unknownRole).toBe('deny')
     for (let i = 0; i < 3; i++) {
-      expect(r.resolve({}, 'reviewr', TOOLS)).toBeNull()
-      expect(r.resolve({}, ROLES.DEFAULT, TOOLS)).toBeNull()
+      expect(r.resolve({}, 'reviewr', TOOLS)).toEqual([])
+      expect(r.resolve({}, ROLES.DEFAULT, TOOLS)).toEqual([])
     }
     expect(logger.messages).toEqual([
-      "[tool_palette] role 'reviewr' has no entry in roleTools (did you mean 'reviewer'?); roles: [action, reviewer]; binding all tools. " +
-        "Add roleTools['reviewr'], or set unknownRole: 'deny' to bind none, or 'allow' to bind all without this warning",
-      expect.stringMatching(/^\[tool_palette\] role 'default' has no entry in roleTools; roles: \[action, reviewer\]; binding all tools/),
+      "[tool_palette] role 'reviewr' has no entry in roleTools (did you mean 'reviewer'?); roles: [action, reviewer]; " +
+        'binding only the always-on and forced tools (every other call is refused). ' +
+        "Add roleTools['reviewr'] to give it tools, or set unknownRole: 'allow' to give every role without an entry all tools",
+      expect.stringMatching(/^\[tool_palette\] role 'default' has no entry in roleTools; roles: \[action, reviewer\]; binding only the always-on/),
     ])
     // inherited keys are not roles
-    expect(r.resolve({}, 'constructor', TOOLS)).toBeNull()
-    expect(r.resolve({}, '__proto__', TOOLS)).toBeNull()
-    expect(logger.messages).toHaveLength(4)
+    expect(r.resolve({}, 'constructor', TOOLS)).toEqual([])
+    expect(r.resolve({}, '__proto__', TOOLS)).toEqual([])
+    expect(r.resolve({}, undefined, TOOLS)).toEqual([]) // not a role name: denied too
+    expect(logger.messages).toHaveLength(5)
+    expect(logger.messages[4]).toContain("role 'undefined' has no entry")
     expect(r.hasRole('action')).toBe(true)
     expect(r.hasRole('constructor')).toBe(false)
+    expect(r.allows('reviewr', 'search')).toBe(false)
+    expect(r.allows('action', 'search')).toBe(true)
     // another resolver warns again
     new StaticPaletteResolver({ roleTools: { action: ['search'] }, logger }).resolve({}, 'reviewr', TOOLS)
-    expect(logger.messages).toHaveLength(5)
+    expect(logger.messages).toHaveLength(6)
   })
 
-  test("unknownRole 'allow' is the silent no-policy: null, no warning", () => {
+  test("unknownRole 'allow' opens every tool to roles without an entry: null, no warning", () => {
     const logger = spyLogger()
     const r = new StaticPaletteResolver({ roleTools: { action: ['search'] }, unknownRole: 'allow', logger })
+    expect(r.unknownRole).toBe('allow')
     expect(r.resolve({}, ROLES.DEFAULT, TOOLS)).toBeNull()
     expect(r.resolve({}, 'typo', TOOLS)).toBeNull()
     expect(r.allows('typo', 'delete_repo')).toBeNull()
+    // roles with an entry keep their allowlist
+    expect(names(r.resolve({}, 'action', TOOLS))).toEqual(['search'])
+    expect(r.allows('action', 'delete_repo')).toBe(false)
     expect(logger.warn).not.toHaveBeenCalled()
     // an empty roleTools object is a configuration too
     expect(new StaticPaletteResolver({ roleTools: {}, unknownRole: 'allow', logger }).resolve({}, 'action', TOOLS)).toBeNull()
     expect(logger.warn).not.toHaveBeenCalled()
   })
 
-  test("unknownRole 'deny': an empty palette, warned once, and allows() says false", () => {
-    const logger = spyLogger()
-    const r = new StaticPaletteResolver({ roleTools: { action: ['search'] }, unknownRole: 'deny', logger })
-    expect(r.resolve({}, 'typo', TOOLS)).toEqual([])
-    expect(r.resolve({}, 'typo', TOOLS)).toEqual([])
-    expect(r.resolve({}, undefined, TOOLS)).toEqual([]) // not a role name: denied too
-    expect(names(r.resolve({}, 'action', TOOLS))).toEqual(['search'])
-    expect(r.allows('typo', 'search')).toBe(false)
-    expect(r.allows('action', 'search')).toBe(true)
-    expect(logger.messages).toEqual([
-      "[tool_palette] role 'typo' has no entry in roleTools; roles: [action]; binding only the always-on and forced tools (unknownRole: 'deny'). Add roleTools['typo'] to give it tools",
-      expect.stringContaining("role 'undefined' has no entry"),
-    ])
-  })
-
   test.each([
-    [{ roleTools: { action: ['a'] }, unknownRole: 'block' }, /^new StaticPaletteResolver\(options\): unknownRole must be one of 'allow', 'warn', 'deny', got string "block"/],
+    [{ roleTools: { action: ['a'] }, unknownRole: 'block' }, /^new StaticPaletteResolver\(options\): unknownRole must be one of 'allow', 'deny', got string "block"/],
+    [
+      { roleTools: { action: ['a'] }, unknownRole: 'warn' },
+      /^new StaticPaletteResolver\(options\): unknownRole 'warn' was removed: a role without an entry in roleTools now gets no tools \('deny', the default, warned once\); pass unknownRole: 'allow' to give it every tool$/,
+    ],
     [{ roleTools: { action: ['a'] }, unknownrole: 'deny' }, /unknown option "unknownrole"; did you mean "unknownRole"\?/],
     [{ unknownRole: 'deny' }, /unknownRole applies to roles missing from roleTools; pass roleTools too/],
   ])('unknownRole is checked: %j', (options, message) => {
@@ -126,32 +124,40 @@ describe('StaticPaletteResolver', () => {
     expect(() => new StaticPaletteResolver(options)).toThrow(message)
   })
 
-  test('an empty allowlist is null plus one warning per resolver and role', () => {
+  test('an empty allowlist is [] plus one warning per resolver and role', () => {
     const logger = spyLogger()
     const r = new StaticPaletteResolver({ roleTools: { action: [], default: new Set() }, logger })
     for (let i = 0; i < 3; i++) {
-      expect(r.resolve({}, 'action', TOOLS)).toBeNull()
-      expect(r.resolve({}, 'default', TOOLS)).toBeNull()
+      expect(r.resolve({}, 'action', TOOLS)).toEqual([])
+      expect(r.resolve({}, 'default', TOOLS)).toEqual([])
     }
-    expect(logger.warn).toHaveBeenCalledTimes(2)
-    expect(logger.messages[0]).toMatch(/role 'action' is empty: an empty palette is a configuration error/)
-    expect(logger.messages[1]).toMatch(/role 'default' is empty/)
+    expect(r.allows('action', 'search')).toBe(false)
+    expect(logger.messages).toEqual([
+      "[tool_palette] the allowlist for role 'action' is empty; binding only the always-on and forced tools (every other call is refused). List the tools it may call, or ['*'] for every tool",
+      expect.stringMatching(/role 'default' is empty/),
+    ])
     // another resolver warns again
     const other = new StaticPaletteResolver({ roleTools: { action: [] }, logger })
     other.resolve({}, 'action', TOOLS)
     expect(logger.warn).toHaveBeenCalledTimes(3)
   })
 
-  test('an allowlist matching no tool is null plus one warning naming the sorted allowlist', () => {
+  test('an allowlist matching no tool (a typo) is [] plus one warning naming the allowlist and the closest tools', () => {
     const logger = spyLogger()
-    const r = new StaticPaletteResolver({ roleTools: { action: ['zeta', 'alpha', 'beta_*', 'alpha'] }, logger })
-    expect(r.resolve({}, 'action', TOOLS)).toBeNull()
-    expect(r.resolve({}, 'action', TOOLS.slice(1))).toBeNull()
-    expect(logger.warn).toHaveBeenCalledTimes(1)
-    expect(logger.messages[0]).toContain("role 'action' matches none of the 8 tools")
-    expect(logger.messages[0]).toContain('[alpha, beta_*, zeta]')
+    const r = new StaticPaletteResolver({ roleTools: { action: ['zeta', 'serach', 'githb_*', 'serach'] }, logger })
+    expect(r.resolve({}, 'action', TOOLS)).toEqual([])
+    expect(r.resolve({}, 'action', TOOLS.slice(1))).toEqual([])
+    expect(logger.messages).toEqual([
+      "[tool_palette] the allowlist for role 'action' matches none of the 8 tools ('githb_*': did you mean 'github_*'?; 'serach': did you mean 'search'?); " +
+        "binding only the always-on and forced tools (every other call is refused). Fix the allowlist, or list '*' to give the role every tool. " +
+        'Allowlist: [githb_*, serach, zeta]',
+    ])
     // once it matches, it filters
-    expect(names(r.resolve({}, 'action', [tool('x'), tool('beta_1')]))).toEqual(['beta_1'])
+    expect(names(r.resolve({}, 'action', [tool('x'), tool('zeta')]))).toEqual(['zeta'])
+    // no hint when nothing is close
+    const far = new StaticPaletteResolver({ roleTools: { action: ['qqqqqq'] }, logger })
+    far.resolve({}, 'action', TOOLS)
+    expect(logger.messages[1]).toMatch(/matches none of the 8 tools; binding only/)
   })
 
   test('an empty tool list is null without a warning', () => {
@@ -165,7 +171,7 @@ describe('StaticPaletteResolver', () => {
     const weird = [null, undefined, 42, 'search', { name: 7 }, {}, tool('search'), { name: 'a\0b' }]
     const r = new StaticPaletteResolver({ roleTools: { action: ['*'] } })
     const out = r.resolve({}, 'action', weird)
-    expect(out).toEqual([weird[6]])
+    expect(out).toEqual([weird[6], weird[7]])
     expect(out[0]).toBe(weird[6])
   })
 
@@ -185,9 +191,11 @@ describe('StaticPaletteResolver', () => {
     expect(r.allows('action', 'github_x')).toBe(true)
     expect(r.allows('action', 'search')).toBe(true)
     expect(r.allows('action', 'delete_repo')).toBe(false)
-    expect(r.allows('empty', 'search')).toBeNull()
-    expect(r.allows('nobody', 'search')).toBeNull()
-    expect(r.allows(undefined, 'search')).toBeNull()
+    expect(r.allows('empty', 'search')).toBe(false)
+    expect(r.allows('nobody', 'search')).toBe(false)
+    expect(r.allows(undefined, 'search')).toBe(false)
+    expect(r.allows('action', 7)).toBeNull()
+    expect(new StaticPaletteResolver({ roleTools: null }).allows('action', 'search')).toBeNull()
   })
 
   test.each([
@@ -221,14 +229,15 @@ describe('StaticPaletteResolver', () => {
         },
       }),
     ]
-    expect(r.resolve({}, 'action', hostile)).toBeNull()
+    // a list that cannot be read allows nothing
+    expect(r.resolve({}, 'action', hostile)).toEqual([])
     const proxy = new Proxy([tool('search')], {
       get(target, key) {
         if (key === '0') throw new Error('proxy')
         return Reflect.get(target, key)
       },
     })
-    expect(r.resolve({}, 'action', proxy)).toBeNull()
+    expect(r.resolve({}, 'action', proxy)).toEqual([])
     const arb = fc.anything({ withBigInt: true, withMap: true, withSet: true, withNullPrototype: true })
     fc.assert(
       fc.property(arb, fc.oneof(fc.string(), arb, fc.constantFrom('action', 'empty')), fc.oneof(arb, fc.array(arb)), (state, role, tools) => {
@@ -255,6 +264,9 @@ describe('StaticPaletteResolver', () => {
     expect(out[1]).toBe(replacement)
     list[0].name = 'renamed'
     expect(names(r.resolve({}, 'action', list))).toEqual(['github_c', 'github_b'])
+    list[1].name = 'search'
+    list[2].name = 'search'
+    expect(r.resolve({}, 'action', list)).toEqual([])
     list.length = 0
     expect(r.resolve({}, 'action', list)).toBeNull()
   })
@@ -276,6 +288,20 @@ describe('StaticPaletteResolver', () => {
     expect(r.resolve({}, 'action', reordered)).toEqual([base[2], base[0]])
   })
 
+  test('verdicts stay exact past the number of names it remembers', () => {
+    const r = new StaticPaletteResolver({ roleTools: { action: ['keep_*', 'exact_7'] } })
+    const many = Array.from({ length: 10000 }, (_, i) => tool(i % 3 === 0 ? `keep_${i}` : `drop_${i}`))
+    many.push(tool('exact_7'))
+    for (let i = 0; i < 2; i++) {
+      const out = r.resolve({}, 'action', many)
+      expect(out).toHaveLength(3335)
+      expect(out.every((t) => t.name.startsWith('keep_') || t.name === 'exact_7')).toBe(true)
+    }
+    expect(r.allows('action', 'keep_0')).toBe(true)
+    expect(r.allows('action', 'drop_1')).toBe(false)
+    expect(r.allows('action', 'exact_77')).toBe(false)
+  })
+
   test('two resolvers over the same list keep their own answers', () => {
     const a = new StaticPaletteResolver({ roleTools: { action: ['search'] } })
     const b = new StaticPaletteResolver({ roleTools: { action: ['mcp__*'] } })
@@ -294,7 +320,7 @@ describe('StaticPaletteResolver', () => {
         },
       },
     })
-    expect(r.resolve({}, 'action', TOOLS)).toBeNull()
+    expect(r.resolve({}, 'action', TOOLS)).toEqual([])
   })
 
   test('agrees with a plain-JS reference over random names and allowlists', () => {
@@ -310,53 +336,11 @@ describe('StaticPaletteResolver', () => {
             entries.some((e) => (e.endsWith('*') ? t.name.startsWith(e.slice(0, -1)) : t.name === e)),
           )
           const r = new StaticPaletteResolver({ roleTools: { action: entries }, logger: spyLogger() })
-          expect(r.resolve({}, 'action', tools)).toEqual(expected.length === 0 ? null : expected)
+          expect(r.resolve({}, 'action', tools)).toEqual(tools.length === 0 ? null : expected)
         },
       ),
       { numRuns: 300 },
     )
-  })
-})
-
-describe('the native layer', () => {
-  // The JS layer validates first; the native matcher refuses the same input
-  // on its own, with the same kind of error.
-  const { PaletteMatcher, ToolNameList } = require('../binding.js')
-  // Native errors come from the main realm, not jest's: compare by name.
-  const thrown = (fn) => {
-    try {
-      fn()
-    } catch (e) {
-      return { name: e.name, code: e.code, message: e.message }
-    }
-    return null
-  }
-
-  test('compiles allowlists and rejects malformed entries with a TypeError', () => {
-    expect(new PaletteMatcher([[], ['x', 'y*']]).roles).toBe(2)
-    expect(thrown(() => new PaletteMatcher([['ok'], ['a*b']]))).toEqual({
-      name: 'TypeError',
-      code: 'ERR_INVALID_ARG_TYPE',
-      message: "allowlist #1 has entry 'a*b': only a trailing '*' (prefix match) is supported",
-    })
-    expect(thrown(() => new PaletteMatcher([['']]))).toMatchObject({ name: 'TypeError', message: expect.stringMatching(/empty entry/) })
-  })
-
-  test('reads the wire format and selects indices in input order', () => {
-    const names = new ToolNameList(['+github_b', '-', '+search', '+github_a'].join('\0'))
-    expect(names.length).toBe(4)
-    expect(new ToolNameList('').length).toBe(0)
-    const out = new Uint32Array(4)
-    const matcher = new PaletteMatcher([['github_*']])
-    expect(matcher.selectInto(0, names, out)).toBe(2)
-    expect([...out.subarray(0, 2)]).toEqual([0, 3])
-    expect(matcher.selectInto(5, names, out)).toBe(0) // unknown role
-    expect(matcher.selectInto(0, names, new Uint32Array(1))).toBe(1) // never past the buffer
-    // The wire is a string, read as UTF-16 units: lone surrogates arrive exactly.
-    expect(() => new ToolNameList(Uint8Array.of(0xff))).toThrow()
-    const lone = new ToolNameList(['+x\uD800_admin', '+x\uDFFF_admin'].join('\0'))
-    expect(new PaletteMatcher([['x\uDFFF_admin']]).selectInto(0, lone, out)).toBe(1)
-    expect(out[0]).toBe(1)
   })
 })
 
@@ -365,7 +349,6 @@ describe('resolvePalette', () => {
     await expect(resolvePalette({}, 'action', TOOLS, undefined)).resolves.toBeNull()
     await expect(resolvePalette({}, 'action', TOOLS, {})).resolves.toBeNull()
     await expect(resolvePalette({}, 'action', TOOLS, { roleTools: null })).resolves.toBeNull()
-    await expect(resolvePalette({}, 'action', TOOLS, { roleTools: { default: ['search'] } })).resolves.toBeNull()
   })
 
   test('returns the role subset, same objects', async () => {
@@ -653,15 +636,18 @@ describe('applyPalette', () => {
     expect(logger.messages.slice(before)).toEqual([expect.stringContaining('returned no tools')])
   })
 
-  test("resolvePalette takes unknownRole too (default 'warn')", async () => {
+  test("resolvePalette fails closed too (default unknownRole 'deny'), and takes 'allow'", async () => {
     const logger = spyLogger()
     const roleTools = { action: ['search'] }
-    expect(await resolvePalette({}, 'typo', TOOLS, { roleTools, logger })).toBeNull()
-    expect(await resolvePalette({}, 'typo', TOOLS, { roleTools, logger })).toBeNull()
+    expect(await resolvePalette({}, 'typo', TOOLS, { roleTools, logger })).toEqual([])
+    expect(await resolvePalette({}, 'typo', TOOLS, { roleTools, logger })).toEqual([])
     expect(logger.messages).toEqual([expect.stringContaining("role 'typo' has no entry in roleTools")])
     expect(await resolvePalette({}, 'other', TOOLS, { roleTools, unknownRole: 'allow', logger })).toBeNull()
     expect(logger.messages).toHaveLength(1)
+    expect(await resolvePalette({}, 'action', TOOLS, { roleTools: { action: ['serach'] }, logger })).toEqual([])
+    expect(logger.messages[1]).toContain("'serach': did you mean 'search'?")
     await expect(resolvePalette({}, 'typo', TOOLS, { roleTools, unknownRole: 'no' })).rejects.toThrow(/unknownRole must be one of/)
+    await expect(resolvePalette({}, 'typo', TOOLS, { roles: roleTools })).rejects.toThrow(/unknown option "roles"; did you mean "roleTools"\?/)
   })
 
   test('programmer errors reject with a TypeError', async () => {

@@ -56,8 +56,8 @@ test('pattern, ignore_case, context and lines through an agent answer as grep do
         ],
       }),
     (messages) => {
-      next = /lines='(\d+-)'/.exec(answerOf(messages, 'big'))[1]
-      return new AIMessage({ content: '', tool_calls: [r('more', { mem_id: memId, pattern: 'ERROR', lines: next })] })
+      next = Number(/pass offset=(\d+) /.exec(answerOf(messages, 'big'))[1])
+      return new AIMessage({ content: '', tool_calls: [r('more', { mem_id: memId, pattern: 'ERROR', offset: next })] })
     },
     () => new AIMessage('done'),
   ]
@@ -73,17 +73,22 @@ test('pattern, ignore_case, context and lines through an agent answer as grep do
   expect(answerOf(messages, 'p')).toBe(`[recall: ${p.total} matching lines for pattern 'ERROR worker 5 café 1[0-4]\\d\\d$' in ${memId}]\n${p.body}`)
   const pi = grep(LOG, /error worker 6/i, 0, 100, 400)
   expect(answerOf(messages, 'pi')).toBe(`[recall: ${pi.total} matching lines for pattern 'error worker 6' (ignore_case) in ${memId} lines 100-400]\n${pi.body}`)
-  expect(answerOf(messages, 'l')).toBe(LOG.split('\r\n').slice(9, 12).join('\r\n'))
+  // Numbered as grep -n numbers, the \r of the CRLF not shown.
+  expect(answerOf(messages, 'l')).toBe(LOG.split('\r\n').slice(9, 12).map((l, i) => `${10 + i}:${l}`).join('\n'))
 
   // Capped at 2,000: the count of every matching line, and how to get the rest.
   const big = answerOf(messages, 'big')
   const all = grep(LOG, /ERROR/)
   expect(Array.from(big).length).toBeLessThanOrEqual(2000)
   const shownLines = big.split('\n').slice(1)
-  expect(big.split('\n')[0]).toBe(`[recall: ${all.total} matching lines for pattern 'ERROR' in ${memId}; ${shownLines.length} shown; for the rest pass lines='${next}' with the same pattern]`)
+  expect(big.split('\n')[0]).toBe(`[recall: ${all.total} matching lines for pattern 'ERROR' in ${memId}; ${shownLines.length} shown; for the rest pass offset=${next} with the same pattern]`)
   expect(all.body.startsWith(shownLines.join('\n'))).toBe(true)
+  // The offset is where the next matching line starts (code points).
+  const nextLine = Number(all.body.split('\n')[shownLines.length].split(':')[0])
+  expect(next).toBe(Array.from(LOG.split('\r\n').slice(0, nextLine - 1).join('\r\n') + '\r\n').length)
   // Following it shows the next matching lines, none twice.
   const more = answerOf(messages, 'more').split('\n').slice(1)
+  expect(answerOf(messages, 'more').split('\n')[0]).toMatch(new RegExp(`^\\[recall: ${all.total} matching lines for pattern 'ERROR' in ${memId}; from offset=${next}: \\d+ shown; for the rest pass offset=\\d+ with the same pattern\\]$`))
   expect(all.body.split('\n').slice(shownLines.length, shownLines.length + more.length)).toEqual(more)
 
   expect(answerOf(messages, 'bad')).toBe("[recall: pattern 'worker [' does not compile: unclosed character class at character 8; for a literal string use query, or escape the special characters with \\]")

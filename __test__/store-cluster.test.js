@@ -1,4 +1,5 @@
 'use strict'
+// needs: redis-server, redis-cli
 // The Redis store on a real local Redis Cluster (3 primaries, each with a
 // replica, made here with `redis-cli --cluster create`): a URL naming any
 // node follows the cluster (slots, MOVED), as does a list of seed nodes; two

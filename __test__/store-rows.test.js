@@ -1,4 +1,5 @@
 'use strict'
+// needs: redis-server, sqlite3
 // Rows read back from a store are untrusted input. Every field of a stored
 // entry, in a real SQLite file (edited with the sqlite3 tool) and in a real
 // redis-server (edited over RESP), is cut, bit-flipped, set to huge or
@@ -125,7 +126,7 @@ const CONTENTS = [catalog, log, lossless, 'tiny']
 
 const input = (i, ns) => ({ toolCallId: `call-${i}`, toolName: `tool_${i}`, toolArgs: { page: i }, content: CONTENTS[i], namespace: ns })
 
-const CORRUPT = (id) => `[tool_memory error: store read failed for ${id}: store get failed: corrupt row`
+const CORRUPT = (id) => `[tool_memory error: the stored copy of ${id} failed its integrity check and was not served; it can no longer be recalled]`
 const NOT_FOUND = (id, ns) => `[tool_memory not found: ${id} in ${ns ? `namespace '${ns}'` : 'the default namespace'}]`
 
 // Each ledger the tests make, closed at the end (its store's threads and connections with it).
@@ -219,7 +220,8 @@ describe('tampered rows', () => {
       for (const len of ['99999999999', '18446744073709551615']) {
         await rows.write(h.memId, 'len', len)
         const l = ledger({ store: rows.store })
-        expect(await recall(l, h.memId, { namespace: 'len' })).toMatch(/^\[tool_memory error: store read failed for trm_[0-9a-f]{12}: store get failed: corrupt row: field 'len' is (\d+, over 4000000000|not an integer)/)
+        expect(await recall(l, h.memId, { namespace: 'len' })).toBe(CORRUPT(h.memId))
+        expect(await l.fetch(h.memId, { namespace: 'len' })).toMatch(/^\[tool_memory error: store read failed for trm_[0-9a-f]{12}: store get failed: corrupt row: field 'len' is (\d+, over 4000000000|not an integer)/)
         await expect(l.handle(h.memId, { namespace: 'len' })).rejects.toMatchObject({ code: 'ERR_SYMFONIC_STORE' })
       }
     }

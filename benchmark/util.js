@@ -1,6 +1,17 @@
 'use strict'
+const fs = require('node:fs')
+const path = require('node:path')
 const { performance } = require('node:perf_hooks')
 // Small helpers shared by the benchmark suites.
+
+// A figure the docs quote: under `npm run bench -- --write-figures`, bench.js
+// names a file in SYMFONIC_FIGURES and merges what the suites write there into
+// benchmark/figures.json (scripts/figures.js fills the docs from it).
+function figure(key, value) {
+  const file = process.env.SYMFONIC_FIGURES
+  if (file) fs.appendFileSync(file, JSON.stringify({ key, value, suite: path.basename(require.main.filename, '.js') }) + '\n')
+  return value
+}
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b)
@@ -31,4 +42,4 @@ async function timed(runs, fn) {
   return median(xs)
 }
 
-module.exports = { median, fmtMs, table, timed }
+module.exports = { median, fmtMs, table, timed, figure }

@@ -40,9 +40,9 @@ const script = [
   // only its shape (schema, summary) and a 2,000-character head preview.
   () => toolCall('get_catalog', { season: 'spring-2026' }),
   (prompt) => {
-    const schema = lineOf(lastTool(prompt), 'schema:') // e.g. "... table items: rows=1500 cols=7 [sku,title,...]"
-    const t = /table (\w+): rows=(\d+) cols=(\d+) \[([^\]]*)\]/.exec(schema)
-    return answer(t ? `From the stub alone: ${t[2]} ${t[1]} with ${t[3]} fields (${t[4]}).` : `From the stub alone: ${schema}`)
+    const data = lineOf(lastTool(prompt), 'data:') // "$.items: array[1500] of records, 7 columns: sku,title,..."
+    const t = /^\$\.(\w+): array\[(\d+)\] of records, (\d+) columns: (.*)$/.exec(data)
+    return answer(t ? `From the stub alone: ${t[2]} ${t[1]} with ${t[3]} fields (${t[4].split(',').join(', ')}).` : `From the stub alone: ${data}`)
   },
   // Turn 2. One item, by JSON path: the cheapest exact recall.
   (prompt) => toolCall('recall_tool_result', { mem_id: memIdIn(prompt), json_path: 'items.1234' }),
@@ -80,9 +80,10 @@ const measure = createMiddleware({
 })
 
 // --- The agent. toolMemoryMiddleware() needs no options: it registers
-// recall_tool_result (in the tool list from the first call, so the cached
-// prompt prefix never changes), uses the thread id as the ledger namespace,
-// and picks its compaction defaults from the model's cache style.
+// recall_tool_result (bound from the first call whose history holds a stub,
+// and in every call after it, so the cached prompt prefix changes once), uses
+// the thread id as the ledger namespace, and picks its compaction defaults
+// from the model's cache style.
 const agent = createAgent({
   model,
   tools: [getCatalog],
@@ -114,6 +115,8 @@ async function main() {
   const pad = (s, n, left) => (left ? String(s).padStart(n) : String(s).padEnd(n))
 
   console.log(`@symfonic/core demo: a ${(catalogJson.length / 1e6).toFixed(1)} MB tool result in a LangChain.js agent (offline, scripted model)\n`)
+  console.log('The model is scripted: its replies are written in examples/demo.js and computed from the prompt it is sent.')
+  console.log('This shows what the model is sent and what recall answers, not what a real model would decide.\n')
   console.log('prompt size = characters of the messages sent (system prompt, history); tool definitions not counted\n')
   console.log(`${pad('call', 4)}  ${pad('turn', 4)}  ${pad('without middleware', 18, true)}  ${pad('with middleware', 15, true)}  the model then`)
   let sumWith = 0
@@ -127,7 +130,14 @@ async function main() {
     console.log(`${pad(i + 1, 4, true)}  ${pad(turnOfCall[i], 4, true)}  ${pad(kb(without) + ' chars', 18, true)}  ${pad(kb(withChars) + ' chars', 15, true)}  ${did(c.reply)}`)
   })
   console.log(`\nover ${model.calls.length} calls the model was sent ${kb(sumWith)} characters instead of ${kb(sumWithout)} (${(sumWithout / sumWith).toFixed(0)}x less)`)
-  console.log(`recall_tool_result was in the tool list of every call: ${model.calls.every((c) => c.tools.includes('recall_tool_result'))}`)
+  const bound = model.calls.map((c, i) => (c.tools.includes('recall_tool_result') ? i + 1 : null)).filter((i) => i !== null)
+  const from = bound[0]
+  const steady = from !== undefined && bound.length === model.calls.length - from + 1
+  console.log(
+    steady
+      ? `recall_tool_result was bound from call ${from}, the first whose history held a stub, to the last call`
+      : `recall_tool_result was bound in calls ${bound.join(', ') || 'none'}`,
+  )
 
   // The stub the model saw in place of the 2 MB result (long lines trimmed).
   const stub = lastTool(model.calls[1].messages)

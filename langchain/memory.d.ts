@@ -151,6 +151,12 @@ export type ToolMemoryEvent =
       refilled: boolean
       error: boolean
     }
+  /**
+   * The ledger's store failed (or timed out) while `recall_tool_result` looked `memId` up.
+   * `error` is the store's message (its address, the server's error), which the model's
+   * answer leaves out; `code` is the error's (`'ERR_SYMFONIC_STORE'`, `'ERR_SYMFONIC_STORE_TIMEOUT'`).
+   */
+  | { type: 'storeFailed'; memId: string; namespace: string; error: string; code: string | null }
 
 /** What a namespace function is given: the run's config or runtime (both carry `configurable`). */
 export interface NamespaceSource {
@@ -212,10 +218,16 @@ export interface RecallToolResultInput {
   lines?: string
   /** Substring to find: windows of text around the matches. */
   query?: string
-  /** Start of a character range. */
+  /** Start of a character range; with `pattern` or `query`, where the search starts; with `json_path`, the nodes to skip. */
   offset?: number
-  /** Length of a character range. */
+  /** Length of a character range; with `json_path`, a bound on the answer. */
   max_chars?: number
+  /** With `pattern` or `query`: the count alone. */
+  count_only?: boolean
+  /** With `json_path`: `[path, value]` pairs, each path an RFC 9535 Normalized Path. */
+  paths?: boolean
+  /** JSON nodes and `lines` exactly as written (default: compact JSON, numbered lines). */
+  raw?: boolean
 }
 
 /** The `recall_tool_result` tool. Answers a string and never throws. */
@@ -262,6 +274,14 @@ export type ToolMemoryMiddleware = AgentMiddleware<undefined, undefined, unknown
  * joins the tool list with the first compacted result and stays, identical, from then on.
  */
 export declare function toolMemoryMiddleware(options?: ToolMemoryOptions): ToolMemoryMiddleware
+/**
+ * `toolMemoryMiddleware` itself is not a middleware: passed without calling it, it is a `TypeError` when
+ * the agent is built (reading this property throws), and typed as this message so that
+ * TypeScript refuses it there too.
+ */
+export declare namespace toolMemoryMiddleware {
+  const wrapModelCall: 'toolMemoryMiddleware makes a middleware: call it, toolMemoryMiddleware()'
+}
 
 /** The state a `toolMemoryPreModelHook` reads. */
 export interface ToolMemoryHookState {
@@ -295,6 +315,14 @@ export interface ToolMemoryPreModelHook {
 
 /** `createReactAgent` pre-model hook: compacts into `llmInputMessages`, leaving `messages` untouched. */
 export declare function toolMemoryPreModelHook(options?: ToolMemoryOptions): ToolMemoryPreModelHook
+/**
+ * `toolMemoryPreModelHook` itself is not a preModelHook: passed without calling it, it is a `TypeError` when
+ * the agent is built (reading this property throws), and typed as this message so that
+ * TypeScript refuses it there too.
+ */
+export declare namespace toolMemoryPreModelHook {
+  const wrapModelCall: 'toolMemoryPreModelHook makes a preModelHook: call it, toolMemoryPreModelHook()'
+}
 
 /**
  * The prompt-cache style of a chat model (or a model id such as

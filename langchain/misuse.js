@@ -1,8 +1,9 @@
 'use strict'
-// Mistakes that LangChain would otherwise run silently: the createAgent
-// middleware and the createReactAgent hook swapped, the hook's recall tool
-// left out of the agent's tools, and runs without a thread id sharing one
-// namespace. Each gets a TypeError at construction, or one warning naming the fix.
+// Mistakes that LangChain would otherwise run silently: a factory passed
+// without calling it, the createAgent middleware and the createReactAgent
+// hook swapped, the hook's recall tool left out of the agent's tools, and runs
+// without a thread id sharing one namespace. Each gets a TypeError at
+// construction, or one warning naming the fix.
 
 const HOOK_AS_MIDDLEWARE =
   'toolMemoryPreModelHook() is a createReactAgent preModelHook, not a createAgent middleware (as middleware it would do nothing); ' +
@@ -20,6 +21,32 @@ function thrower(message) {
     enumerable: false,
     configurable: true,
   }
+}
+
+// What each factory export makes, and the call to make instead of passing it.
+const FACTORY_CALLS = {
+  toolMemoryMiddleware: ['middleware', 'createAgent({ model, tools, middleware: [toolMemoryMiddleware()] })'],
+  toolPaletteMiddleware: ['middleware', 'createAgent({ model, tools, middleware: [toolPaletteMiddleware({ roleTools, role })] })'],
+  toolMemoryPreModelHook: ['preModelHook', 'const hook = toolMemoryPreModelHook(); createReactAgent({ llm, tools: [...tools, hook.tool], preModelHook: hook })'],
+  createRecallToolResultTool: ['tool', 'tools: [...tools, createRecallToolResultTool(ledger)]'],
+}
+
+// What createAgent reads of each middleware (`tools` first, as it builds the
+// graph), and what createAgent, createReactAgent and LangGraph's addNode read
+// of each tool and node (`lc_runnable`): one of them is read at construction
+// wherever the uncalled factory was put.
+const READ_AT_CONSTRUCTION = ['tools', 'stateSchema', 'contextSchema', 'beforeAgent', 'beforeModel', 'afterModel', 'afterAgent', 'wrapModelCall', 'wrapToolCall', 'lc_runnable']
+
+/**
+ * A factory passed where its result belongs (`middleware: [toolMemoryMiddleware]`)
+ * would be skipped without a word, its guard included: every property the
+ * agent reads while it is built throws a TypeError naming the call to make.
+ */
+function refuseUncalled(factory) {
+  const [what, call] = FACTORY_CALLS[factory.name]
+  const message = `${factory.name} was passed without being called: it makes a ${what}, it is not one; call it: ${call}`
+  for (const key of READ_AT_CONSTRUCTION) Object.defineProperty(factory, key, thrower(message))
+  return factory
 }
 
 /**
@@ -92,4 +119,4 @@ function threadNamespace(nsOf, fn, report) {
   }
 }
 
-module.exports = { refuseAsMiddleware, refuseAsHook, watchRegistration, threadNamespace, HOOK_AS_MIDDLEWARE, MIDDLEWARE_AS_HOOK }
+module.exports = { refuseUncalled, refuseAsMiddleware, refuseAsHook, watchRegistration, threadNamespace, HOOK_AS_MIDDLEWARE, MIDDLEWARE_AS_HOOK }

@@ -13,30 +13,32 @@ export interface ToolPaletteMiddlewareOptions {
    * Allowlist of tool names per role (exact names, or prefixes ending in
    * `*`), compiled once into a `StaticPaletteResolver`. Give this or
    * `resolver`, not both; with neither, no palette applies (the forced choice
-   * and `alwaysInclude` still do).
+   * and `alwaysInclude` still do). A role whose allowlist is empty or matches
+   * no tool (a typo) gets only the `alwaysInclude` tools and a forced tool,
+   * the guard refusing the rest, with a warning once per role.
    */
-  roleTools?: Record<string, Iterable<string>>
+  roleTools?: Record<string, Iterable<string>> | undefined
   /**
-   * What a role without an entry in `roleTools` gets: every tool silently
-   * (`'allow'`), every tool with a warning through `logger` and an
-   * `unknownRole` event, once per role (`'warn'`, the default), or only the
-   * `alwaysInclude` tools and a forced tool, the guard refusing the rest
-   * (`'deny'`, also warned once). Only with `roleTools`.
+   * What a role without an entry in `roleTools` gets: only the `alwaysInclude`
+   * tools and a forced tool, the guard refusing the rest, with a warning once
+   * per role through `logger` (`'deny'`, the default), or every tool, silently
+   * (`'allow'`). Either way `onEvent` hears an `unknownRole` event once per
+   * role. Only with `roleTools`.
    */
-  unknownRole?: UnknownRolePolicy
+  unknownRole?: UnknownRolePolicy | undefined
   /** A custom palette policy, called before every model call. Its `null` means every tool. */
-  resolver?: ToolPaletteResolver
+  resolver?: ToolPaletteResolver | undefined
   /** The role to resolve the palette for, or a function of the state and runtime. Default: `"action"`. */
-  role?: string | ((state: ToolPaletteState, runtime: Runtime<unknown>) => string)
+  role?: string | ((state: ToolPaletteState, runtime: Runtime<unknown>) => string) | undefined
   /**
    * A tool the model must call, or a function returning one (or `undefined`).
    * While forced, the tool is bound even if the palette excludes it, and
    * `request.toolChoice` is set to its name; the choice is released once a
    * ToolMessage from that tool exists in the conversation.
    */
-  forcedToolChoice?: string | ((state: ToolPaletteState, runtime: Runtime<unknown>) => string | undefined)
+  forcedToolChoice?: string | ((state: ToolPaletteState, runtime: Runtime<unknown>) => string | undefined) | undefined
   /** Names of the tools bound whatever the palette says (names, not tool objects). Default: `["recall_tool_result"]`. */
-  alwaysInclude?: string[]
+  alwaysInclude?: string[] | undefined
   /**
    * Guard execution (default `true`): a call to a tool outside the palette
    * that was bound for the model call that produced it is answered with an
@@ -45,11 +47,11 @@ export interface ToolPaletteMiddlewareOptions {
    * (LangChain stops doing so once any `wrapToolCall` is present) and
    * re-throws interrupts and other LangGraph control flow.
    */
-  guard?: boolean
+  guard?: boolean | undefined
   /** Receives the palette warnings. Default: `console`. */
-  logger?: Logger
+  logger?: Logger | undefined
   /** Receives a small event for each palette decision worth counting (never throws into the agent). */
-  onEvent?: (event: ToolPaletteEvent) => void
+  onEvent?: ((event: ToolPaletteEvent) => void) | undefined
 }
 
 /** What `toolPaletteMiddleware` reports through `onEvent`. */
@@ -60,8 +62,8 @@ export type ToolPaletteEvent =
   | { type: 'forcedToolAdded'; role: string; tool: string }
   /** The guard refused to run a tool outside the palette of the call that made it. */
   | { type: 'toolCallRefused'; role: string; tool: string; toolCallId: string }
-  /** A role without an entry in `roleTools` met the `unknownRole` policy `'warn'` or `'deny'` (once per role). */
-  | { type: 'unknownRole'; role: string; policy: 'warn' | 'deny'; roles: string[] }
+  /** A role without an entry in `roleTools` met the `unknownRole` policy (once per role). */
+  | { type: 'unknownRole'; role: string; policy: UnknownRolePolicy; roles: string[] }
 
 /**
  * Role-aware tool palettes for `createAgent`: narrows `request.tools` in
@@ -71,3 +73,11 @@ export type ToolPaletteEvent =
  * @throws {TypeError} for malformed options, naming the option (`toolPaletteMiddleware(options): unknown option "roletools"; did you mean "roleTools"?`).
  */
 export declare function toolPaletteMiddleware(options?: ToolPaletteMiddlewareOptions): AgentMiddleware
+/**
+ * `toolPaletteMiddleware` itself is not a middleware: passed without calling it, it is a `TypeError` when
+ * the agent is built (reading this property throws), and typed as this message so that
+ * TypeScript refuses it there too.
+ */
+export declare namespace toolPaletteMiddleware {
+  const wrapModelCall: 'toolPaletteMiddleware makes a middleware: call it, toolPaletteMiddleware()'
+}

@@ -7,9 +7,9 @@
 // `langchain` is an optional peer: it is loaded when a middleware is made,
 // so `@symfonic/core/langchain` itself loads without it.
 const { AIMessage, ToolMessage } = require('@langchain/core/messages')
-const { ROLES, StaticPaletteResolver, checkLogger, checkUnknownRole } = require('../lib/palette.js')
+const { ROLES, StaticPaletteResolver, checkLogger, checkOptionKeys, checkUnknownRole, nameOf } = require('../lib/palette.js')
 const { applyPaletteIn, checkAlwaysInclude } = require('../lib/apply-palette.js')
-const { checkKeys, checkCallback } = require('../lib/options.js')
+const { checkCallback } = require('../lib/options.js')
 const { reporter } = require('./report.js')
 
 const NAME = 'toolPaletteMiddleware'
@@ -19,18 +19,13 @@ const FN = 'toolPaletteMiddleware(options)'
 // the palette that was bound when the model made it.
 const SNAPSHOT_LIMIT = 1024
 
-function nameOf(tool) {
-  if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) return undefined
-  return typeof tool.name === 'string' ? tool.name : undefined
-}
-
 const KEYS = ['roleTools', 'unknownRole', 'resolver', 'role', 'forcedToolChoice', 'alwaysInclude', 'guard', 'logger', 'onEvent']
 
 function validate(options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`${FN}: expected an options object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`)
   }
-  checkKeys(FN, options, KEYS)
+  checkOptionKeys(FN, options, KEYS)
   const { roleTools, resolver, role, forcedToolChoice, guard } = options
   if (roleTools != null && resolver != null) {
     throw new TypeError(`${FN}: pass either roleTools or resolver, not both`)
@@ -43,7 +38,9 @@ function validate(options) {
   }
   checkUnknownRole(FN, options.unknownRole, roleTools)
   if (role !== undefined && typeof role !== 'string' && typeof role !== 'function') {
-    throw new TypeError(`${FN}: role must be a string or a function (state, runtime) => string`)
+    // `role: { action: [...] }` is a roleTools map in the wrong option.
+    const map = role !== null && typeof role === 'object' && !Array.isArray(role) ? '; a map of role names to tool names is roleTools' : ''
+    throw new TypeError(`${FN}: role must be a string or a function (state, runtime) => string${map}`)
   }
   if (forcedToolChoice != null && typeof forcedToolChoice !== 'string' && typeof forcedToolChoice !== 'function') {
     throw new TypeError(`${FN}: forcedToolChoice must be a tool name or a function (state, runtime) => string | undefined`)
@@ -224,9 +221,9 @@ function toolPaletteMiddleware(options = {}) {
       const next = { ...request, tools: unnamed.length === 0 ? p.bound : [...p.bound, ...unnamed] }
       // LangChain's providers turn a tool name into their forced-choice format.
       if (p.toolChoice !== undefined) next.toolChoice = p.toolChoice
-      // A role without an entry in roleTools: the resolver warned through the
-      // logger; onEvent hears of it once per role too.
-      if (own !== null && own.unknownRole !== 'allow' && !own.hasRole(p.role) && !unknownReported.has(String(p.role))) {
+      // A role without an entry in roleTools: under 'deny' the resolver warned
+      // through the logger; onEvent hears of it once per role, whatever the policy.
+      if (own !== null && !own.hasRole(p.role) && !unknownReported.has(String(p.role))) {
         unknownReported.add(String(p.role))
         report.event({ type: 'unknownRole', role: String(p.role), policy: own.unknownRole, roles: own.roles })
       }

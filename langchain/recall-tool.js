@@ -12,6 +12,7 @@ const { STUB_HEADER, isTool, infoOf, toolCallIndex, codePoints } = require('./me
 const { checkLedger, optionsObject, fail } = require('../lib/options.js')
 const { RECALL_TOOL_NAME, namespaceResolver } = require('./options.js')
 const { cacheFor, recordOnce } = require('./compact.js')
+const { unknownArguments } = require('../lib/recall-args.js')
 
 // What the model reads on every request (issue 27 measures it): one clear
 // line per argument, as short as they can be; docs/recall.md has the rest.
@@ -39,8 +40,13 @@ const RECALL_SCHEMA = z
     offset: anyArg('integer', 'Start of a character range.'),
     max_chars: anyArg('integer', 'Length of a character range.'),
     format: anyArg('string', '"full" for the whole result; default "summary" (the stub).', { enum: ['summary', 'full'] }),
+    // Answer forms. Unknown argument names are kept (loose), so the tool can name them.
+    count_only: anyArg('boolean', 'With pattern or query: the count alone.'),
+    paths: anyArg('boolean', 'With json_path: [path, value] pairs (RFC 9535 Normalized Paths).'),
+    raw: anyArg('boolean', 'JSON and lines exactly as written (default: compact JSON, numbered lines).'),
   })
-  .meta({ required: ['mem_id'] })
+  .loose()
+  .meta({ required: ['mem_id'], additionalProperties: false })
 
 function runtimeState(runtime) {
   if (runtime == null || typeof runtime !== 'object') return undefined
@@ -175,7 +181,13 @@ function createRecallToolResultTool(ledger, options, fn = 'createRecallToolResul
         opts.namespace = ns
         opts.maxOutputChars = maxOutputChars
         if (present(args.format)) opts.format = args.format // anything but "full" means summary
+        // A name the tool does not know is answered (named, with the one it likely meant), not dropped.
+        const unknown = typeof memId === 'string' && memId !== '' ? unknownArguments(args) : null
+        if (unknown !== null) return answered(memId, ns, opts, unknown, false)
         try {
+          if (present(args.count_only)) opts.countOnly = boolArg('count_only', args.count_only)
+          if (present(args.paths)) opts.paths = boolArg('paths', args.paths)
+          if (present(args.raw)) opts.raw = boolArg('raw', args.raw)
           if (present(args.query)) opts.query = strArg('query', args.query)
           if (present(args.offset)) opts.offset = intArg('offset', args.offset)
           if (present(args.max_chars)) opts.maxChars = intArg('max_chars', args.max_chars)
@@ -197,8 +209,10 @@ function createRecallToolResultTool(ledger, options, fn = 'createRecallToolResul
             }
             refilled = outcome === 'refilled'
           }
-        } catch {
-          // a failed refill leaves the answer to what the ledger holds
+        } catch (err) {
+          // A failed lookup leaves the answer to the recall (which names no server to the
+          // model); the store's own words go to the app's logger and onEvent.
+          if (report !== null) report.storeFailed(memId, ns, err)
         }
         return answered(memId, ns, opts, await recall(ledger, memId, opts), refilled)
       } catch {

@@ -47,6 +47,13 @@ function reporter(logger, onEvent) {
         this.warn(`onEvent\0${err && err.message}`, `@symfonic/core: onEvent threw (${err && err.message}); the event was dropped`)
       }
     },
+    // The ledger's store failed while recall_tool_result read an entry: the
+    // detail the model's answer leaves out (address, server error) is the app's.
+    storeFailed(memId, namespace, err) {
+      const error = String((err && err.message) || err)
+      this.warn(`storeFailed\0${error}`, `@symfonic/core: the ledger's store failed while recall_tool_result read ${memId}: ${error}`)
+      this.event({ type: 'storeFailed', memId: String(memId), namespace, error, code: (err && err.code) || null })
+    },
   }
 }
 

@@ -4,8 +4,7 @@
 // always-on tools after the palette, input order kept and no duplicates.
 
 const { checkKeys } = require('./options.js')
-const { describe, checkLogger, warn, warnOnce, errorText, isDenial } = require('./palette.js')
-const { nameOf, listEntry } = require('./tool-list.js')
+const { describe, checkLogger, warn, warnOnce, errorText, isDenial, nameOf } = require('./palette.js')
 
 const DEFAULT_ALWAYS_INCLUDE = Object.freeze(['recall_tool_result'])
 
@@ -44,76 +43,42 @@ function checkAlwaysInclude(alwaysInclude, where = 'applyPalette(input)') {
   return alwaysInclude
 }
 
-// Whether `sub` is `list` with some elements left out, order kept.
-function isOrderedSubset(sub, list) {
-  let j = 0
-  for (let i = 0; i < sub.length; i++) {
-    const tool = sub[i]
-    while (j < list.length && list[j] !== tool) j++
-    if (j === list.length) return false
-    j++
-  }
-  return true
-}
-
-// The result being built: tools plus a by-name membership test. The common
-// case (the palette is an ordered subset of a list without duplicates) is a
-// slice, membership is answered from the list's name index, and the few
-// appended tools are tracked on the side; anything else uses explicit sets.
+// The result being built: tools in order, no name twice (nor an unnamed tool).
 class Selection {
-  constructor(entry, tools, fast) {
-    this.entry = entry
-    this.tools = tools
-    this.fast = fast
-    this.names = new Set() // fast: names appended; slow: every name
-    this.objects = fast ? undefined : new Set()
-    this.lookups = 0
-  }
-
-  // `palette` must hold tools of `entry` in its order (`ordered`, if known).
-  static of(entry, palette, ordered = palette === entry.tools || isOrderedSubset(palette, entry.tools)) {
-    if (ordered && entry.isUnique()) {
-      return new Selection(entry, palette.slice(), true)
-    }
-    const selection = new Selection(entry, [], false)
-    for (const tool of palette) selection.add(tool)
-    return selection
-  }
-
-  // Whether `tool` is selected. The first few lookups scan the list (a call
-  // usually asks about one or two always-on tools); past that a set of the
-  // selected objects is built once, so many names stay linear overall.
-  includes(tool) {
-    if (this.objects !== undefined) return this.objects.has(tool)
-    if (++this.lookups <= 8) return this.tools.includes(tool)
-    this.objects = new Set(this.tools)
-    return this.objects.has(tool)
-  }
+  tools = []
+  #names = new Set()
+  #unnamed = new Set()
 
   hasName(name) {
-    if (this.names.has(name)) return true
-    if (!this.fast) return false
-    const i = this.entry.firstIndex(name)
-    return i !== undefined && this.includes(this.entry.tools[i])
+    return this.#names.has(name)
   }
 
   add(tool) {
     const name = nameOf(tool)
-    if (name !== undefined && this.hasName(name)) return
-    if (this.includes(tool)) return
-    if (name !== undefined) this.names.add(name)
-    if (this.objects !== undefined) this.objects.add(tool)
+    const seen = name === undefined ? this.#unnamed : this.#names
+    const key = name ?? tool
+    if (seen.has(key)) return
+    seen.add(key)
     this.tools.push(tool)
+  }
+
+  addAll(tools) {
+    for (let i = 0; i < tools.length; i++) this.add(tools[i])
   }
 }
 
-function findByName(entries, name) {
-  for (const entry of entries) {
-    const i = entry.firstIndex(name)
-    if (i !== undefined) return entry.tools[i]
+// Whether `sub` is `list` with some elements left out, order kept (what a
+// StaticPaletteResolver returns).
+function isOrderedSubset(sub, list) {
+  let j = 0
+  for (let i = 0; i < sub.length; i++) {
+    while (j < list.length && list[j] !== sub[i]) j++
+    if (j++ === list.length) return false
   }
-  return undefined
+  return true
 }
+
+const findByName = (tools, name) => tools.find((tool) => nameOf(tool) === name)
 
 async function applyPaletteIn(input, forcedSeen) {
   if (input === null || typeof input !== 'object') {
@@ -150,21 +115,22 @@ async function applyPaletteIn(input, forcedSeen) {
     }
   }
 
-  // Validated after the resolver ran: it may have been awaited.
-  const startEntry = listEntry(start)
-  const allEntry = start === allTools ? startEntry : listEntry(allTools)
-  let selection
+  // The lists are read after the resolver ran: it may have been awaited.
+  const selection = new Selection()
   if (palette === null) {
-    selection = Selection.of(startEntry, startEntry.tools)
+    selection.addAll(start)
   } else {
     // A subset of `start`, in `start` order: the resolver constrains the
     // choice, it never authors tools, so anything else it returned is dropped.
-    selection = isOrderedSubset(palette, startEntry.tools)
-      ? Selection.of(startEntry, palette, true)
-      : Selection.of(startEntry, inStartOrder(palette, startEntry.tools), false)
+    if (isOrderedSubset(palette, start)) {
+      selection.addAll(palette)
+    } else {
+      const chosen = new Set(palette)
+      selection.addAll(start.filter((tool) => chosen.has(tool)))
+    }
     if (selection.tools.length === 0 && !isDenial(palette)) {
       warn(logger, `[tool_palette] the palette resolver for role '${roleText}' returned tools that are not in the tool list; binding the unfiltered tools`)
-      selection = Selection.of(startEntry, startEntry.tools)
+      selection.addAll(start)
     }
   }
 
@@ -175,7 +141,7 @@ async function applyPaletteIn(input, forcedSeen) {
     if (selection.hasName(forcedToolChoice)) {
       toolChoice = forcedToolChoice
     } else {
-      const forced = findByName([startEntry, allEntry], forcedToolChoice)
+      const forced = findByName(start, forcedToolChoice) ?? findByName(allTools, forcedToolChoice)
       if (forced !== undefined) {
         selection.add(forced)
         toolChoice = forcedToolChoice
@@ -199,21 +165,13 @@ async function applyPaletteIn(input, forcedSeen) {
 
   // 5. always-on tools come after the palette, so narrowing cannot drop them;
   // appended in allTools order.
-  const always = []
-  for (const name of alwaysInclude) {
-    const i = allEntry.firstIndex(name)
-    if (i !== undefined && !selection.hasName(name)) always.push(i)
+  const always = new Set(alwaysInclude.filter((name) => !selection.hasName(name)))
+  for (let i = 0; i < allTools.length && always.size > 0; i++) {
+    const name = nameOf(allTools[i])
+    if (always.delete(name)) selection.add(allTools[i])
   }
-  always.sort((a, b) => a - b)
-  for (const i of always) selection.add(allEntry.tools[i])
 
   return { tools: selection.tools, toolChoice, forcedAdded }
-}
-
-// The tools of `list` that are in `palette`, in `list` order.
-function inStartOrder(palette, list) {
-  const chosen = new Set(palette)
-  return list.filter((tool) => chosen.has(tool))
 }
 
 async function applyPalette(input) {

@@ -9,9 +9,10 @@ const MAX_OUTPUT_CHARS = binding.MAX_OUTPUT_CHARS
 const MEM_ID_ERROR = '[tool_memory error: mem_id must be a non-empty string]'
 const ECHO_CHARS = 200
 
-const { fail, isPlainObject, checkKeys } = require('./options.js')
+const { fail, isPlainObject, checkKeys, checkLedger } = require('./options.js')
 const { isLong, recordInSlices, resized } = require('./crossing.js')
 const { InFlight, weightOf } = require('./in-flight.js')
+const { argumentMistake } = require('./recall-args.js')
 const external = require('./external.js')
 
 function optionalString(where, name, v) {
@@ -159,7 +160,7 @@ function recordInput(where, input) {
 }
 
 const RECORD_KEYS = ['toolCallId', 'toolName', 'toolArgs', 'content', 'namespace', 'ttlSeconds']
-const FETCH_KEYS = ['format', 'query', 'offset', 'maxChars', 'jsonPath', 'pattern', 'ignoreCase', 'context', 'lines', 'namespace']
+const FETCH_KEYS = ['format', 'query', 'offset', 'maxChars', 'jsonPath', 'pattern', 'ignoreCase', 'context', 'lines', 'countOnly', 'raw', 'paths', 'namespace']
 const RECALL_KEYS = [...FETCH_KEYS, 'maxOutputChars']
 const STUB_KEYS = ['namespace', 'previewChars']
 const ENTRY_KEYS = ['namespace']
@@ -176,6 +177,9 @@ const OPTION_TYPES = {
   ignoreCase: (v) => typeof v === 'boolean' || 'a boolean',
   context: (v) => Number.isFinite(v) || 'a finite number',
   lines: (v) => typeof v === 'string' || "a string ('120-180', '120' or '120-')",
+  countOnly: (v) => typeof v === 'boolean' || 'a boolean',
+  raw: (v) => typeof v === 'boolean' || 'a boolean',
+  paths: (v) => typeof v === 'boolean' || 'a boolean',
   namespace: (v) => (typeof v === 'string' && v.isWellFormed()) || 'well-formed text (a string without lone surrogates)',
   offset: (v) => Number.isFinite(v) || 'a finite number',
   maxChars: (v) => Number.isFinite(v) || 'a finite number',
@@ -408,6 +412,9 @@ function recallOptions(options) {
     ignoreCase: looseBoolean(o.ignoreCase),
     context: looseNumber(o.context),
     lines: looseString(o.lines),
+    countOnly: looseBoolean(o.countOnly),
+    raw: looseBoolean(o.raw),
+    paths: looseBoolean(o.paths),
     namespace: typeof o.namespace === 'string' ? o.namespace : undefined,
     maxOutputChars: maxOut !== undefined && maxOut >= 1 ? Math.floor(maxOut) : MAX_OUTPUT_CHARS,
   }
@@ -448,6 +455,9 @@ async function recallFromJs(ledger, memId, o) {
       ignoreCase: o.ignoreCase,
       context: o.context,
       lines: o.lines,
+      countOnly: o.countOnly,
+      raw: o.raw,
+      paths: o.paths,
       namespace: o.namespace,
     })
     if (o.query === undefined && o.jsonPath === undefined && o.pattern === undefined && o.lines === undefined) {
@@ -471,13 +481,18 @@ function fit(text, memId, max, contiguousFrom) {
 
 /**
  * The recall contract for a native Ledger or any ledger-like with `fetch`.
- * Rejects only for a programmer's mistake (options that are not an object,
- * an unknown option name); whatever values a model sends, it answers.
+ * Rejects only for a programmer's mistake (no ledger, options that are not an
+ * object, an unknown option name); whatever values a model sends, it answers,
+ * and a ledger that fails or is closed is an answer too.
  */
 async function recall(ledger, memId, options) {
   const o = recallOptions(options) // an async function: a TypeError here rejects
+  checkLedger('recall(ledger, memId, options)', ledger, ['fetch'])
   const id = typeof memId === 'string' ? memId.trim() : ''
   if (id === '') return fit(MEM_ID_ERROR, '', o.maxOutputChars)
+  // Values a model sent that cannot be read as asked: named, never ignored.
+  const mistake = argumentMistake(options ?? {})
+  if (mistake !== null) return fit(mistake, id, o.maxOutputChars)
   const failed = `[tool_memory error: ledger fetch failed for ${echo(id)}]`
   // A namespace that is not well-formed text would alias another one on the way to Rust.
   if (o.namespace !== undefined && !o.namespace.isWellFormed()) return fit(notFound(id, o.namespace.toWellFormed()), id, o.maxOutputChars)
@@ -486,12 +501,12 @@ async function recall(ledger, memId, options) {
       // Already cut to the cap, in code points, on the Rust side.
       return await binding.Ledger.prototype.recall.call(ledger, id, o, o.maxOutputChars)
     }
-    if (ledger === null || typeof ledger !== 'object' || typeof ledger.fetch !== 'function') {
-      return fit(failed, id, o.maxOutputChars)
-    }
     const { text, contiguousFrom } = await recallFromJs(ledger, id, o)
     return fit(text, id, o.maxOutputChars, contiguousFrom)
-  } catch {
+  } catch (e) {
+    if (e !== null && typeof e === 'object' && e.code === 'ERR_SYMFONIC_CLOSED') {
+      return fit(`[tool_memory error: ${echo(id)} cannot be recalled: the ledger is closed]`, id, o.maxOutputChars)
+    }
     return fit(failed, id, o.maxOutputChars)
   }
 }

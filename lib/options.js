@@ -11,8 +11,11 @@ function describe(v) {
   if (Array.isArray(v)) return 'an array'
   if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '...' : v)}`
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return `${typeof v} ${String(v)}`
+  if (isThenable(v)) return 'a Promise'
   return typeof v
 }
+
+const isThenable = (v) => v !== null && (typeof v === 'object' || typeof v === 'function') && typeof v.then === 'function'
 
 /** `fn: what (got …)`. */
 function fail(fn, what, v) {
@@ -90,6 +93,10 @@ function optionsObject(fn, options, known, what = 'options') {
  * `fn: ledger must be a Ledger or an object with record(), fetch() (missing: record)`.
  */
 function checkLedger(fn, ledger, methods) {
+  // `Ledger.open()` resolves to the ledger: a forgotten await passes its Promise.
+  if (isThenable(ledger) && methods.some((m) => typeof ledger[m] !== 'function')) {
+    throw new TypeError(`${fn}: ledger is a Promise, not a Ledger (a missing await?): const ledger = await Ledger.open(options)`)
+  }
   const ok = ledger !== null && (typeof ledger === 'object' || typeof ledger === 'function')
   const missing = ok ? methods.filter((m) => typeof ledger[m] !== 'function') : methods
   if (missing.length > 0) {

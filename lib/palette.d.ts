@@ -25,15 +25,15 @@ export interface ToolPaletteResolver {
 /**
  * What a role without an entry in `roleTools` gets (a typo, or a role name the
  * allowlist does not know):
- * - `'allow'`: every tool, silently (no policy for that role);
- * - `'warn'` (the default): every tool, and a warning once per resolver and
- *   role naming the known roles (and `toolPaletteMiddleware`'s `onEvent` hears
- *   an `unknownRole` event);
- * - `'deny'`: no tool from the palette: `resolve` answers `[]`, `applyPalette`
- *   binds only the `alwaysInclude` tools and a forced tool, and the guard of
- *   `toolPaletteMiddleware` refuses every other tool (also warned once).
+ * - `'deny'` (the default): no tool from the palette: `resolve` answers `[]`,
+ *   `applyPalette` binds only the `alwaysInclude` tools and a forced tool, and
+ *   the guard of `toolPaletteMiddleware` refuses every other tool; a warning
+ *   once per resolver and role names the known roles and how to open them;
+ * - `'allow'`: every tool, silently (no policy for that role).
+ *
+ * `toolPaletteMiddleware`'s `onEvent` hears an `unknownRole` event under both.
  */
-export type UnknownRolePolicy = 'allow' | 'warn' | 'deny'
+export type UnknownRolePolicy = 'allow' | 'deny'
 
 export interface StaticPaletteResolverOptions {
   /**
@@ -45,36 +45,37 @@ export interface StaticPaletteResolverOptions {
    * any role (every tool, no warning).
    */
   roleTools: Record<string, Iterable<string>>
-  /** What a role without an entry in `roleTools` gets. Default `'warn'`. Needs `roleTools`. */
-  unknownRole?: UnknownRolePolicy
+  /** What a role without an entry in `roleTools` gets. Default `'deny'`. Needs `roleTools`. */
+  unknownRole?: UnknownRolePolicy | undefined
   /** Receives the once-per-role configuration warnings. Default: `console`. */
-  logger?: Logger
+  logger?: Logger | undefined
 }
 
 /**
- * The default resolver: `roleTools` compiled once (natively) at construction.
+ * The default resolver: `roleTools` compiled once at construction. It fails
+ * closed: every misconfiguration answers `[]`, which `applyPalette` honours as
+ * "only the always-on and forced tools", with a warning once per resolver and
+ * role that says how to open the tools.
  *
- * - no entry for the role → what `unknownRole` says: `null` (`'allow'`),
- *   `null` and a warning once per resolver and role (`'warn'`, the default),
- *   or `[]`, which `applyPalette` honours as "only the always-on and forced
- *   tools" (`'deny'`, also warned once);
- * - an empty allowlist → `null`, and a warning (once per resolver and role)
- *   that an empty palette is a configuration error;
- * - an allowlist that matches none of the tools → `null`, and a warning (once
- *   per resolver and role) naming the sorted allowlist;
+ * - no entry for the role → what `unknownRole` says: `[]` (`'deny'`, the
+ *   default) or `null`, every tool (`'allow'`, silently);
+ * - an empty allowlist → `[]`;
+ * - an allowlist that matches none of the tools (a typo: `['serach']`) → `[]`,
+ *   the warning naming the sorted allowlist and the closest tool names;
  * - otherwise the matching tools, the same objects, in input order.
  *
  * `resolve` never throws, whatever the state, role or tool list; tools without
- * a string `name` are simply not matched. Tool names cross to the native side
- * once per tool list (the list is remembered in a `WeakMap` and re-checked on
- * every call), so repeated calls over the same list cost a few microseconds.
+ * a string `name` are simply not matched, and a list that cannot be read
+ * allows nothing. Verdicts are remembered per tool name, so a call over 500
+ * tools costs about what a plain `Set` filter does.
  */
 export declare class StaticPaletteResolver implements ToolPaletteResolver {
   /** @throws {TypeError} when `roleTools` or `logger` is malformed. */
   constructor(options: StaticPaletteResolverOptions)
   /**
-   * The role's subset of `allTools`, or `null` for no policy, or `[]` for a
-   * role without an entry under `unknownRole: 'deny'`. Synchronous; never throws.
+   * The role's subset of `allTools`, or `null` for no policy, or `[]` for
+   * "none but the always-on and forced tools" (see the class). Synchronous;
+   * never throws.
    */
   resolve<T extends { name: string }>(state: unknown, role: string, allTools: T[]): T[] | null
   /** The roles that have an allowlist entry (possibly empty). */
@@ -84,24 +85,24 @@ export declare class StaticPaletteResolver implements ToolPaletteResolver {
   /** Whether `role` has an entry in `roleTools`. */
   hasRole(role: string): boolean
   /**
-   * Whether the role's allowlist allows a tool named `name`; `null` when the
-   * role has no usable policy (an empty allowlist, or no entry under
-   * `unknownRole` `'allow'` or `'warn'`); `false` for a role without an entry
-   * under `'deny'`. It cannot see the "matches none of the tools" case, which
-   * needs the whole list.
+   * Whether the role's allowlist allows a tool named `name` (`false` for an
+   * empty allowlist, and for a role without an entry under `'deny'`); `null`
+   * when no policy applies (no `roleTools`, or a role without an entry under
+   * `'allow'`).
    */
   allows(role: string, name: string): boolean | null
 }
 
 /**
  * Resolves the palette with a static allowlist, as `StaticPaletteResolver`
- * does. The allowlist is compiled on first use per `roleTools` object and
+ * does (failing closed). The allowlist is compiled on first use per `roleTools` object and
  * reused while that object is (so hoist it; a new object per call recompiles,
  * and later mutations of the same object are not seen). Warnings are issued
  * once per `roleTools` object and role. No `options` or no `roleTools` → `null`.
  *
  * @returns the role's subset of `allTools` (same objects, input order), `null`
- * (no policy), or `[]` (a role without an entry under `unknownRole: 'deny'`).
+ * (no policy), or `[]` (none but the always-on and forced tools: a role without
+ * an entry, an empty allowlist, or one that matches no tool).
  * Rejects with a `TypeError` only for malformed options.
  */
 export declare function resolvePalette<T extends { name: string }>(
@@ -119,24 +120,24 @@ export interface ApplyPaletteInput<T extends { name: string }> {
   /** Every tool the agent has. */
   allTools: T[]
   /** Intent narrowing (the tools already routed to); used instead of `allTools` when non-empty. */
-  resolvedTools?: T[] | null
+  resolvedTools?: T[] | null | undefined
   /** The palette policy; none → no filter. */
-  resolver?: ToolPaletteResolver | null
+  resolver?: ToolPaletteResolver | null | undefined
   /**
    * A tool the model must call. If the palette excluded it, it is appended
    * back (the instance from the unfiltered list) with a warning, once per
    * (forced tool, role) and resolver (per logger when there is no resolver).
    * A name that is in no list is not forced (warning, once).
    */
-  forcedToolChoice?: string | null
+  forcedToolChoice?: string | null | undefined
   /**
    * Names of the tools kept whatever the palette says, appended after it when
    * present in `allTools` (names, not tool objects: the instances bound are
    * those of `allTools`). Default: `["recall_tool_result"]`.
    */
-  alwaysInclude?: string[]
+  alwaysInclude?: string[] | undefined
   /** Receives the warnings. Default: `console`. */
-  logger?: Logger
+  logger?: Logger | undefined
 }
 
 export interface AppliedPalette<T> {
@@ -150,7 +151,7 @@ export interface AppliedPalette<T> {
  * The agent loop's palette rules, in order: start from `resolvedTools` when
  * non-empty, else `allTools`; ask the resolver with the role (a resolver that
  * throws or rejects, or returns `[]`, means no filter, with a warning; the
- * `[]` of a `StaticPaletteResolver` under `unknownRole: 'deny'` is kept); append
+ * `[]` of a `StaticPaletteResolver` is kept: it failed closed); append
  * an excluded forced tool back and return it as `toolChoice`; append the
  * `alwaysInclude` tools. The result keeps input order and holds no duplicates
  * (by object, and by name).

@@ -1,25 +1,23 @@
 'use strict'
-// Role-aware tool palettes: the static resolver (roleTools compiled natively,
-// the unknownRole policy) and resolvePalette. The caller's tool objects never
-// leave JS: their names cross to the native matcher once per tool list
-// (tool-list.js) and each call gets back indices into it, which is why this
-// layer exists at all: resolvers must return *the same* tool objects. The
-// agent loop's rules around any resolver are in apply-palette.js.
+// Role-aware tool palettes: the static resolver (roleTools and the
+// unknownRole policy) and resolvePalette. Resolvers hand back the caller's own
+// tool objects, in input order. The agent loop's rules around any resolver are
+// in apply-palette.js.
 
-const { PaletteMatcher, ToolNameList } = require('./native.js')
 const { checkKeys, closest } = require('./options.js')
-const { encodeNames, listEntry } = require('./tool-list.js')
 
 const ROLES = Object.freeze({ ACTION: 'action', DEFAULT: 'default' })
 // What a role without an entry in `roleTools` gets (a typo, a custom role):
-// every tool ('allow'), every tool and a warning ('warn'), or none but the
-// always-on and forced tools ('deny').
-const UNKNOWN_ROLE = Object.freeze(['allow', 'warn', 'deny'])
-const DEFAULT_UNKNOWN_ROLE = 'warn'
+// none but the always-on and forced tools ('deny', the default), or every tool ('allow').
+const UNKNOWN_ROLE = Object.freeze(['allow', 'deny'])
+const DEFAULT_UNKNOWN_ROLE = 'deny'
+// Other names users give roleTools (`toolPaletteMiddleware({ roles })`).
+const ROLE_TOOLS_ALIASES = ['roles', 'roleTool', 'tools', 'allowlist', 'allowList', 'allowlists', 'palette', 'palettes', 'toolsByRole', 'roleToolMap']
 
-// The palettes a StaticPaletteResolver denied (a role without an entry under
-// unknownRole 'deny'): an empty list that applyPalette must honour, where an
-// empty list from any other resolver is a misconfiguration it abstains from.
+// The palettes a StaticPaletteResolver denied (a role without an entry, an
+// allowlist that is empty or matches no tool): an empty list that applyPalette
+// must honour, where an empty list from any other resolver is a
+// misconfiguration it abstains from.
 const denials = new WeakSet()
 
 function denial() {
@@ -33,6 +31,9 @@ function isDenial(palette) {
   return Array.isArray(palette) && denials.has(palette)
 }
 
+// How every denial warning ends: what the role gets.
+const DENIED = 'binding only the always-on and forced tools (every other call is refused)'
+
 // ---------------------------------------------------------------- helpers
 
 function describe(value) {
@@ -44,6 +45,11 @@ function describe(value) {
 
 function checkUnknownRole(where, unknownRole, roleTools) {
   if (unknownRole === undefined) return DEFAULT_UNKNOWN_ROLE
+  if (unknownRole === 'warn') {
+    throw new TypeError(
+      `${where}: unknownRole 'warn' was removed: a role without an entry in roleTools now gets no tools ('deny', the default, warned once); pass unknownRole: 'allow' to give it every tool`,
+    )
+  }
   if (!UNKNOWN_ROLE.includes(unknownRole)) {
     throw new TypeError(`${where}: unknownRole must be one of ${UNKNOWN_ROLE.map((v) => `'${v}'`).join(', ')}, got ${describe(unknownRole)}`)
   }
@@ -53,6 +59,20 @@ function checkUnknownRole(where, unknownRole, roleTools) {
     throw new TypeError(`${where}: unknownRole applies to roles missing from roleTools; pass roleTools too`)
   }
   return unknownRole
+}
+
+// `fn: unknown option "roles"; did you mean "roleTools"?` for the usual other names.
+function checkOptionKeys(where, options, known) {
+  let alias
+  try {
+    alias = ROLE_TOOLS_ALIASES.find((k) => Object.hasOwn(options, k))
+  } catch {
+    // unreadable options: checkKeys says so
+  }
+  if (alias !== undefined) {
+    throw new TypeError(`${where}: unknown option "${alias}"; did you mean "roleTools"? (a map of role names to lists of tool names; known: ${known.join(', ')})`)
+  }
+  checkKeys(where, options, known)
 }
 
 function checkLogger(logger, where) {
@@ -80,27 +100,61 @@ function warnOnce(seen, key, logger, message) {
   warn(logger, message)
 }
 
-function errorText(error) {
-  if (error instanceof Error) return error.message
+function textOf(value) {
   try {
-    return String(error)
+    return String(value)
   } catch {
-    return 'unprintable error'
+    return 'unprintable'
   }
 }
 
-// Compiles `roleTools` into a role map plus the arguments of the native
-// matcher. Throws TypeError for anything malformed: that is a programmer
-// error, and the only place where palette code throws.
+function errorText(error) {
+  return error instanceof Error ? error.message : textOf(error)
+}
+
+function nameOf(tool) {
+  if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) return undefined
+  const name = tool.name
+  return typeof name === 'string' ? name : undefined
+}
+
+// Verdicts remembered per allowlist: an agent asks about the same names before
+// every model call, and a Map lookup costs what the plain Set filter does.
+const MEMO_NAMES = 4096
+
+// One allowlist as a test of a tool name: exact names in a Set, entries ending
+// in `*` as prefixes (`*` alone: every name). Names compare as JS strings do,
+// UTF-16 unit for unit.
+function matcherOf(entries) {
+  const exact = new Set()
+  const prefixes = []
+  for (const entry of entries) {
+    if (entry.endsWith('*')) prefixes.push(entry.slice(0, -1))
+    else exact.add(entry)
+  }
+  const memo = new Map()
+  return (name) => {
+    let allowed = memo.get(name)
+    if (allowed === undefined) {
+      allowed = exact.has(name) || prefixes.some((prefix) => name.startsWith(prefix))
+      if (memo.size >= MEMO_NAMES) memo.clear()
+      memo.set(name, allowed)
+    }
+    return allowed
+  }
+}
+
+// Compiles `roleTools` into a map of role name -> { allows, empty, sorted }.
+// Throws TypeError for anything malformed: that is a programmer error, and the
+// only place where palette code throws.
 function compileRoleTools(roleTools, where) {
   const roles = new Map()
-  if (roleTools === undefined || roleTools === null) return { roles, lists: [] }
+  if (roleTools === undefined || roleTools === null) return roles
   if (typeof roleTools !== 'object' || Array.isArray(roleTools) || roleTools instanceof Map) {
     throw new TypeError(
       `${where}: roleTools must be a plain object mapping role names to lists of tool names, got ${describe(roleTools)}`,
     )
   }
-  const lists = []
   for (const role of Object.keys(roleTools)) {
     const value = roleTools[role]
     if (typeof value === 'string') {
@@ -129,24 +183,40 @@ function compileRoleTools(roleTools, where) {
     }
     // Sorted and de-duplicated once, for the warning that names the allowlist.
     const sorted = [...new Set(entries)].sort()
-    roles.set(role, { index: lists.length, empty: entries.length === 0, sorted })
-    lists.push(entries)
+    roles.set(role, { allows: matcherOf(entries), empty: entries.length === 0, sorted })
   }
-  return { roles, lists }
+  return roles
+}
+
+// For an allowlist that matches no tool: the tool each entry most likely meant
+// (`'serach': did you mean 'search'?`, `'githb_*': did you mean 'github_*'?`).
+function typoHints(sorted, names) {
+  const hints = []
+  for (const entry of sorted) {
+    if (hints.length === 3) break
+    let near
+    if (entry.endsWith('*')) {
+      const prefix = entry.slice(0, -1)
+      const heads = new Set()
+      for (const name of names) for (let d = -1; d <= 1; d++) if (prefix.length + d > 0) heads.add(name.slice(0, prefix.length + d))
+      near = prefix === '' ? undefined : closest(prefix, [...heads])
+      if (near !== undefined) near += '*'
+    } else {
+      near = closest(entry, names)
+    }
+    if (near !== undefined && near !== entry) hints.push(`'${entry}': did you mean '${near}'?`)
+  }
+  return hints.length === 0 ? '' : ` (${hints.join('; ')})`
 }
 
 // ---------------------------------------------------------------- resolver
 
 const resolveWith = Symbol('resolveWith')
 
-/**
- * The default resolver: a static allowlist of tool names per role, compiled
- * once (natively) when the resolver is built.
- */
+/** The default resolver: a static allowlist of tool names per role. */
 class StaticPaletteResolver {
   #roles
   #configured
-  #matcher
   #logger
   #unknownRole
   #warnedEmpty = new Set()
@@ -158,20 +228,18 @@ class StaticPaletteResolver {
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`${where}: expected options { roleTools, unknownRole?, logger? }, got ${describe(options)}`)
     }
-    checkKeys(where, options, ['roleTools', 'unknownRole', 'logger'])
+    checkOptionKeys(where, options, ['roleTools', 'unknownRole', 'logger'])
     checkLogger(options.logger, where)
     this.#unknownRole = checkUnknownRole(where, options.unknownRole, options.roleTools)
-    const { roles, lists } = compileRoleTools(options.roleTools, where)
-    this.#roles = roles
+    this.#roles = compileRoleTools(options.roleTools, where)
     this.#configured = options.roleTools !== undefined && options.roleTools !== null
-    this.#matcher = new PaletteMatcher(lists)
     this.#logger = options.logger ?? undefined
   }
 
   /**
-   * The role's subset of `allTools` (the same objects, in input order), or
-   * `null` for "no policy: bind the list unchanged", or `[]` for a role
-   * without an entry under `unknownRole: 'deny'`. Never throws.
+   * The role's subset of `allTools` (the same objects, in input order), `null`
+   * for "no policy: bind the list unchanged", or `[]` for "none but the
+   * always-on and forced tools". Never throws.
    */
   resolve(state, role, allTools) {
     return this[resolveWith](role, allTools, this.#logger, this.#unknownRole)
@@ -182,25 +250,22 @@ class StaticPaletteResolver {
     return [...this.#roles.keys()]
   }
 
-  /** What a role without an entry gets: `'allow'`, `'warn'` or `'deny'`. */
+  /** What a role without an entry gets: `'deny'` or `'allow'`. */
   get unknownRole() {
     return this.#unknownRole
   }
 
   /**
-   * Whether `role` allows a tool named `name`: `true` / `false`, or `null`
-   * when the role has no usable policy (an empty allowlist, or no entry
-   * under `unknownRole` 'allow' or 'warn'; under 'deny' a role without an
-   * entry allows nothing). A single name cannot tell whether the allowlist
+   * Whether `role` allows a tool named `name`: `true` / `false`, or `null` when
+   * no policy applies (no `roleTools`, or a role without an entry under
+   * `unknownRole: 'allow'`). A single name cannot tell whether the allowlist
    * matches *any* tool of a list; `resolve` handles that case.
    */
   allows(role, name) {
-    if (typeof name !== 'string') return null
+    if (typeof name !== 'string' || !this.#configured) return null
     const spec = typeof role === 'string' ? this.#roles.get(role) : undefined
-    if (spec === undefined) return this.#configured && this.#unknownRole === 'deny' ? false : null
-    if (spec.empty) return null
-    const names = new ToolNameList(encodeNames([name]))
-    return this.#matcher.selectInto(spec.index, names, new Uint32Array(1)) === 1
+    if (spec === undefined) return this.#unknownRole === 'deny' ? false : null
+    return spec.allows(name)
   }
 
   /** Whether `role` has an entry in `roleTools`. */
@@ -211,52 +276,52 @@ class StaticPaletteResolver {
   // A role without an entry: the unknownRole policy, its warning once per role.
   #unknown(role, logger, unknownRole) {
     if (!this.#configured || unknownRole === 'allow') return null
-    const roleText = typeof role === 'string' ? role : String(role)
+    const roleText = typeof role === 'string' ? role : textOf(role)
     const known = [...this.#roles.keys()]
     const near = typeof role === 'string' && known.length > 0 ? closest(role, known) : undefined
     const hint = `${near !== undefined ? ` (did you mean '${near}'?)` : ''}; roles: [${known.join(', ')}]`
-    const fix = unknownRole === 'deny'
-      ? `binding only the always-on and forced tools (unknownRole: 'deny'). Add roleTools['${roleText}'] to give it tools`
-      : `binding all tools. Add roleTools['${roleText}'], or set unknownRole: 'deny' to bind none, or 'allow' to bind all without this warning`
-    warnOnce(this.#warnedUnknown, roleText, logger, `[tool_palette] role '${roleText}' has no entry in roleTools${hint}; ${fix}`)
-    return unknownRole === 'deny' ? denial() : null
+    warnOnce(
+      this.#warnedUnknown,
+      roleText,
+      logger,
+      `[tool_palette] role '${roleText}' has no entry in roleTools${hint}; ${DENIED}. ` +
+        `Add roleTools['${roleText}'] to give it tools, or set unknownRole: 'allow' to give every role without an entry all tools`,
+    )
+    return denial()
   }
 
   [resolveWith](role, allTools, logger, unknownRole = this.#unknownRole) {
+    if (!Array.isArray(allTools)) return null
+    const spec = typeof role === 'string' ? this.#roles.get(role) : undefined
+    if (spec === undefined) return this.#unknown(role, logger, unknownRole)
+    if (spec.empty) {
+      const fix = `List the tools it may call, or ['*'] for every tool`
+      warnOnce(this.#warnedEmpty, role, logger, `[tool_palette] the allowlist for role '${role}' is empty; ${DENIED}. ${fix}`)
+      return denial()
+    }
+    const out = []
     try {
-      if (!Array.isArray(allTools)) return null
-      const spec = typeof role === 'string' ? this.#roles.get(role) : undefined
-      if (spec === undefined) return this.#unknown(role, logger, unknownRole)
-      if (spec.empty) {
-        warnOnce(
-          this.#warnedEmpty,
-          role,
-          logger,
-          `[tool_palette] the allowlist for role '${role}' is empty: an empty palette is a configuration error; binding all tools`,
-        )
-        return null
-      }
       if (allTools.length === 0) return null
-      const entry = listEntry(allTools)
-      const count = this.#matcher.selectInto(spec.index, entry.nativeList(), entry.out)
-      if (count === 0) {
+      for (let i = 0; i < allTools.length; i++) {
+        const tool = allTools[i]
+        const name = nameOf(tool)
+        if (name !== undefined && spec.allows(name)) out.push(tool)
+      }
+      if (out.length > 0) return out
+      if (!this.#warnedNoMatch.has(role)) {
+        const names = allTools.map(nameOf).filter((name) => name !== undefined)
+        const fix = `Fix the allowlist, or list '*' to give the role every tool`
         warnOnce(
           this.#warnedNoMatch,
           role,
           logger,
-          `[tool_palette] the allowlist for role '${role}' matches none of the ${allTools.length} tools; binding all tools. Allowlist: [${spec.sorted.join(', ')}]`,
+          `[tool_palette] the allowlist for role '${role}' matches none of the ${allTools.length} tools${typoHints(spec.sorted, names)}; ${DENIED}. ${fix}. Allowlist: [${spec.sorted.join(', ')}]`,
         )
-        return null
       }
-      const out = entry.out
-      const tools = entry.tools
-      const result = new Array(count)
-      for (let i = 0; i < count; i++) result[i] = tools[out[i]]
-      return result
     } catch {
-      // A hostile tool list (throwing getters, proxies) means no policy.
-      return null
+      // A tool list that cannot be read (throwing getters, proxies) allows nothing.
     }
+    return denial()
   }
 }
 
@@ -271,7 +336,7 @@ async function resolvePalette(state, role, allTools, options) {
   if (typeof options !== 'object') {
     throw new TypeError(`${where}: expected options { roleTools, unknownRole?, logger? }, got ${describe(options)}`)
   }
-  checkKeys(where, options, ['roleTools', 'unknownRole', 'logger'])
+  checkOptionKeys(where, options, ['roleTools', 'unknownRole', 'logger'])
   checkLogger(options.logger, where)
   const unknownRole = checkUnknownRole(where, options.unknownRole, options.roleTools)
   const { roleTools } = options
@@ -290,9 +355,11 @@ module.exports = {
   StaticPaletteResolver,
   resolvePalette,
   isDenial,
+  nameOf,
   // shared with apply-palette.js and langchain/palette.js
   describe,
   checkLogger,
+  checkOptionKeys,
   checkUnknownRole,
   warn,
   warnOnce,

@@ -5,12 +5,16 @@
 // documentation cannot drift from the package.
 //
 // The rule, by the block's info string:
-//   js, mjs, cjs, ts      run as written (ts: type-checked strictly, then run);
+//   js, mjs, cjs, ts      run as written (ts: type-checked under strict and
+//                         exactOptionalPropertyTypes, then run);
 //   ts test, js test      a jest test file: type-checked (ts), then run by jest;
 //   ts typecheck,
 //   js typecheck          type-checked only (for fragments that need your app,
 //                         a real model or a server to run);
 //   anything else         (sh, text, json, ...) not executed.
+// A run block followed by a `text output` block must print that text (its
+// stdout, line by line; an expected line ending in " …" matches any line
+// that starts with what comes before it).
 // A `js` block is ESM when a line starts with `import` or `export`, else
 // CommonJS (so a block mixing `require` with top-level `await` fails, as it
 // would for a reader); a `ts` block is ESM unless it only uses `require`.
@@ -113,7 +117,11 @@ function run(cmd, args, cwd) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd, env: { ...process.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] })
     let output = ''
-    child.stdout.on('data', (d) => (output += d))
+    let stdout = ''
+    child.stdout.on('data', (d) => {
+      output += d
+      stdout += d
+    })
     child.stderr.on('data', (d) => (output += d))
     const timer = setTimeout(() => {
       output += `\n[doctest] killed after ${TIMEOUT_MS / 1000} s (a block must finish and exit on its own)`
@@ -121,9 +129,22 @@ function run(cmd, args, cwd) {
     }, TIMEOUT_MS)
     child.on('close', (code, signal) => {
       clearTimeout(timer)
-      resolve({ ok: code === 0, code: code ?? signal, output })
+      resolve({ ok: code === 0, code: code ?? signal, output, stdout })
     })
   })
+}
+
+/** Where `stdout` differs from a `text output` block, as a message; null when it matches. */
+function outputMismatch(expected, stdout) {
+  const want = expected.replace(/\n+$/, '').split('\n')
+  const got = stdout.replace(/\n+$/, '').split('\n')
+  for (let i = 0; i < Math.max(want.length, got.length); i++) {
+    const w = want[i]
+    const g = got[i]
+    const ok = w !== undefined && g !== undefined && (w.endsWith(' …') ? g.startsWith(w.slice(0, -2)) : g === w)
+    if (!ok) return `output line ${i + 1}: expected ${JSON.stringify(w ?? '(no more lines)')}, got ${JSON.stringify(g ?? '(no more lines)')}`
+  }
+  return null
 }
 
 async function pool(jobs, n) {
@@ -161,8 +182,11 @@ async function main() {
   const skipped = new Map()
   for (const file of files) {
     const rel = path.relative(root, file)
-    for (const b of blocksOf(fs.readFileSync(file, 'utf8'))) {
+    const all = blocksOf(fs.readFileSync(file, 'utf8'))
+    for (const [i, b] of all.entries()) {
       const mode = modeOf(b)
+      const next = all[i + 1]
+      if (mode === 'run' && next && next.lang === 'text' && next.flags.includes('output')) b.expected = next.code
       if (mode === null) {
         skipped.set(b.lang || '(none)', (skipped.get(b.lang || '(none)') ?? 0) + 1)
         continue
@@ -191,6 +215,8 @@ async function main() {
       const tsconfig = {
         compilerOptions: {
           strict: true,
+          // What `tsc --init` enables beside strict: the docs' types must hold under it.
+          exactOptionalPropertyTypes: true,
           target: 'ES2022',
           module: 'nodenext',
           moduleResolution: 'nodenext',
@@ -243,8 +269,12 @@ async function main() {
     }
     for (const r of await pool(jobs, PARALLEL)) {
       const where = r.tests ? `jest: ${r.b.file}` : `${r.b.file}:${r.b.line} (${[r.b.lang, ...r.b.flags].join(' ')})`
-      if (r.ok) {
-        console.log(`ok    ${where}`)
+      const mismatch = r.ok && r.b.expected !== undefined ? outputMismatch(r.b.expected, r.stdout) : null
+      if (mismatch) {
+        failures++
+        console.error(`FAIL  ${where}: its output is not the \`text output\` block after it\n      ${mismatch}`)
+      } else if (r.ok) {
+        console.log(`ok    ${where}${r.b.expected !== undefined ? ', output as shown' : ''}`)
       } else {
         failures++
         console.error(`FAIL  ${where} (exit ${r.code})\n${r.output.trim().split('\n').map((l) => `      ${l}`).join('\n')}`)
@@ -270,4 +300,4 @@ if (require.main === module) {
   })
 }
 
-module.exports = { blocksOf, modeOf, extensionOf }
+module.exports = { blocksOf, modeOf, extensionOf, outputMismatch }

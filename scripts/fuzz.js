@@ -91,11 +91,11 @@ const properties = {
       const allowlist = allow.filter((a) => a !== '' && !a.slice(0, -1).includes('*'))
       if (allowlist.length === 0 || tools.length === 0) return
       const got = await resolvePalette({}, 'action', tools, { roleTools: { action: allowlist }, logger: { warn() {} } })
-      // A name with a NUL is never admitted (it cannot cross to the matcher; fail closed).
-      const admits = (n) => !n.includes('\0') && allowlist.some((a) => (a.endsWith('*') ? n.startsWith(a.slice(0, -1)) : n === a))
+      const admits = (n) => allowlist.some((a) => (a.endsWith('*') ? n.startsWith(a.slice(0, -1)) : n === a))
       const expected = tools.filter((t) => admits(t.name))
+      // An allowlist that matches no tool fails closed: [].
       const names2 = got === null ? null : got.map((t) => t.name)
-      if (expected.length === 0 ? names2 !== null : JSON.stringify(names2) !== JSON.stringify(expected.map((t) => t.name))) {
+      if (JSON.stringify(names2) !== JSON.stringify(expected.map((t) => t.name))) {
         throw new Error(`palette ${JSON.stringify(allowlist)} over ${JSON.stringify(tools.map((t) => t.name))}: ${JSON.stringify(names2)}`)
       }
     },

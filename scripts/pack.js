@@ -3,13 +3,16 @@
 // `npm run pack:local [-- <folder>]`: the package as an app installs it, from
 // this checkout, while it is not on the npm registry: the main package and the
 // platform package holding the binary `npm install` built here, packed as
-// tarballs into <folder> (default `./pack`). Prints the install command.
-// (.ci/consumer.sh does the same, then proves the install in a fresh app.)
+// tarballs into <folder> (default `./pack`), the main package with its
+// published package.json (scripts/manifest.js: no `prepare`). Prints the
+// install command. (.ci/consumer.sh proves such an install in a fresh app.)
 
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
+
+const { publishedManifest } = require('./manifest.js')
 
 const root = path.resolve(__dirname, '..')
 const dest = path.resolve(process.argv[2] ?? path.join(root, 'pack'))
@@ -35,12 +38,23 @@ if (!fs.existsSync(platformDir)) {
 fs.mkdirSync(dest, { recursive: true })
 const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'symfonic-pack-'))
 try {
-  fs.cpSync(platformDir, stage, { recursive: true })
-  fs.copyFileSync(path.join(root, binary), path.join(stage, binary))
-  const pack = (cwd, extra = []) => execFileSync(npm, ['pack', '--silent', ...extra, '--pack-destination', dest], { cwd, encoding: 'utf8' }).trim().split('\n').pop()
-  const platformTgz = pack(stage)
-  // Without scripts: `prepare` would rebuild the addon, already built here.
-  const mainTgz = pack(root, ['--ignore-scripts'])
+  const platformStage = path.join(stage, 'platform')
+  fs.cpSync(platformDir, platformStage, { recursive: true })
+  fs.copyFileSync(path.join(root, binary), path.join(platformStage, binary))
+  const pack = (cwd, extra = []) => execFileSync(npm, ['pack', '--silent', ...extra, '--pack-destination', dest], { cwd, encoding: 'utf8', shell: process.platform === 'win32' }).trim().split('\n').pop()
+  const platformTgz = pack(platformStage)
+  // The main package's files (as `files` selects them) with the published
+  // package.json (no `prepare`), packed without scripts.
+  const mainStage = path.join(stage, 'main')
+  const listing = JSON.parse(execFileSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', shell: process.platform === 'win32' }))
+  for (const { path: file } of listing[0].files) {
+    if (file === 'package.json') continue
+    fs.mkdirSync(path.dirname(path.join(mainStage, file)), { recursive: true })
+    fs.copyFileSync(path.join(root, file), path.join(mainStage, file))
+  }
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
+  fs.writeFileSync(path.join(mainStage, 'package.json'), JSON.stringify(publishedManifest(pkg), null, 2) + '\n')
+  const mainTgz = pack(mainStage, ['--ignore-scripts'])
   const rel = (f) => path.join(dest, f)
   console.log(`packed into ${dest}:\n  ${mainTgz}\n  ${platformTgz}\n\nin your app:\n  npm install ${rel(mainTgz)} ${rel(platformTgz)}`)
 } finally {

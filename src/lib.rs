@@ -6,5 +6,4 @@ mod error;
 pub mod napi_crossing;
 pub mod napi_external;
 pub mod napi_ledger;
-pub mod napi_palette;
 mod napi_text;

@@ -132,7 +132,8 @@ fn fetch_spec(options: Option<FetchOptions>) -> (FetchSpec, String) {
                 o.max_chars,
                 o.json_path,
             )
-            .with_reads(o.pattern, o.ignore_case, o.context, o.lines),
+            .with_reads(o.pattern, o.ignore_case, o.context, o.lines)
+            .with_forms(o.count_only, o.raw, o.paths),
             o.namespace.unwrap_or_default(),
         ),
         None => (FetchSpec::default(), String::new()),
@@ -394,8 +395,10 @@ impl Ledger {
     /// Unknown ids, and ids from another namespace, answer
     /// `[tool_memory not found: <id> in namespace '<ns>']` (`in the default namespace` for `""`);
     /// a failed or timed-out store read answers
-    /// `[tool_memory error: store read failed for <id>: ...]`, and an entry the
-    /// store's server evicted `[tool_memory error: <id> was evicted from the store: ...]`.
+    /// `[tool_memory error: store read failed for <id>: ...]` (`recall` answers
+    /// without the store's address and error text: `the store could not be read
+    /// for <id>`), and an entry gone from the store before its expiry
+    /// `[tool_memory error: <id> is gone from the store before its expiry: ...]`.
     /// Rejects with `ERR_SYMFONIC_CLOSED` once the ledger is closed.
     #[napi(ts_return_type = "Promise<string>", catch_unwind)]
     pub fn fetch<'env>(

@@ -17,7 +17,7 @@ const { Ledger } = require('../..')
 const { catalog, flat, KINDS, FLAT_KINDS, TARGET_BYTES } = require('../catalogs.js')
 const { log } = require('../logs.js')
 const stall = require('../stall.js')
-const { median, fmtMs, table, timed } = require('../util.js')
+const { median, fmtMs, table, timed, figure } = require('../util.js')
 
 const LABEL = { ascii: 'ASCII', latin1: 'Latin-1', cjk: 'CJK+emoji' }
 const N = 21
@@ -144,6 +144,10 @@ async function main() {
     const s = catalogs[k]
     const rec = await timeRecord(ledger, s, N, { parse: true })
     const parseMs = rec.parse
+    if (k === 'ascii') {
+      figure('ledger.record_5mb_ascii', fmtMs(rec.total))
+      figure('ledger.parse_5mb_ascii', fmtMs(parseMs))
+    }
     rows.push([`record 5 MB ${LABEL[k]} catalog (async, crossing incl.)`, fmtMs(rec.total), 'JSON.parse', fmtMs(parseMs), ratio(parseMs / rec.total), '≥ 5×'])
     thread.push([`record 5 MB ${LABEL[k]} catalog`, fmtMs(rec.js), '≤ 2 ms'])
   }
@@ -170,6 +174,7 @@ async function main() {
     if ((await ledger.fetch(h.memId, { jsonPath: path })) !== want) throw new Error('jsonPath answers differ')
     const pathMs = await timed(400, () => ledger.fetch(h.memId, { jsonPath: path }))
     const jsPathMs = timeSync(() => JSON.stringify(JSON.parse(s).rows.at(-1).title), N)
+    if (k === 'ascii') figure('ledger.jsonpath_5mb_ascii', fmtMs(pathMs))
     rows.push([`fetch jsonPath '${path}', ${LABEL[k]} (async)`, fmtMs(pathMs), 'JSON.parse + walk + stringify', fmtMs(jsPathMs), ratio(jsPathMs / pathMs), '≥ 100×'])
   }
 
@@ -260,7 +265,7 @@ async function main() {
   const mb = (s) => (Buffer.byteLength(s) / 1e6).toFixed(1)
   const sizes = KINDS.map((k) => `${LABEL[k]} ${mb(catalogs[k])} MB / ${JSON.parse(catalogs[k]).rows.length} rows`).join(', ')
   console.log(`## Ledger (catalogs: ${sizes}; text log ${mb(text)} MB)\n`)
-  console.log(table(['operation', '@symfonic/core', 'plain JS', 'JS time', 'speed-up', 'target'], rows))
+  console.log(figure('ledger.speed_table', table(['operation', '@symfonic/core', 'plain JS', 'JS time', 'speed-up', 'target'], rows)))
   console.log()
   console.log(table(['JS thread', 'time', 'target'], thread))
   console.log()

@@ -16,7 +16,7 @@ const { BaseChatModel } = require('@langchain/core/language_models/chat_models')
 const { AIMessage, HumanMessage } = require('@langchain/core/messages')
 const { tool } = require('@langchain/core/tools')
 const { z } = require('zod')
-const { table } = require('../util.js')
+const { table, figure } = require('../util.js')
 
 const CATALOG = JSON.stringify({ items: Array.from({ length: 27000 }, (_, i) => ({ sku: `SKU-${String(i).padStart(5, '0')}`, price: (i * 7) % 1000, title: `item ${i} with a long enough title` })) })
 
@@ -78,14 +78,19 @@ async function main() {
     const offload = await run([toolMemoryMiddleware({ ledger: new Ledger({ store: `sqlite:${path.join(dir, 'l.db')}` }), offload: true })])
     const mb = (b) => `${(b / 1e6).toFixed(2)} MB`
     console.log(`## Offload mode (${(CATALOG.length / 1e6).toFixed(1)} MB result, 12 model calls, MemorySaver)\n`)
+    figure('offload.checkpoints_without', mb(none.bytes))
+    figure('offload.checkpoints_with', mb(offload.bytes))
     console.log(
-      table(
-        ['strategy', 'checkpoints + writes', 'vs no middleware', 'run time'],
-        [
-          ['no middleware', mb(none.bytes), '1', `${none.ms.toFixed(0)} ms`],
-          ['toolMemoryMiddleware()', mb(memory.bytes), `1/${(none.bytes / memory.bytes).toFixed(1)}`, `${memory.ms.toFixed(0)} ms`],
-          ["toolMemoryMiddleware({ offload: true }), SQLite store", mb(offload.bytes), `1/${(none.bytes / offload.bytes).toFixed(0)}`, `${offload.ms.toFixed(0)} ms`],
-        ],
+      figure(
+        'offload.table',
+        table(
+          ['strategy', 'checkpoints + writes', 'vs no middleware', 'run time'],
+          [
+            ['no middleware', mb(none.bytes), '1', `${none.ms.toFixed(0)} ms`],
+            ['toolMemoryMiddleware()', mb(memory.bytes), `1/${(none.bytes / memory.bytes).toFixed(1)}`, `${memory.ms.toFixed(0)} ms`],
+            ['toolMemoryMiddleware({ offload: true }), SQLite store', mb(offload.bytes), `1/${(none.bytes / offload.bytes).toFixed(0)}`, `${offload.ms.toFixed(0)} ms`],
+          ],
+        ),
       ),
     )
     const ok = none.bytes / offload.bytes >= 20

@@ -13,7 +13,7 @@ const path = require('node:path')
 const net = require('node:net')
 const { spawn } = require('node:child_process')
 const { Ledger } = require('../..')
-const { fmtMs, table, timed } = require('../util.js')
+const { fmtMs, table, timed, figure } = require('../util.js')
 
 function catalog() {
   const rows = []
@@ -60,6 +60,10 @@ async function storeRows(label, store, text, parse) {
   const cold = await timed(9, (i) => new Ledger({ store }).fetch(ids[i], { jsonPath: 'rows[-1].price' }))
   const warm = await timed(9, (i) => stored.fetch(ids[i], { jsonPath: 'rows[-1].price' }))
   const ratio = (x) => `${(x / parse).toFixed(2)}x`
+  const key = label.toLowerCase()
+  figure(`store.${key}_record`, fmtMs(record))
+  figure(`store.${key}_cold_recall`, fmtMs(cold))
+  figure(`store.${key}_warm_recall`, fmtMs(warm))
   return {
     cold,
     rows: [
@@ -90,9 +94,12 @@ async function main() {
     const ratio = (x) => `${(x / parse).toFixed(2)}x`
     console.log(`## Stores (${(text.length / 1e6).toFixed(1)} MB JSON catalog; Redis on 127.0.0.1)\n`)
     console.log(
-      table(
-        ['operation', 'median', 'vs one JSON.parse'],
-        [['JSON.parse of the payload (baseline)', fmtMs(parse), '1.00x'], ['record, memory only', fmtMs(inMemory), ratio(inMemory)], ...sqlite.rows, ...red.rows],
+      figure(
+        'store.table',
+        table(
+          ['operation', 'median', 'vs one JSON.parse'],
+          [['JSON.parse of the payload (baseline)', fmtMs(parse), '1.00x'], ['record, memory only', fmtMs(inMemory), ratio(inMemory)], ...sqlite.rows, ...red.rows],
+        ),
       ),
     )
     const cold = Math.max(sqlite.cold, red.cold)

@@ -1,19 +1,29 @@
-// Start the example server with a real model (its provider package installed,
-// e.g. `npm install @langchain/anthropic`, and its API key in the environment):
+// Starts the example server (README.md beside this file):
 //
-//   npx tsc -p examples/agent-server && MODEL=anthropic:claude-sonnet-4-5 node examples/agent-server/dist/main.js
-//   curl -s localhost:3000/threads/t1/messages -d '{"content":"cheapest in garden?"}'
+//   npx tsc -p examples/agent-server/tsconfig.build.json
+//   MODEL=scripted node examples/agent-server/dist/main.js
+//
+// MODEL: a model id such as 'anthropic:claude-sonnet-4-5' (its provider
+// package installed and its API key in the environment), or 'scripted' for
+// the offline scripted model. PORT (default 3000; 0: any free port) and
+// LEDGER_FILE (default ./ledger.db).
 
 import { startServer } from './server'
+import { scriptedModel } from './scripted-model'
 
 async function main(): Promise<void> {
+  const model = process.env.MODEL ?? 'anthropic:claude-sonnet-4-5'
   const server = await startServer({
-    model: process.env.MODEL ?? 'anthropic:claude-sonnet-4-5',
+    model: model === 'scripted' ? scriptedModel() : model,
     ledgerFile: process.env.LEDGER_FILE ?? './ledger.db',
     port: Number(process.env.PORT ?? 3000),
   })
-  console.log(`listening on ${server.url}`)
-  process.once('SIGINT', () => void server.close())
+  console.log(`listening on ${server.url} (model ${model})`)
+  // Requests in flight end, then the ledger's SQLite file is closed.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void server.close())
 }
 
-void main()
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error)
+  process.exit(1)
+})

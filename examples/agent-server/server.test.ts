@@ -5,48 +5,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fakeModel } from 'langchain'
-import { AIMessage, type BaseMessage } from '@langchain/core/messages'
 import { MemorySaver } from '@langchain/langgraph'
 import { memIdFor } from '@symfonic/core'
 import { startServer, type RunningServer } from './server'
 import { catalogOf, deleted } from './agent'
-
-// The id a stub (`mem=trm_…`) or a one-line note (`mem_id='trm_…'`) names.
-const MEM_ID = /mem(?:_id)?=['"]?(trm_[0-9a-f]{12})/
-const text = (m: BaseMessage): string => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))
-
-// The model reads its prompt as a real one would: a question -> load the
-// catalog; a catalog stub -> recall the cheapest item by json_path; a recall
-// answer -> reply. Every reply is a function of the messages alone, so two
-// conversations may take turns in any order.
-function reply(messages: BaseMessage[]): AIMessage {
-  const last = messages[messages.length - 1]
-  const call = (name: string, args: Record<string, unknown>) =>
-    new AIMessage({ content: '', tool_calls: [{ id: `call_${messages.length}_${name}`, name, args, type: 'tool_call' }] })
-  if (last.type === 'human') {
-    const question = text(last)
-    if (question.includes('delete')) return call('delete_repo', { repo: 'prod' })
-    const stub = messages.map(text).find((t) => MEM_ID.test(t))
-    const second = question.includes('second')
-    if (stub && second) return call('recall_tool_result', { mem_id: MEM_ID.exec(stub)![1], json_path: 'items[1]' })
-    return call('get_catalog', { category: /in (\w+)/.exec(question)![1] })
-  }
-  if (last.type === 'tool' && last.name === 'get_catalog') {
-    return call('recall_tool_result', { mem_id: MEM_ID.exec(text(last))![1], json_path: 'items[0]' })
-  }
-  if (last.type === 'tool' && last.name === 'recall_tool_result') {
-    const item = JSON.parse(text(last)) as { sku: string; price: number }
-    return new AIMessage(`${item.sku} at $${item.price}`)
-  }
-  return new AIMessage(`the tool said: ${text(last)}`)
-}
-
-function scriptedModel(calls: number) {
-  const model = fakeModel()
-  for (let i = 0; i < calls; i++) model.respond(reply)
-  return model
-}
+import { scriptedModel, text } from './scripted-model'
 
 async function ask(server: RunningServer, thread: string, content: string): Promise<string> {
   const res = await fetch(`${server.url}/threads/${thread}/messages`, { method: 'POST', body: JSON.stringify({ content }) })

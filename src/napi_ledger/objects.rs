@@ -113,16 +113,23 @@ pub struct FetchOptions {
     /// `'summary'` (the stub; also for any unknown value) or `'full'` (the payload).
     #[napi(ts_type = "'summary' | 'full'")]
     pub format: Option<String>,
-    /// A substring: up to 5 windows of 400 code points either side of its matches
-    /// (case-insensitive matches when there is no exact one). Compared exactly:
-    /// a lone surrogate matches only itself.
+    /// A substring: up to 5 windows of 400 code points either side of its matches,
+    /// each behind `(offset N, line L)` (case-insensitive matches when there is no
+    /// exact one); when not all show, a first line gives the `offset` to pass for
+    /// the rest. Compared exactly: a lone surrogate matches only itself.
     #[napi(ts_type = "string")]
     pub query: Option<JsStr>,
-    /// Start of a code-point range; negative means 0, past the end gives `""`.
+    /// Start of a code-point range; with `pattern` or `query`, where the search
+    /// starts; with `jsonPath`, the nodes (or an object's members, an array's
+    /// elements) to skip. Negative means 0; past the end answers
+    /// `[recall: offset=N is past the end of <id>, which has L chars]`.
     pub offset: Option<f64>,
-    /// Length of the range in code points; missing, 0 or negative means to the end.
+    /// Length of the range in code points (missing, 0 or negative: to the end);
+    /// with `jsonPath`, `pattern` or `query`, a bound on the answer's length.
     pub max_chars: Option<f64>,
     /// A path into a JSON payload: RFC 9535 JSONPath (`$.rows[-1].price`, `$..sku`, `$.items[?@.stock==0].sku`), an RFC 6901 pointer (`#/a/b`), or a lenient form (`rows.0.price`); see docs/jsonpath.md.
+    /// Nodes come back compact (see `raw`); a list that selects nothing because of a
+    /// missing key or a type mismatch says where matching stopped and what is there.
     pub json_path: Option<String>,
     /// A regular expression (Rust `regex` syntax, linear time; at most 1,000
     /// code points): a header counting the matching lines, then each as
@@ -134,10 +141,20 @@ pub struct FetchOptions {
     /// Lines of context before and after each `pattern` match (0 to 50). Default 0.
     pub context: Option<f64>,
     /// A 1-based inclusive line range: `'120-180'`, `'120'`, or `'120-'` (to the
-    /// end). Alone, the lines' text; with `pattern` or `query`, the lines searched.
+    /// end). Alone, the lines as `N:text` (with `raw`, the payload's own text);
+    /// with `pattern` or `query`, the lines searched.
     pub lines: Option<String>,
     /// The entry's namespace. Default `""`.
     pub namespace: Option<String>,
+    /// For `pattern` and `query`: the count of matching lines (or matches) alone. Default false.
+    pub count_only: Option<bool>,
+    /// The payload's own text: JSON nodes as written (default: compact, no
+    /// insignificant whitespace, printable `\uXXXX` escapes decoded) and
+    /// `lines` without their `N:` numbers. Default false.
+    pub raw: Option<bool>,
+    /// For `jsonPath`: `[path, value]` pairs, each path an RFC 9535
+    /// Normalized Path (`$['rows'][3]['id']`). Default false.
+    pub paths: Option<bool>,
 }
 
 /// Options for `Ledger.stub`.

@@ -53,4 +53,10 @@ async function run(): Promise<number> {
 // @ts-expect-error roleTools lists are iterables of strings
 toolPaletteMiddleware({ roleTools: { action: [1] } })
 
+// A factory passed uncalled is not a middleware (a TypeError at run time too).
+// @ts-expect-error toolMemoryMiddleware without ()
+createAgent({ model, tools: [search], middleware: [toolMemoryMiddleware] })
+// @ts-expect-error toolPaletteMiddleware without ()
+createAgent({ model, tools: [search], middleware: [toolPaletteMiddleware] })
+
 export { useRoot, run }

@@ -9,7 +9,6 @@ pub mod ids;
 pub mod json;
 pub mod ledger;
 pub mod outline;
-pub mod palette;
 pub mod quick;
 pub mod reap;
 pub mod recall;

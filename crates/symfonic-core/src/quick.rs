@@ -61,7 +61,7 @@ pub fn quick_answer<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) ->
             (Some(doc), Ok(q)) => q.is_singular() && doc.index.key_lookups_bounded(bytes),
         };
         return if bounded {
-            json_answer(e, path, QUICK_BYTES).map(|text| Answer::Json { text, path })
+            json_answer(e, spec, path, max_output, QUICK_BYTES)
         } else {
             None
         };

@@ -5,16 +5,17 @@
 //! / `[tool_memory ...]` messages, never errors.
 
 use crate::entry::Entry;
-use crate::json::{select, Selection};
 use crate::search;
 use crate::text::ellipsize;
 use crate::wtf8::Wtf8Buf;
 
 mod cap;
+mod json;
 mod reads;
 mod windows;
 pub use cap::{cap_answer, cap_output};
-pub use windows::query_windows;
+pub use json::json_answer;
+pub use windows::{query_windows, Ask};
 
 /// The default cap on a recall answer, in code points, marker included.
 pub const MAX_OUTPUT_CHARS: usize = 50_000;
@@ -49,6 +50,12 @@ pub struct FetchSpec {
     /// A line range as the model wrote it (`"120-180"`): read alone, or the
     /// lines a `pattern` or `query` searches.
     pub lines: Option<String>,
+    /// For `pattern` and `query`: the count alone, no lines or windows.
+    pub count_only: bool,
+    /// JSON nodes as written and `lines` without numbers: the payload's own text.
+    pub raw: bool,
+    /// For `json_path`: `[path, value]` pairs, paths as RFC 9535 Normalized Paths.
+    pub paths: bool,
 }
 
 impl FetchSpec {
@@ -90,6 +97,14 @@ impl FetchSpec {
         self
     }
 
+    /// The answer's forms: `count_only`, `raw` and `paths` (absent means false).
+    pub fn with_forms(mut self, count_only: Option<bool>, raw: Option<bool>, paths: Option<bool>) -> Self {
+        self.count_only = count_only.unwrap_or(false);
+        self.raw = raw.unwrap_or(false);
+        self.paths = paths.unwrap_or(false);
+        self
+    }
+
     /// Whether any keyed slice was asked for (which implies full-fetch semantics).
     pub fn keyed(&self) -> bool {
         self.query.is_some()
@@ -121,11 +136,8 @@ pub enum Answer<'a> {
         start: usize,
         lines: Option<(usize, Option<usize>)>,
     },
-    /// The answer to a json path (the cap describes a node too large for it).
-    Json {
-        text: Wtf8Buf,
-        path: &'a str,
-    },
+    /// The answer to a json path, already paged within the cap.
+    Json(Wtf8Buf),
     Other(Wtf8Buf),
 }
 
@@ -133,26 +145,33 @@ impl Answer<'_> {
     pub fn into_buf(self) -> Wtf8Buf {
         match self {
             Answer::Part { text, utf8, .. } => Wtf8Buf::from_bytes(text.to_vec(), utf8),
-            Answer::Json { text, .. } | Answer::Other(text) => text,
+            Answer::Json(text) | Answer::Other(text) => text,
         }
     }
 }
 
 /// The answer for an entry, by precedence json path → pattern → query →
 /// lines → range → format. `max_output` (code points; `usize::MAX` for
-/// `fetch`) bounds what a pattern search writes.
+/// `fetch`) is what answers that page or count (json paths, pattern, query,
+/// numbered lines) fit in; `max_chars`, when given, narrows it for json paths.
 pub fn fetch_entry<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) -> Answer<'a> {
     let text = &e.text;
     let utf8 = text.is_utf8();
     if let Some(path) = &spec.json_path {
-        return Answer::Json {
-            text: json_answer(e, path, usize::MAX).expect("no limit, no refusal"),
-            path,
-        };
+        return json_answer(e, spec, path, max_output, usize::MAX).expect("no limit, no refusal");
     }
     let id = &e.handle.mem_id;
+    let len = text.char_len();
+    // `fetch` keeps slice semantics (`""`); the model is told the size.
+    if let Some(o) = spec
+        .offset
+        .filter(|&o| o > 0 && o as u64 >= len as u64 && max_output != usize::MAX)
+    {
+        return Answer::Other(past_end(o, id, len).into());
+    }
+    let budget = max_output;
     if let Some(p) = &spec.pattern {
-        return Answer::Other(reads::pattern_answer(text, p, spec, id, max_output));
+        return Answer::Other(reads::pattern_answer(text, p, spec, id, budget));
     }
     if let Some(q) = &spec.query {
         let within = match spec.lines.as_deref().map(|l| reads::line_span(text, l, id)) {
@@ -161,15 +180,22 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) -> 
             Some(Err(msg)) => return Answer::Other(msg.into()),
         };
         let blocks = if within.is_none() { e.blocks() } else { None };
-        return Answer::Other(query_windows(text, q, id, blocks, spec.ignore_case, within));
+        let ask = Ask {
+            query: q,
+            ignore_case: spec.ignore_case,
+            within,
+            from: spec.offset.map_or(0, |o| o.max(0) as usize),
+            count_only: spec.count_only,
+            budget,
+        };
+        return Answer::Other(query_windows(text, &ask, id, blocks));
     }
     if let Some(l) = &spec.lines {
-        return reads::lines_answer(text, l, id);
+        return reads::lines_answer(text, spec, l, id, max_output);
     }
     if spec.offset.is_some() || spec.max_chars.is_some() {
-        let len = text.char_len();
-        let start = spec.offset.unwrap_or(0).max(0) as u64;
-        if start >= len as u64 {
+        let start = spec.offset.unwrap_or(0).max(0) as usize;
+        if start >= len {
             return Answer::Part {
                 text: b"",
                 utf8: true,
@@ -177,7 +203,6 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) -> 
                 lines: None,
             };
         }
-        let start = start as usize;
         let end = match spec.max_chars {
             Some(m) if m > 0 => start.saturating_add(m as usize).min(len),
             _ => len,
@@ -201,28 +226,17 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) -> 
     }
 }
 
-/// The answer to a json path, or `None` when the node it selects is larger
-/// than `limit` bytes (so a caller can leave that copy to another thread).
-pub fn json_answer(e: &Entry, path: &str, limit: usize) -> Option<Wtf8Buf> {
-    let utf8 = e.text.is_utf8();
-    Some(match &e.json {
-        None => format!(
-            "[recall: payload is not JSON; json_path '{}' not applicable]",
-            ellipsize(path, ECHO_CHARS)
-        )
-        .into(),
-        // Nodes are sliced at JSON tokens, so they keep lone surrogates whole.
-        Some(doc) => match select(e.text.as_bytes(), &doc.index, path) {
-            Ok(Selection::Node(s)) if s.len() > limit => return None,
-            Ok(Selection::Node(s)) => Wtf8Buf::from_bytes(s.to_vec(), utf8),
-            Ok(Selection::Many(s)) if s.len() > limit => return None,
-            Ok(Selection::Many(s)) => Wtf8Buf::from_bytes(s, utf8),
-            Err(msg) => msg.into(),
-        },
-    })
+/// `[recall: offset=N is past the end of <id>, which has L chars]`.
+fn past_end(offset: i64, mem_id: &str, len: usize) -> String {
+    format!(
+        "[recall: offset={offset} is past the end of {}, which has {len} char{}]",
+        ellipsize(mem_id, ECHO_CHARS),
+        if len == 1 { "" } else { "s" }
+    )
 }
 
-/// The answer when the store below the ledger failed to read an entry.
+/// What `fetch` (the app's call) answers when the store below the ledger
+/// failed to read an entry: the store's own words, for the app's logs.
 pub fn store_failed(mem_id: &str, e: &crate::store::StoreError) -> String {
     format!(
         "[tool_memory error: store read failed for {}: {}]",
@@ -231,26 +245,66 @@ pub fn store_failed(mem_id: &str, e: &crate::store::StoreError) -> String {
     )
 }
 
-/// The store had the entry and its server evicted it (not a wrong id, not an expiry).
+/// What `recall` (the model's call) answers then: what happened and what the
+/// model can do, never the store's address or its error text (those reach
+/// the app through `fetch`, `handle`, and the middleware's events).
+pub fn store_unavailable(mem_id: &str, e: &crate::store::StoreError) -> String {
+    let id = ellipsize(mem_id, ECHO_CHARS);
+    if e.timed_out {
+        format!("[tool_memory error: the store did not answer in time for {id}; try again later]")
+    } else if e.message.starts_with("corrupt row") {
+        format!("[tool_memory error: the stored copy of {id} failed its integrity check and was not served; it can no longer be recalled]")
+    } else {
+        format!("[tool_memory error: the store could not be read for {id}; try again later]")
+    }
+}
+
+/// The store had the entry before its expiry, and it is gone: `why` says what
+/// is known (evicted under a policy that evicts, or deleted by another client).
 pub fn evicted(mem_id: &str, why: &str) -> String {
     format!(
-        "[tool_memory error: {} was evicted from the store: {}; it can no longer be recalled]",
+        "[tool_memory error: {} is gone from the store before its expiry: {}; it can no longer be recalled]",
         ellipsize(mem_id, ECHO_CHARS),
         ellipsize(why, ECHO_CHARS)
     )
 }
 
 /// `[tool_memory not found: <mem_id> in namespace '<ns>']` (`in the default
-/// namespace` for `""`): an id recalled in the wrong thread says where it looked.
+/// namespace` for `""`): an id recalled in the wrong thread says where it
+/// looked, and one that is not of the form `trm_` + 12 hex digits says so.
 pub fn not_found(mem_id: &str, namespace: &str) -> String {
     let id = ellipsize(mem_id, ECHO_CHARS);
+    let hint = id_hint(mem_id);
     if namespace.is_empty() {
-        format!("[tool_memory not found: {id} in the default namespace]")
+        format!("[tool_memory not found: {id} in the default namespace{hint}]")
     } else {
         format!(
-            "[tool_memory not found: {id} in namespace '{}']",
+            "[tool_memory not found: {id} in namespace '{}'{hint}]",
             ellipsize(namespace, ECHO_CHARS)
         )
+    }
+}
+
+/// For an id that is not `trm_` + 12 lowercase hex digits: what an id looks
+/// like, and the id it holds when it holds one (`mem=trm_…`, quoted, upper case).
+fn id_hint(mem_id: &str) -> String {
+    let well_formed = |s: &str| {
+        s.len() == 16
+            && s.starts_with("trm_")
+            && s[4..].bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+    };
+    if well_formed(mem_id) {
+        return String::new();
+    }
+    let lower = mem_id.to_ascii_lowercase();
+    let inner = lower
+        .match_indices("trm_")
+        .filter_map(|(i, _)| lower.get(i..i + 16))
+        .find(|s| well_formed(s));
+    match inner {
+        Some(id) => format!("; an id is trm_ and 12 hex digits, as the stub shows it: did you mean {id}?"),
+        None => "; an id is trm_ and 12 hex digits (e.g. trm_3f2a9c01d4e7), copied whole from the stub"
+            .to_string(),
     }
 }
 

@@ -85,6 +85,30 @@ impl<'a> Eval<'a> {
         set
     }
 
+    /// [`run`](Self::run), and when the nodelist comes out empty, the segment
+    /// that emptied it and the nodes it applied to (to say why, see `explain`).
+    pub(crate) fn run_traced(
+        &mut self,
+        segs: &[Segment],
+        start: usize,
+    ) -> Result<Vec<usize>, (usize, Vec<usize>)> {
+        let mut set = vec![start];
+        for (i, seg) in segs.iter().enumerate() {
+            let mut next = Vec::new();
+            for &n in &set {
+                self.segment(seg, n, &mut next);
+                if self.over {
+                    return Ok(Vec::new());
+                }
+            }
+            if next.is_empty() {
+                return Err((i, set));
+            }
+            set = next;
+        }
+        Ok(set)
+    }
+
     fn segment(&mut self, seg: &Segment, n: usize, out: &mut Vec<usize>) {
         if !seg.descendant {
             for sel in &seg.sels {
@@ -276,7 +300,7 @@ impl<'a> Eval<'a> {
     }
 
     /// The node of a singular query, if any.
-    fn singular(&self, q: &FilterQuery, cur: usize) -> Option<usize> {
+    pub(crate) fn singular(&self, q: &FilterQuery, cur: usize) -> Option<usize> {
         let mut n = if q.absolute { self.root } else { cur };
         for seg in &q.segs {
             n = match (&seg.sels[0], *self.b.get(n)?) {

@@ -17,6 +17,7 @@ mod schema;
 mod select;
 
 pub use index::JsonIndex;
+pub use select::Resolved;
 
 use crate::outline::Outline;
 
@@ -84,6 +85,73 @@ fn analyze_utf8<R: Send + Sync, S: Send + Sync>(
 /// `Err` is the complete model-facing message.
 pub fn select<'a>(payload: &'a [u8], index: &JsonIndex, path: &str) -> Result<Selection<'a>, String> {
     select::select(payload, index, path)
+}
+
+/// Resolves a model-supplied path to nodes (byte offsets of values); `Err`
+/// is the complete model-facing message, which also says why a nodelist is
+/// empty when a mistake emptied it (see `select::explain`).
+pub fn resolve(payload: &[u8], index: &JsonIndex, path: &str) -> Result<Resolved, String> {
+    select::resolve(payload, index, path)
+}
+
+/// The text of the value at byte `node`, as written in the payload.
+pub fn node_text<'a>(payload: &'a [u8], index: &JsonIndex, node: usize) -> &'a [u8] {
+    let end = index.value_end(payload, node);
+    payload.get(node..end).unwrap_or(b"null")
+}
+
+/// Appends the compact form of a JSON text (a node, or a key's literal):
+/// no insignificant whitespace, printable `\uXXXX` escapes decoded.
+pub fn compact_into(text: &[u8], out: &mut Vec<u8>) {
+    select::compact_into(text, out)
+}
+
+/// The RFC 9535 Normalized Path of the value at byte `node` (`$['a'][0]`).
+pub fn normalized_path(payload: &[u8], index: &JsonIndex, node: usize) -> String {
+    select::path_of(payload, index, node)
+}
+
+/// One child of a container: its key's literal (quotes included; `None` in
+/// an array), its value's position, and the Normalized Path step to it.
+pub struct Member<'a> {
+    pub key: Option<&'a [u8]>,
+    pub value: usize,
+}
+
+/// Number of children of the container at `node` (0 for a scalar).
+pub fn child_count(payload: &[u8], index: &JsonIndex, node: usize) -> usize {
+    match payload.get(node) {
+        Some(b'{' | b'[') => index.child_count(payload, node),
+        _ => 0,
+    }
+}
+
+/// The children of the container at `node`, from child `from` on.
+pub fn members<'a>(
+    payload: &'a [u8],
+    index: &'a JsonIndex,
+    node: usize,
+    from: usize,
+) -> impl Iterator<Item = Member<'a>> + 'a {
+    let mut cur = index.children_from(payload, node, from);
+    std::iter::from_fn(move || {
+        let c = cur.next_child()?;
+        let key = c
+            .key
+            .map(|k| &payload[k..scan::string_end(payload, k).min(payload.len())]);
+        Some(Member { key, value: c.value })
+    })
+}
+
+/// The Normalized Path step to a child: `['key']` (decoded from its literal) or `[i]`.
+pub fn push_step(path: &mut String, key: Option<&[u8]>, i: usize) {
+    let step = match key {
+        Some(lit) => {
+            select::Step::Key(scan::decode(&lit[1..lit.len().saturating_sub(1).max(1)]).into_owned())
+        }
+        None => select::Step::Index(i),
+    };
+    select::push_step(path, &step)
 }
 
 #[cfg(test)]

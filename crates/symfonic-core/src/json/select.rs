@@ -25,7 +25,56 @@ const MIN_STEPS: u64 = 1 << 20;
 const OUT_PER_BYTE: usize = 8;
 const MIN_OUT: usize = 1 << 20;
 
-pub(crate) fn select<'a>(payload: &'a [u8], index: &JsonIndex, path: &str) -> Result<Selection<'a>, String> {
+mod compact;
+mod explain;
+mod locate;
+
+pub(crate) use compact::compact_into;
+pub(crate) use locate::{path_of, push_step, Step};
+
+/// What a path resolved to: byte offsets of values in the payload.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Resolved {
+    /// A singular query's one node.
+    Node(usize),
+    /// Any other query's nodelist, in RFC 9535 order (possibly empty:
+    /// a correct query that matches nothing).
+    Nodes(Vec<usize>),
+}
+
+/// Resolves `path` to nodes; `Err` is the complete model-facing message: an
+/// invalid path, a singular path that stops at a missing step, or a nodelist
+/// that is empty because of a mistake (`explain`).
+pub(crate) fn resolve(payload: &[u8], index: &JsonIndex, path: &str) -> Result<Resolved, String> {
+    let query = parsed(payload, index, path)?;
+    let b = payload;
+    if !query.is_singular() {
+        let limit = (b.len() as u64).saturating_mul(STEPS_PER_BYTE) + MIN_STEPS;
+        let mut ev = Eval::new(b, index, limit);
+        let traced = ev.run_traced(&query.segs, index.root());
+        if ev.over {
+            return Err(over(path, limit));
+        }
+        return match traced {
+            Ok(set) => Ok(Resolved::Nodes(set)),
+            Err((at, before)) => match explain::explain(b, index, path, &query.segs, at, &before) {
+                Some(why) => Err(why),
+                None => Ok(Resolved::Nodes(Vec::new())),
+            },
+        };
+    }
+    singular(b, index, path, &query.segs).map(Resolved::Node)
+}
+
+fn over(path: &str, limit: u64) -> String {
+    format!(
+        "[recall: json_path '{}' stopped: it visits more than {limit} nodes on this payload; narrow it (a name or index before '..', fewer nested filters)]",
+        echo(path)
+    )
+}
+
+/// The parsed query, or the message for an invalid path or an empty payload.
+fn parsed(payload: &[u8], index: &JsonIndex, path: &str) -> Result<path::Query, String> {
     let query = path::parse(path).map_err(|e| {
         format!(
             "[recall: invalid json_path '{}': {}]",
@@ -33,29 +82,44 @@ pub(crate) fn select<'a>(payload: &'a [u8], index: &JsonIndex, path: &str) -> Re
             e.describe(path)
         )
     })?;
-    let b = payload;
-    let root = index.root();
-    if root >= b.len() {
+    if index.root() >= payload.len() {
         return Err(format!(
             "[recall: json_path '{}' not found: the payload is empty]",
             echo(path)
         ));
     }
-    if !query.is_singular() {
-        return many(b, index, path, &query.segs);
-    }
-    let mut node = root;
+    Ok(query)
+}
+
+/// The node a singular query names, or where it stopped.
+fn singular(b: &[u8], index: &JsonIndex, path: &str, segs: &[path::Segment]) -> Result<usize, String> {
+    let mut node = index.root();
     let mut shown = String::new();
     // Every step must resolve, or the model is told where it stopped.
-    for seg in &query.segs {
+    for seg in segs {
         match step(index, b, node, &seg.sels[0]) {
             Some((v, label)) => {
                 node = v;
                 push_label(&mut shown, label);
             }
-            None => return Err(not_found(path, &shown, index, b, node)),
+            None => return Err(not_found(path, &shown, index, b, node, &seg.sels[0])),
         }
     }
+    if node >= b.len() {
+        return Err(format!("[recall: json_path '{}' not found]", echo(path)));
+    }
+    Ok(node)
+}
+
+/// The original text a path selects (the raw form of `resolve`'s answer;
+/// a nodelist that selects nothing is `[]`, whatever the reason).
+pub(crate) fn select<'a>(payload: &'a [u8], index: &JsonIndex, path: &str) -> Result<Selection<'a>, String> {
+    let query = parsed(payload, index, path)?;
+    let b = payload;
+    if !query.is_singular() {
+        return many(b, index, path, &query.segs);
+    }
+    let node = singular(b, index, path, &query.segs)?;
     let end = index.value_end(b, node);
     payload
         .get(node..end)
@@ -74,10 +138,7 @@ fn many<'a>(
     let mut ev = Eval::new(b, index, limit);
     let set = ev.run(segs, index.root());
     if ev.over {
-        return Err(format!(
-            "[recall: json_path '{}' stopped: it visits more than {limit} nodes on this payload; narrow it (a name or index before '..', fewer nested filters)]",
-            echo(path)
-        ));
+        return Err(over(path, limit));
     }
     let cap = b.len().saturating_mul(OUT_PER_BYTE) + MIN_OUT;
     let mut out = Vec::with_capacity(2 + set.len() * 8);
@@ -138,11 +199,18 @@ fn step<'s>(index: &JsonIndex, b: &[u8], n: usize, sel: &'s Selector) -> Option<
     }
 }
 
-fn not_found(path: &str, shown: &str, index: &JsonIndex, b: &[u8], node: usize) -> String {
+fn not_found(path: &str, shown: &str, index: &JsonIndex, b: &[u8], node: usize, sel: &Selector) -> String {
     // The prefix as an RFC 9535 path: `$`, then `.key`, `['key']` or `[i]` segments.
     let shown = format!("${}", cut(shown, ECHO_CHARS));
+    let hint = match (sel, b.get(node)) {
+        (Selector::Name(k) | Selector::KeyOrIndex(k, _), Some(b'{')) => explain::near_key(index, b, node, k)
+            .map_or(String::new(), |n| {
+                format!(" (did you mean '{}'?)", cut(&n, KEY_CHARS))
+            }),
+        _ => String::new(),
+    };
     format!(
-        "[recall: json_path '{}' not found: '{}' {}]",
+        "[recall: json_path '{}' not found: '{}' {}{hint}]",
         echo(path),
         shown,
         describe(index, b, node)

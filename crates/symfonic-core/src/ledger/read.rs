@@ -239,7 +239,8 @@ impl Ledger {
             }
             Ok(Found::Missing) => recall::not_found(mem_id, namespace),
             Ok(Found::Evicted(why)) => recall::evicted(mem_id, &why),
-            Err(e) => recall::store_failed(mem_id, &e),
+            Err(e) if max_output == usize::MAX => recall::store_failed(mem_id, &e),
+            Err(e) => recall::store_unavailable(mem_id, &e),
         };
         if max_output == usize::MAX {
             miss.into()

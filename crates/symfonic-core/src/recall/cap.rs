@@ -1,18 +1,14 @@
-//! The recall answer cap, and how each capped answer says to continue: a
-//! contiguous part of the payload names the `offset=` to read on from (and
-//! the `lines=` for a line read); a json node far over the cap is described
-//! (its structure and size) instead of cut; other answers say what to narrow.
+//! The recall answer cap, and how a contiguous part of the payload cut by it
+//! says to continue: the `offset=` to read on from (and the `lines=` for a
+//! raw line read). Answers that page (json paths, pattern, query, numbered
+//! lines) are built within the cap and say how to read on themselves; the
+//! cap here is only their safety net.
 
 use super::{Answer, ECHO_CHARS};
 use crate::entry::Entry;
-use crate::json::{self, select, Selection};
 use crate::search::lines::LineRange;
 use crate::text::{count_chars, ellipsize, take_chars_bytes};
-use crate::wtf8::{self, Wtf8Buf};
-
-/// A json node over this many caps is described rather than cut: reading it
-/// in parts would take more calls than narrowing the path.
-const DESCRIBE_OVER_CAPS: usize = 2;
+use crate::wtf8::Wtf8Buf;
 
 /// Cuts an answer from `e` to `max` code points, marker included, saying
 /// how to continue (see the module docs).
@@ -35,8 +31,7 @@ pub fn cap_answer(e: &Entry, a: Answer<'_>, max: usize) -> Wtf8Buf {
                 None => offset,
             }
         }),
-        Answer::Json { text, path } => json_capped(e, text, path, max),
-        Answer::Other(s) => cap_output(&s, id, max, None),
+        Answer::Json(s) | Answer::Other(s) => cap_output(&s, id, max, None),
     }
 }
 
@@ -87,44 +82,6 @@ fn cap_bytes(
     let mut out = head.to_vec();
     out.extend_from_slice(marker(kept, head).as_bytes());
     Wtf8Buf::from_bytes(out, utf8)
-}
-
-/// A json path answer over the cap: one node is cut with the offset to
-/// continue from, or described when it is far over; several nodes are cut
-/// with a hint to narrow the path.
-fn json_capped(e: &Entry, text: Wtf8Buf, path: &str, max: usize) -> Wtf8Buf {
-    if fits(text.as_bytes(), max) {
-        return text;
-    }
-    let payload = e.text.as_bytes();
-    let node = e
-        .json
-        .as_ref()
-        .and_then(|doc| match select(payload, &doc.index, path) {
-            Ok(Selection::Node(s)) => Some(s),
-            _ => None,
-        });
-    let id = &e.handle.mem_id;
-    let Some(node) = node else {
-        let hint = |_: usize, _: &[u8]| {
-            "; narrow the path (an index range such as [0:20], or a filter) to see the rest".to_string()
-        };
-        return cap_bytes(text.as_bytes(), text.is_utf8(), id, max, &hint);
-    };
-    // A sub-slice of the payload: its place there, in code points.
-    let at = e.text.char_of(node.as_ptr() as usize - payload.as_ptr() as usize);
-    let chars = count_chars(node);
-    if chars <= DESCRIBE_OVER_CAPS.saturating_mul(max) {
-        let cont = |kept: usize, _: &[u8]| format!("; continue with offset={}", at + kept);
-        return cap_bytes(node, e.text.is_utf8(), id, max, &cont);
-    }
-    let shown = wtf8::to_string_lossy(node);
-    let schema = json::analyze(shown.as_bytes()).map_or_else(|| "?".to_string(), |d| d.outline.schema);
-    let answer = format!(
-        "[recall: json_path '{}' in {id} selects {chars} chars, over the {max}-char answer cap; its structure: {schema}. Narrow the path (a key, an index, or a range such as [0:20]), or read it in parts from offset={at} with max_chars]",
-        ellipsize(path, ECHO_CHARS)
-    );
-    cap_output(&answer.into(), id, max, None)
 }
 
 #[cfg(test)]

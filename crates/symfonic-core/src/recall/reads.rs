@@ -1,14 +1,14 @@
 //! Text reads a model expects from coding agents: `pattern` (a regular
-//! expression, answered as `grep -n` answers, with a count and a way to get
-//! the rest) and `lines` (a 1-based inclusive line range). Problems come back
-//! as `[recall: ...]` messages.
+//! expression, answered as `grep -n` answers, with a count and the `offset`
+//! that reads on) and `lines` (a 1-based inclusive line range, numbered).
+//! Problems come back as `[recall: ...]` messages.
 
 use std::borrow::Cow;
 
 use super::{Answer, FetchSpec, ECHO_CHARS};
-use crate::search::grep::{self, Found};
+use crate::search::grep;
 use crate::search::lines::{self, LineRange, Span};
-use crate::text::{count_chars, ellipsize, Text};
+use crate::text::{count_chars, ellipsize, take_chars_bytes, Text};
 use crate::wtf8::Wtf8Buf;
 
 /// Where the lines `spec` (as the model wrote it) lie in `text`, or the
@@ -26,17 +26,104 @@ pub fn line_span(text: &Text, spec: &str, mem_id: &str) -> Result<Span, String> 
     })
 }
 
-/// A line range, as the payload's own text (without the last line's `\n`).
-pub fn lines_answer<'a>(text: &'a Text, spec: &str, mem_id: &str) -> Answer<'a> {
-    match line_span(text, spec, mem_id) {
-        Ok(span) => Answer::Part {
-            text: &text.as_bytes()[span.start..span.end],
+/// A line range: each line as `N:text` (the `\r` of a CRLF not shown), cut
+/// at a whole line within `budget` code points, with a first line saying how
+/// to read on when cut, and the payload's size when the range runs past its
+/// end. With `raw`, the payload's own text (without the last line's `\n`),
+/// as a part of the payload.
+pub fn lines_answer<'a>(
+    text: &'a Text,
+    spec: &FetchSpec,
+    l: &str,
+    mem_id: &str,
+    budget: usize,
+) -> Answer<'a> {
+    let span = match line_span(text, l, mem_id) {
+        Ok(span) => span,
+        Err(msg) => return Answer::Other(msg.into()),
+    };
+    let asked = LineRange::parse(l).ok().and_then(|r| r.last);
+    let raw = text.as_bytes();
+    if spec.raw {
+        return Answer::Part {
+            text: &raw[span.start..span.end],
             utf8: text.is_utf8(),
             start: text.char_of(span.start),
-            lines: Some((span.first, LineRange::parse(spec).ok().and_then(|r| r.last))),
-        },
-        Err(msg) => Answer::Other(msg.into()),
+            lines: Some((span.first, asked)),
+        };
     }
+    let clipped = asked.is_some_and(|a| a > span.last);
+    let worst = usize::MAX / 2;
+    let reserve = 120 + ellipsize(mem_id, ECHO_CHARS).len() + 4 * worst.to_string().len();
+    let room = budget.saturating_sub(reserve);
+    let mut out: Vec<u8> = Vec::new();
+    let (mut used, mut n, mut s) = (0usize, span.first, span.start);
+    let mut head = None;
+    loop {
+        let e = lines::line_end(raw, s, span.end);
+        let line = lines::trim_cr(&raw[s..e]);
+        let tag = format!("{n}:");
+        let cost = tag.len() + count_chars(line) + 1;
+        if used + cost > room && budget != usize::MAX {
+            if n == span.first {
+                // One line longer than the answer: its head, then where it goes on.
+                let keep = room.saturating_sub(tag.len() + 3);
+                let part = take_chars_bytes(line, keep);
+                out.extend_from_slice(tag.as_bytes());
+                out.extend_from_slice(part);
+                out.extend_from_slice(b"...");
+                let next_lines = if n < span.last {
+                    format!(
+                        ", and lines='{}' for the lines after it",
+                        LineRange::show(n + 1, asked)
+                    )
+                } else {
+                    String::new()
+                };
+                head = Some(format!(
+                    "[recall: line {n} of {mem_id} is {} chars, too long for one answer; its first {} follow; for the rest of it pass offset={} with max_chars{next_lines}]",
+                    count_chars(line),
+                    count_chars(part),
+                    text.char_of(s + part.len())
+                ));
+            } else {
+                head = Some(format!(
+                    "[recall: lines {}-{} of {mem_id} follow; for the rest pass lines='{}']",
+                    span.first,
+                    n - 1,
+                    LineRange::show(n, asked)
+                ));
+            }
+            break;
+        }
+        if !out.is_empty() {
+            out.push(b'\n');
+        }
+        out.extend_from_slice(tag.as_bytes());
+        out.extend_from_slice(line);
+        used += cost;
+        if e >= span.end {
+            break;
+        }
+        n += 1;
+        s = e + 1;
+    }
+    let head = head.or_else(|| {
+        clipped.then(|| {
+            format!(
+                "[recall: {mem_id} has {} line{}; lines {} follow]",
+                span.last,
+                if span.last == 1 { "" } else { "s" },
+                LineRange::show(span.first, Some(span.last))
+            )
+        })
+    });
+    let mut bytes = head.map(|h| h.into_bytes()).unwrap_or_default();
+    if !bytes.is_empty() {
+        bytes.push(b'\n');
+    }
+    bytes.extend_from_slice(&out);
+    Answer::Other(Wtf8Buf::from_bytes(bytes, text.is_utf8()))
 }
 
 /// The whole payload as a line range (a final `\n` ends the last line).
@@ -50,11 +137,11 @@ fn whole(text: &Text) -> Span {
     }
 }
 
-/// The answer to `pattern` (with `spec`'s `ignore_case`, `context` and
-/// `lines`): a header line counting the matching lines, then the lines as
-/// `grep -n` shows them, all within `max` code points; when they do not all
-/// fit, the header says how to get the rest.
-pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str, max: usize) -> Wtf8Buf {
+/// The answer to `pattern` (with `spec`'s `ignore_case`, `context`, `lines`,
+/// `offset` and `count_only`): a header line counting the matching lines, then
+/// the lines as `grep -n` shows them, all within `budget` code points; when
+/// they do not all fit, the header gives the `offset` to pass for the rest.
+pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str, budget: usize) -> Wtf8Buf {
     let echo = ellipsize(pattern, ECHO_CHARS);
     let ascii = text.char_len() == text.as_bytes().len();
     let re = match grep::compile_for(pattern, spec.ignore_case, ascii) {
@@ -79,6 +166,11 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
         Some(Ok(r)) => format!("{mem_id} lines {}", LineRange::show(r.first, r.last)),
         _ => mem_id.to_string(),
     };
+    let same = if spec.lines.is_some() {
+        "the same pattern and lines"
+    } else {
+        "the same pattern"
+    };
     let raw = text.as_bytes();
     let view: Cow<'_, str> = if text.is_utf8() {
         // SAFETY: a UTF-8 text's bytes are valid UTF-8.
@@ -89,41 +181,81 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
     if text.char_len() == 0 {
         return format!("[recall: no match for pattern '{echo}'{flags} in {place}]").into();
     }
-    let last = asked.and_then(|r| r.ok()).and_then(|r| r.last);
-    let header = |f: &Found| {
-        match f.resume {
-        _ if f.total == 0 => format!("[recall: no match for pattern '{echo}'{flags} in {place}"),
-        None => format!(
-            "[recall: {} matching line{} for pattern '{echo}'{flags} in {place}",
-            f.total,
-            if f.total == 1 { "" } else { "s" }
-        ),
-        Some(k) => format!(
-            "[recall: {} matching lines for pattern '{echo}'{flags} in {place}; {} shown; for the rest pass lines='{}' with the same pattern",
-            f.total,
-            f.shown,
-            LineRange::show(k, last)
-        ),
-    }
-    };
-    // The header's length with the most digits any count can have.
-    let worst = Found {
-        total: usize::MAX,
-        shown: usize::MAX,
-        resume: Some(usize::MAX),
-        ..Found::default()
-    };
-    let reserve = count_chars(header(&worst).as_bytes()) + 2;
-    let found = grep::search(&view, raw, &re, span, spec.context, max.saturating_sub(reserve));
-    let mut out = header(&found);
+    let from = spec.offset.map(|o| o.max(0) as usize);
+    let from_b = from.map_or(span.start, |o| text.byte_of(o).max(span.start));
+    let count = |re: &grep::Regex| grep::search(&view, raw, re, span, span.start, 0, 0).total;
     // Zero matches as written: say whether ignoring case would find some.
-    if found.total == 0 && !spec.ignore_case {
-        if let Ok(caseless) = grep::compile_for(pattern, true, ascii) {
-            let n = grep::search(&view, raw, &caseless, span, 0, 0).total;
-            if n > 0 {
-                out.push_str(&format!("; with ignore_case=true: {n} matching lines"));
-            }
+    let caseless_hint = || {
+        if spec.ignore_case {
+            return String::new();
         }
+        match grep::compile_for(pattern, true, ascii) {
+            Ok(caseless) => match count(&caseless) {
+                0 => String::new(),
+                n => format!("; with ignore_case=true: {n} matching lines"),
+            },
+            Err(_) => String::new(),
+        }
+    };
+    let counted = |total: usize| {
+        format!(
+            "[recall: {total} matching line{} for pattern '{echo}'{flags} in {place}",
+            if total == 1 { "" } else { "s" }
+        )
+    };
+    if spec.count_only || from.is_some() {
+        let total = count(&re);
+        if total == 0 {
+            return format!(
+                "[recall: no match for pattern '{echo}'{flags} in {place}{}]",
+                caseless_hint()
+            )
+            .into();
+        }
+        if spec.count_only {
+            return format!("{}]", counted(total)).into();
+        }
+    }
+    let since = from.map_or("; ".to_string(), |o| format!("; from offset={o}: "));
+    // The header at its longest, so the lines never push it over.
+    let worst = text.char_len().max(1);
+    let reserve = count_chars(
+        format!(
+            "{}{since}{worst} shown; for the rest pass offset={worst} with {same}]",
+            counted(worst)
+        )
+        .as_bytes(),
+    ) + 2;
+    let found = grep::search(
+        &view,
+        raw,
+        &re,
+        span,
+        from_b,
+        spec.context,
+        budget.saturating_sub(reserve),
+    );
+    let total = match from {
+        Some(_) => count(&re),
+        None => found.total,
+    };
+    let mut out = if total == 0 {
+        format!(
+            "[recall: no match for pattern '{echo}'{flags} in {place}{}",
+            caseless_hint()
+        )
+    } else {
+        counted(total)
+    };
+    match (found.resume, from) {
+        (_, Some(o)) if found.total == 0 => out.push_str(&format!("; none at or after offset={o}")),
+        (Some(r), _) => out.push_str(&format!(
+            "{since}{} shown; for the rest pass offset={} with {same}",
+            found.shown,
+            text.char_of(r)
+        )),
+        (None, Some(_)) => out.push_str(&format!("{since}{} shown, the last", found.shown)),
+        (None, None) => {}
     }
     out.push(']');
     let mut bytes = out.into_bytes();

@@ -14,7 +14,8 @@
 //! display text (a lone surrogate reads as U+FFFD, the same three bytes
 //! long), and the lines shown are the payload's own bytes.
 
-use regex_automata::meta::{self, Regex};
+use regex_automata::meta;
+pub use regex_automata::meta::Regex;
 use regex_automata::Input;
 use regex_syntax::hir::{
     Class, ClassBytes, ClassBytesRange, ClassUnicode, ClassUnicodeRange, Hir, HirKind, Literal,
@@ -136,26 +137,45 @@ fn syntax_problem(pattern: &str, e: &regex_syntax::Error) -> String {
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Found {
     /// `N:line` for matching lines, `N-line` for context, `--` between
-    /// groups that are not adjacent; no final newline.
+    /// groups that are not adjacent; a line over `LINE_CHARS` is shown as
+    /// one `N:...part...` per match (matches close together share one); no
+    /// final newline.
     pub body: Vec<u8>,
-    /// Matching lines in the range.
+    /// Matching lines in the range, from where the search started.
     pub total: usize,
-    /// Matching lines shown.
+    /// Matching lines shown (whole, or at least one match of a long line).
     pub shown: usize,
-    /// The first line not covered when the budget ran out.
+    /// Where to search on when the budget ran out: the byte offset of the
+    /// first line (or, in a long line, the first match) not shown.
     pub resume: Option<usize>,
 }
 
 /// Searches lines `span` of `raw` (matching on `view`, its display text of
-/// the same length) and shows what fits in `budget` code points, counting
-/// every matching line.
-pub fn search(view: &str, raw: &[u8], re: &Regex, span: Span, context: usize, budget: usize) -> Found {
+/// the same length) from byte `from` (at or after `span.start`), and shows
+/// what fits in `budget` code points, counting every matching line.
+pub fn search(
+    view: &str,
+    raw: &[u8],
+    re: &Regex,
+    span: Span,
+    from: usize,
+    context: usize,
+    budget: usize,
+) -> Found {
     debug_assert_eq!(view.len(), raw.len());
     if raw.is_empty() {
         return Found::default(); // no lines
     }
     let context = context.min(MAX_CONTEXT);
     let hay = &view.as_bytes()[..span.end];
+    let from = from.clamp(span.start, span.end);
+    // Context lines stop at the line `from` is in, as at the range's start.
+    let first = lines::line_start(raw, span.start, from);
+    let span = Span {
+        start: first,
+        first: lines::line_of(raw, span.start, span.first, first),
+        ..span
+    };
     let mut out = Body {
         raw,
         span,
@@ -171,7 +191,7 @@ pub fn search(view: &str, raw: &[u8], re: &Regex, span: Span, context: usize, bu
     let mut anchor = (span.start, span.first);
     // After the last match: the next line's (number, start) and lines owed.
     let mut after: Option<(usize, usize, usize)> = None;
-    let mut pos = span.start;
+    let mut pos = from;
     while pos <= span.end {
         // Matches stay within a line, so where one ends tells its line: the
         // search stops at the first match state, no reverse scan for a start.
@@ -179,7 +199,7 @@ pub fn search(view: &str, raw: &[u8], re: &Regex, span: Span, context: usize, bu
             break;
         };
         let e = m.offset();
-        let ls = lines::line_start(raw, pos, e);
+        let ls = lines::line_start(raw, anchor.0, e.max(anchor.0));
         let ln = lines::line_of(raw, anchor.0, anchor.1, ls);
         let le = lines::line_end(raw, e, span.end);
         total += 1;
@@ -189,15 +209,12 @@ pub fn search(view: &str, raw: &[u8], re: &Regex, span: Span, context: usize, bu
             }
             out.before(ls, ln);
             let line = trim_cr(&raw[ls..le]);
-            // Only a line shown cut needs where its first match lies.
-            let at = is_long(line)
-                .then(|| re.search(&Input::new(hay).range(ls..le)))
-                .flatten()
-                .map(|m| {
-                    let ms = (m.start() - ls).min(line.len());
-                    (ms, (m.end() - ls).clamp(ms, line.len()))
-                });
-            if out.emit(ln, b':', &shown_line(line, at)) {
+            let wrote = if is_long(line) {
+                out.long_line(hay, re, ln, ls, pos.max(ls), ls + line.len())
+            } else {
+                out.emit(ln, b':', line, ls)
+            };
+            if wrote {
                 shown += 1;
             }
         }
@@ -241,8 +258,9 @@ struct Body<'a> {
 
 impl Body<'_> {
     /// Writes `n<sep>text` (after `--` when it does not follow the last line
-    /// written), or notes where to resume when it does not fit.
-    fn emit(&mut self, n: usize, sep: u8, text: &[u8]) -> bool {
+    /// written), or notes where to resume (`at`, the byte the entry shows
+    /// from) when it does not fit.
+    fn emit(&mut self, n: usize, sep: u8, text: &[u8], at: usize) -> bool {
         if self.resume.is_some() {
             return false;
         }
@@ -250,7 +268,7 @@ impl Body<'_> {
         let head = format!("{}{n}{}", if gap { "--\n" } else { "" }, sep as char);
         let cost = head.len() + count_chars(text) + 1;
         if self.used + cost > self.budget {
-            self.resume = Some(self.last.max(self.span.first - 1) + 1);
+            self.resume = Some(at);
             return false;
         }
         self.buf.extend_from_slice(head.as_bytes());
@@ -259,6 +277,64 @@ impl Body<'_> {
         self.used += cost;
         self.last = n;
         true
+    }
+
+    /// A line over `LINE_CHARS` code points, from byte `ls`: one entry per
+    /// match from byte `from` on, `CUT_SIDE` code points either side, matches
+    /// whose parts would overlap sharing one (so no text shows twice).
+    /// Whether any was written.
+    fn long_line(&mut self, hay: &[u8], re: &Regex, ln: usize, ls: usize, from: usize, le: usize) -> bool {
+        let line = &self.raw[ls..le];
+        let mut p = from;
+        let mut wrote = false;
+        // The part being built: its byte range in the line. Parts start at or
+        // after `from`, so an answer that resumes there shows nothing twice.
+        let floor = from - ls;
+        let mut part: Option<(usize, usize)> = None;
+        let flush = |body: &mut Self, (a, b): (usize, usize)| -> bool {
+            let mut text = Vec::with_capacity(b - a + 6);
+            if a > 0 {
+                text.extend_from_slice(b"...");
+            }
+            text.extend_from_slice(&line[a..b]);
+            if b < line.len() {
+                text.extend_from_slice(b"...");
+            }
+            // Not written: the search resumes where this part starts.
+            body.emit(ln, b':', &text, ls + a)
+        };
+        while p <= le {
+            let Some(m) = re.search(&Input::new(hay).range(p..le)) else {
+                break;
+            };
+            let (ms, me) = (m.start() - ls, (m.end() - ls).min(line.len()));
+            let me = ms + take_chars_bytes(&line[ms..me], 2 * CUT_SIDE).len();
+            let a = back_chars(line, ms, CUT_SIDE).max(floor);
+            let b = me + take_chars_bytes(&line[me..], CUT_SIDE).len();
+            part = match part {
+                Some((pa, pb)) if a <= pb && b - pa <= LINE_CHARS => Some((pa, b)),
+                Some((pa, pb)) => {
+                    // A part's context never runs into a match it does not hold.
+                    let end = pb.min(ms).max(pa);
+                    if !flush(self, (pa, end)) {
+                        return wrote;
+                    }
+                    wrote = true;
+                    Some((a.max(end), b))
+                }
+                None => Some((a, b)),
+            };
+            // An empty match moves on by one character.
+            p = if m.end() > m.start() {
+                m.end()
+            } else {
+                next_char(hay, m.end())
+            };
+        }
+        if let Some(last) = part {
+            wrote |= flush(self, last);
+        }
+        wrote
     }
 
     /// Up to `context` lines before line `ln` (starting at byte `ls`), not
@@ -274,8 +350,8 @@ impl Body<'_> {
         }
         for (i, &s) in starts.iter().enumerate().rev() {
             let e = lines::line_end(self.raw, s, self.span.end);
-            let line = shown_line(trim_cr(&self.raw[s..e]), None);
-            self.emit(ln - 1 - i, b'-', &line);
+            let line = shown_line(trim_cr(&self.raw[s..e]));
+            self.emit(ln - 1 - i, b'-', &line, s);
         }
     }
 
@@ -286,8 +362,8 @@ impl Body<'_> {
                 return;
             }
             let e = lines::line_end(self.raw, s, self.span.end);
-            let line = shown_line(trim_cr(&self.raw[s..e]), None);
-            if !self.emit(n, b'-', &line) || e >= self.span.end {
+            let line = shown_line(trim_cr(&self.raw[s..e]));
+            if !self.emit(n, b'-', &line, s) || e >= self.span.end {
                 return;
             }
             n += 1;
@@ -296,31 +372,25 @@ impl Body<'_> {
     }
 }
 
-/// A line as shown: whole up to `LINE_CHARS` code points; longer, the part
-/// around the match (`m`, byte offsets in the line), else its head, with
-/// `...` where it is cut.
-fn shown_line(line: &[u8], m: Option<(usize, usize)>) -> std::borrow::Cow<'_, [u8]> {
+/// The byte after the character at `i` (UTF-8 or WTF-8).
+fn next_char(b: &[u8], i: usize) -> usize {
+    let mut j = i + 1;
+    while j < b.len() && (b[j] as i8) < -0x40 {
+        j += 1;
+    }
+    j
+}
+
+/// A context line as shown: whole up to `LINE_CHARS` code points; longer,
+/// its head, with `...` where it is cut.
+fn shown_line(line: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     if !is_long(line) {
         return line.into();
     }
-    let (a, b) = match m {
-        Some((ms, me)) => {
-            let me = ms + take_chars_bytes(&line[ms..me], 2 * CUT_SIDE).len();
-            (
-                back_chars(line, ms, CUT_SIDE),
-                me + take_chars_bytes(&line[me..], CUT_SIDE).len(),
-            )
-        }
-        None => (0, take_chars_bytes(line, 2 * CUT_SIDE).len()),
-    };
-    let mut out = Vec::with_capacity(b - a + 6);
-    if a > 0 {
-        out.extend_from_slice(b"...");
-    }
-    out.extend_from_slice(&line[a..b]);
-    if b < line.len() {
-        out.extend_from_slice(b"...");
-    }
+    let b = take_chars_bytes(line, 2 * CUT_SIDE).len();
+    let mut out = Vec::with_capacity(b + 3);
+    out.extend_from_slice(&line[..b]);
+    out.extend_from_slice(b"...");
     out.into()
 }
 

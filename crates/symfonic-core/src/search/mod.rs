@@ -19,11 +19,13 @@ pub mod grep;
 pub mod lines;
 pub use blocks::{scanned, Blocks, Region, BLOCK};
 
-/// Where matches start (byte offsets, the first `keep`) and how many there are.
+/// Where matches start (byte offsets, the first `keep` at or after the
+/// search's `from`) and how many there are: in all, and before `from`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Matches {
     pub first: Vec<usize>,
     pub total: usize,
+    pub before: usize,
 }
 
 /// Samples of this many bytes, spread evenly over the payload, rank bytes.
@@ -144,7 +146,12 @@ fn scan(
 
 /// Exact matches of `needle`.
 pub fn exact(hay: &[u8], needle: &[u8], keep: usize) -> Matches {
-    run(hay, needle, keep, |hay, f| {
+    exact_from(hay, needle, keep, 0)
+}
+
+/// [`exact`], keeping the first matches that start at or after byte `from`.
+pub fn exact_from(hay: &[u8], needle: &[u8], keep: usize, from: usize) -> Matches {
+    run(hay, needle, keep, from, |hay, f| {
         scan(hay, needle, false, f, |rest, f| {
             memmem::Finder::new(needle).each(rest, f)
         })
@@ -153,7 +160,12 @@ pub fn exact(hay: &[u8], needle: &[u8], keep: usize) -> Matches {
 
 /// Matches of an ASCII `needle`, ignoring ASCII case.
 pub fn ascii_caseless(hay: &[u8], needle: &[u8], keep: usize) -> Matches {
-    run(hay, needle, keep, |hay, f| {
+    ascii_caseless_from(hay, needle, keep, 0)
+}
+
+/// [`ascii_caseless`], keeping the first matches at or after byte `from`.
+pub fn ascii_caseless_from(hay: &[u8], needle: &[u8], keep: usize, from: usize) -> Matches {
+    run(hay, needle, keep, from, |hay, f| {
         scan(hay, needle, true, f, |rest, f| caseless(needle).each(rest, f))
     })
 }
@@ -161,12 +173,24 @@ pub fn ascii_caseless(hay: &[u8], needle: &[u8], keep: usize) -> Matches {
 /// [`exact`] (or, with `caseless`, [`ascii_caseless`]) where matches can
 /// only start inside `regions` (see [`Blocks::regions`]): only those are read.
 pub fn within(hay: &[u8], needle: &[u8], caseless_ascii: bool, keep: usize, regions: &[Region]) -> Matches {
+    within_from(hay, needle, caseless_ascii, keep, regions, 0)
+}
+
+/// [`within`], keeping the first matches at or after byte `from`.
+pub fn within_from(
+    hay: &[u8],
+    needle: &[u8],
+    caseless_ascii: bool,
+    keep: usize,
+    regions: &[Region],
+    from: usize,
+) -> Matches {
     let finder: Box<dyn Finder> = if caseless_ascii {
         Box::new(caseless(needle))
     } else {
         Box::new(memmem::Finder::new(needle))
     };
-    run(hay, needle, keep, |hay, f| {
+    run(hay, needle, keep, from, |hay, f| {
         for r in regions {
             let mut go = true;
             finder.each(&hay[r.start..r.end.min(hay.len())], &mut |at| {
@@ -219,17 +243,21 @@ fn run(
     hay: &[u8],
     needle: &[u8],
     keep: usize,
+    from: usize,
     search: impl FnOnce(&[u8], &mut dyn FnMut(usize) -> bool),
 ) -> Matches {
     let mut m = Matches {
-        first: Vec::with_capacity(keep),
+        first: Vec::with_capacity(keep.min(64)),
         total: 0,
+        before: 0,
     };
     if needle.is_empty() || hay.len() < needle.len() {
         return m;
     }
     search(hay, &mut |at| {
-        if m.first.len() < keep {
+        if at < from {
+            m.before += 1;
+        } else if m.first.len() < keep {
             m.first.push(at);
         }
         m.total += 1;

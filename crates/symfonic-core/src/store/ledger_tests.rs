@@ -182,7 +182,8 @@ fn store_failures_are_errors_and_answers_never_panics() {
     let err = l.record(req("3", "three".into())).unwrap_err();
     assert!(matches!(&err, LedgerError::Store(e) if e.op == "put"), "{err}");
     assert!(err.to_string().contains("not recorded"), "{err}");
-    let answer = l.recall("ns", &h.mem_id, &spec(|_| ()), 1000);
+    // The app's fetch gets the store's words; the model's recall, none of them.
+    let answer = l.fetch("ns", &h.mem_id, &spec(|_| ()));
     let text = String::from_utf8(answer.as_bytes().to_vec()).unwrap();
     assert!(
         text.starts_with(&format!(
@@ -191,9 +192,17 @@ fn store_failures_are_errors_and_answers_never_panics() {
         )),
         "{text}"
     );
+    let answer = l.recall("ns", &h.mem_id, &spec(|_| ()), 1000);
+    assert_eq!(
+        answer,
+        format!(
+            "[tool_memory error: the store could not be read for {}; try again later]",
+            h.mem_id
+        )
+    );
     assert!(l.try_handle("ns", &h.mem_id).is_err());
     assert!(l.handle("ns", &h.mem_id).is_none());
-    assert_eq!(l.stats().store_errors, 4);
+    assert_eq!(l.stats().store_errors, 5);
 }
 
 #[test]

@@ -104,7 +104,8 @@ pub enum Lookup {
     /// Never stored, expired, or removed by `delete`/`clear`.
     Missing,
     /// Stored and acknowledged, not expired, and gone: the server evicted it
-    /// (Redis under a `maxmemory-policy` that evicts). Says why.
+    /// (Redis under a `maxmemory-policy` that evicts) or another client
+    /// deleted it. Says what is known, in words fit for the model.
     Evicted(String),
 }
 

@@ -343,11 +343,17 @@ impl Inner {
                 if !alive {
                     return Ok(Lookup::Missing);
                 }
-                return Ok(Lookup::Evicted(format!(
-                    "the Redis server {} evicted it before its expiry (maxmemory-policy {})",
-                    self.shown,
-                    self.settings.policy.as_deref().unwrap_or("unknown")
-                )));
+                // What is known, in words for the model: no address, no policy name.
+                let s = &self.settings;
+                let may_evict = s.evicts_any() || (s.evicts_expiring() && !score.contains("inf"));
+                return Ok(Lookup::Evicted(
+                    match (s.policy_known, may_evict) {
+                        (true, false) => "something other than this ledger deleted it (the store does not evict entries)",
+                        (true, true) => "the store evicted it when it was full, or something other than this ledger deleted it",
+                        (false, _) => "the store evicted it, or something other than this ledger deleted it",
+                    }
+                    .to_string(),
+                ));
             }
         };
         let fields = pairs("get", flat.into_iter())?;

@@ -120,8 +120,23 @@ fn connector(path: String, file: Arc<OnceLock<FileIdentity>>) -> workers::Connec
         }
         Connection::open_with_flags(Path::new(&path), flags)
             .and_then(prepare)
-            .map_err(|e| e.to_string())
+            .map_err(|e| cannot_open(&path, e))
     })
+}
+
+/// Why a file cannot be opened, in the user's terms where SQLite only says
+/// "unable to open database file": a folder that does not exist.
+fn cannot_open(path: &str, e: rusqlite::Error) -> String {
+    if e.sqlite_error_code() == Some(ErrorCode::CannotOpen) {
+        if let Some(dir) = Path::new(path).parent().filter(|d| !d.is_dir()) {
+            // Quoted as a JS string (`{:?}` escapes as JSON does).
+            let dir = dir.display().to_string();
+            return format!(
+                "the folder {dir} does not exist: create it first (fs.mkdirSync({dir:?}, {{ recursive: true }})), or name a file in a folder that exists"
+            );
+        }
+    }
+    e.to_string()
 }
 
 fn prepare(c: Connection) -> rusqlite::Result<Connection> {

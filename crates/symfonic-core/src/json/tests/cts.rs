@@ -99,3 +99,56 @@ fn cts_invalid_queries_get_a_structured_answer() {
         failed.join("\n")
     );
 }
+
+/// Normalized Paths (RFC 9535 §2.7) of every node of every valid query equal
+/// the suite's `result_paths`; a nodelist is explained instead of `[]` only
+/// when the RFC's answer is empty.
+#[test]
+fn cts_normalized_paths_and_explanations() {
+    let (mut failed, mut checked, mut explained) = (Vec::new(), 0, 0);
+    for case in cases() {
+        if case["invalid_selector"] == Value::Bool(true) {
+            continue;
+        }
+        let name = case["name"].as_str().unwrap();
+        let selector = case["selector"].as_str().unwrap();
+        let wants: Vec<Value> = match (case.get("result_paths"), case.get("results_paths")) {
+            (Some(p), _) => vec![p.clone()],
+            (_, Some(Value::Array(p))) => p.clone(),
+            _ => continue,
+        };
+        let text = serde_json::to_string(&case["document"]).unwrap();
+        let d = doc(&text);
+        let got: Vec<Value> = match crate::json::resolve(text.as_bytes(), &d.index, selector) {
+            Ok(crate::json::Resolved::Node(n)) => vec![Value::String(crate::json::normalized_path(
+                text.as_bytes(),
+                &d.index,
+                n,
+            ))],
+            Ok(crate::json::Resolved::Nodes(ns)) => ns
+                .iter()
+                .map(|&n| Value::String(crate::json::normalized_path(text.as_bytes(), &d.index, n)))
+                .collect(),
+            Err(m) if m.contains(" not found: ") || m.contains(" selects nothing: ") => {
+                explained += usize::from(m.contains(" selects nothing: "));
+                Vec::new()
+            }
+            Err(m) => {
+                failed.push(format!("{name}: {selector:?} → {m}"));
+                continue;
+            }
+        };
+        checked += 1;
+        if !wants.iter().any(|w| w.as_array() == Some(&got)) {
+            failed.push(format!("{name}: {selector:?} → {got:?}, want {}", wants[0]));
+        }
+    }
+    assert_eq!(checked, 456);
+    assert!(explained > 0);
+    assert!(
+        failed.is_empty(),
+        "{} failed:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+}

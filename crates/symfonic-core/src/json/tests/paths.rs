@@ -112,7 +112,7 @@ fn duplicate_keys_first_wins() {
 fn not_found_names_the_resolved_prefix() {
     assert_eq!(
         err(SMALL, "rows.1.prise"),
-        "[recall: json_path 'rows.1.prise' not found: '$.rows[1]' is an object with 3 keys [id,price,name]]"
+        "[recall: json_path 'rows.1.prise' not found: '$.rows[1]' is an object with 3 keys [id,price,name] (did you mean 'price'?)]"
     );
     assert_eq!(
         err(SMALL, "rows.3"),

@@ -53,7 +53,8 @@ fn pattern_answers_count_number_and_show_lines() {
 
 #[test]
 fn a_capped_pattern_answer_says_how_to_get_the_rest() {
-    let (l, id) = ledger_with(log(5000));
+    let text = log(5000);
+    let (l, id) = ledger_with(text.clone());
     let out = l
         .recall("", &id, &reads(Some("ERROR"), false, 0.0, None), 2000)
         .to_string_lossy()
@@ -63,19 +64,49 @@ fn a_capped_pattern_answer_says_how_to_get_the_rest() {
     let last = out.lines().last().unwrap();
     let last_line: usize = last.split(':').next().unwrap().parse().unwrap();
     let shown = out.lines().count() - 1;
+    let next_line = text
+        .split("\r\n")
+        .take(last_line + 7)
+        .map(|l| l.len() + 2)
+        .sum::<usize>()
+        - text.split("\r\n").nth(last_line + 6).unwrap().len()
+        - 2;
     assert_eq!(
         head,
-        format!("[recall: 714 matching lines for pattern 'ERROR' in {id}; {shown} shown; for the rest pass lines='{}-' with the same pattern]", last_line + 1)
+        format!("[recall: 714 matching lines for pattern 'ERROR' in {id}; {shown} shown; for the rest pass offset={next_line} with the same pattern]")
     );
-    // Following the hint answers the next matching lines.
-    let next = l.recall(
-        "",
-        &id,
-        &reads(Some("ERROR"), false, 0.0, Some(&format!("{}-", last_line + 1))),
-        2000,
+    // Following the offsets answers every matching line once, in order.
+    let (mut seen, mut spec) = (Vec::new(), reads(Some("ERROR"), false, 0.0, None));
+    loop {
+        let out = l.recall("", &id, &spec, 2000).to_string_lossy().into_owned();
+        assert!(count_chars(out.as_bytes()) <= 2000);
+        seen.extend(
+            out.lines()
+                .skip(1)
+                .map(|l| l.split(':').next().unwrap().parse::<usize>().unwrap()),
+        );
+        match out.lines().next().unwrap().split("pass offset=").nth(1) {
+            Some(rest) => spec.offset = Some(rest.split(' ').next().unwrap().parse().unwrap()),
+            None => {
+                assert!(
+                    out.starts_with(&format!(
+                        "[recall: 714 matching lines for pattern 'ERROR' in {id}; from offset="
+                    )),
+                    "{out}"
+                );
+                assert!(out.lines().next().unwrap().ends_with("shown, the last]"));
+                break;
+            }
+        }
+    }
+    assert_eq!(seen, (1..=5000).filter(|i| i % 7 == 0).collect::<Vec<_>>());
+    // The count alone.
+    let mut count = reads(Some("ERROR"), false, 0.0, None);
+    count.count_only = true;
+    assert_eq!(
+        l.recall("", &id, &count, 2000),
+        format!("[recall: 714 matching lines for pattern 'ERROR' in {id}]")
     );
-    let second = next.to_string_lossy().lines().nth(1).unwrap().to_string();
-    assert!(second.starts_with(&format!("{}:", last_line + 7)), "{second}");
 }
 
 #[test]
@@ -95,23 +126,60 @@ fn pattern_problems_are_answers() {
 }
 
 #[test]
-fn lines_read_the_payload_and_continue_by_offset_or_line() {
+fn lines_are_numbered_cut_at_a_line_and_raw_on_request() {
     let text = log(100);
     let (l, id) = ledger_with(text.clone());
     let all: Vec<&str> = text.split("\r\n").collect();
+    let numbered = |from: usize, to: usize| {
+        (from..=to)
+            .map(|n| format!("{n}:{}", all[n - 1]))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
     assert_eq!(
         l.recall("", &id, &reads(None, false, 0.0, Some("3-4")), 50_000),
-        all[2..4].join("\r\n")
+        numbered(3, 4)
     );
     assert_eq!(
         l.recall("", &id, &reads(None, false, 0.0, Some("100")), 50_000),
-        all[99]
+        numbered(100, 100)
     );
+    // Past the end: the size, and the lines there are.
+    assert_eq!(
+        l.recall("", &id, &reads(None, false, 0.0, Some("99-120")), 50_000),
+        format!(
+            "[recall: {id} has 100 lines; lines 99-100 follow]\n{}",
+            numbered(99, 100)
+        )
+    );
+    // Cut at a whole line, and how to read on.
     let out = l
         .recall("", &id, &reads(None, false, 0.0, Some("10-")), 500)
         .to_string_lossy()
         .into_owned();
     assert!(count_chars(out.as_bytes()) <= 500);
+    let (head, body) = out.split_once('\n').unwrap();
+    let last: usize = body
+        .lines()
+        .last()
+        .unwrap()
+        .split(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(body, numbered(10, last));
+    assert_eq!(
+        head,
+        format!(
+            "[recall: lines 10-{last} of {id} follow; for the rest pass lines='{}-']",
+            last + 1
+        )
+    );
+    // The payload's own text on request, continued by offset or line.
+    let mut raw = reads(None, false, 0.0, Some("10-"));
+    raw.raw = true;
+    let out = l.recall("", &id, &raw, 500).to_string_lossy().into_owned();
     let (body, marker) = out.split_once("\n...[").unwrap();
     let start = text.find(all[9]).unwrap();
     let next = start + body.len();
@@ -119,6 +187,23 @@ fn lines_read_the_payload_and_continue_by_offset_or_line() {
     assert!(
         marker.ends_with(&format!("; continue with offset={next} or lines='{line}-']")),
         "{marker}"
+    );
+    // One line longer than the answer: its head, and where it goes on.
+    let (l2, id2) = ledger_with(format!("short\n{}\nafter\n", "x".repeat(3000)));
+    let out = l2
+        .recall("", &id2, &reads(None, false, 0.0, Some("2-3")), 1000)
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        count_chars(out.as_bytes()) <= 1000,
+        "{}",
+        count_chars(out.as_bytes())
+    );
+    let (head, body) = out.split_once('\n').unwrap();
+    let kept = body.len() - 5; // "2:" and "..."
+    assert_eq!(
+        head,
+        format!("[recall: line 2 of {id2} is 3000 chars, too long for one answer; its first {kept} follow; for the rest of it pass offset={} with max_chars, and lines='3' for the lines after it]", 6 + kept)
     );
     // The query can be narrowed to lines too, and ignore case.
     let q = FetchSpec::new(
@@ -137,33 +222,89 @@ fn lines_read_the_payload_and_continue_by_offset_or_line() {
 }
 
 #[test]
-fn a_json_node_over_the_cap_continues_or_is_described() {
+fn a_json_answer_over_the_cap_pages_by_whole_nodes() {
     let rows: Vec<String> = (0..10_000)
-        .map(|i| format!("{{\"id\":{i},\"name\":\"n{i}\"}}"))
+        .map(|i| format!("{{\"id\": {i}, \"name\": \"n{i}\"}}"))
         .collect();
-    let doc = format!("{{\"meta\":{{\"n\":10000}},\"rows\":[{}]}}", rows.join(","));
+    let doc = format!("{{\"meta\": {{\"n\": 10000}}, \"rows\": [{}]}}", rows.join(", "));
     let (l, id) = ledger_with(doc.clone());
-    let path = |p: &str| FetchSpec::new(None, None, None, None, Some(p.into()));
-    let at = doc.find("[{").unwrap();
+    let path = |p: &str, offset: Option<i64>| {
+        FetchSpec::new(None, None, offset.map(|o| o as f64), None, Some(p.into()))
+    };
+    // One array over the cap: its elements, whole, and the offset to read on.
+    let mut seen = Vec::new();
+    let mut offset = None;
+    loop {
+        let out = l
+            .recall("", &id, &path("rows", offset), 50_000)
+            .to_string_lossy()
+            .into_owned();
+        assert!(count_chars(out.as_bytes()) <= 50_000);
+        let (head, body) = out.split_once('\n').unwrap();
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        seen.extend(v.as_array().unwrap().iter().map(|r| r["id"].as_u64().unwrap()));
+        assert!(
+            head.starts_with("[recall: json_path 'rows' is an array of 10000 elements"),
+            "{head}"
+        );
+        match head.split("pass offset=").nth(1) {
+            Some(rest) => offset = Some(rest.split(' ').next().unwrap().parse().unwrap()),
+            None => {
+                assert!(head.ends_with(" of 10000 follow, the last]"), "{head}");
+                break;
+            }
+        }
+    }
+    assert_eq!(seen, (0..10_000).collect::<Vec<_>>());
+    // A nodelist the same way, compact: no spaces the payload had.
     let out = l
-        .recall("", &id, &path("rows"), 50_000)
+        .recall("", &id, &path("rows[*].name", None), 1000)
         .to_string_lossy()
         .into_owned();
-    assert!(out.starts_with(&format!("[recall: json_path 'rows' in {id} selects {} chars, over the 50000-char answer cap; its structure: array[10000] of records, 2 columns (1000 rows sampled): id:num,name:str", doc.len() - at - 1)), "{}", &out[..out.len().min(400)]);
-    assert!(out.ends_with(&format!("or read it in parts from offset={at} with max_chars]")));
-    // Less than twice the cap: cut, with the offset to continue from.
-    let out = l
-        .recall("", &id, &path("rows"), 150_000)
-        .to_string_lossy()
-        .into_owned();
-    let (body, marker) = out.split_once("\n...[").unwrap();
-    assert!(doc[at..].starts_with(body));
-    assert!(marker.ends_with(&format!("; continue with offset={}]", at + body.len())));
-    // Several nodes: cut, with a hint to narrow.
-    let out = l
-        .recall("", &id, &path("rows[*].name"), 1000)
-        .to_string_lossy()
-        .into_owned();
-    assert!(out.ends_with("; narrow the path (an index range such as [0:20], or a filter) to see the rest]"));
     assert!(count_chars(out.as_bytes()) <= 1000);
+    let (head, body) = out.split_once('\n').unwrap();
+    let n = serde_json::from_str::<serde_json::Value>(body)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(
+        head,
+        format!("[recall: json_path 'rows[*].name' selects 10000 nodes, too long for one answer; nodes 1-{n} of 10000 follow; for the rest pass offset={n} with the same json_path]")
+    );
+    assert!(body.starts_with("[\"n0\",\"n1\","));
+    // An object: whole members, with their keys.
+    let out = l
+        .recall("", &id, &path("$", None), 200)
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        out.starts_with("[recall: json_path '$' is an object of 2 members, too long for one answer; member 1 of 2 follow; for the rest pass offset=1 with the same json_path]\n{\"meta\":{\"n\":10000}}"),
+        "{out}"
+    );
+    let out = l
+        .recall("", &id, &path("$", Some(1)), 200)
+        .to_string_lossy()
+        .into_owned();
+    assert_eq!(out, "[recall: json_path '$' is an object of 2 members; member 2 alone is too long for one answer: read it with json_path=\"$['rows']\"]");
+    // Past the last node.
+    let out = l.recall("", &id, &path("rows[*].id", Some(10_000)), 200);
+    assert_eq!(
+        out,
+        "[recall: json_path 'rows[*].id' selects 10000 nodes; offset=10000 is past the last]"
+    );
+    // A long string is cut as a part of the payload.
+    let (l2, id2) = ledger_with(format!("{{\"s\": \"{}\"}}", "y".repeat(5000)));
+    let out = l2
+        .recall("", &id2, &path("s", None), 1000)
+        .to_string_lossy()
+        .into_owned();
+    assert!(out.starts_with("\"yyy"));
+    assert!(
+        out.ends_with(&format!(
+            "; continue with offset={}]",
+            6 + count_chars(out.split_once("\n...[").unwrap().0.as_bytes())
+        )),
+        "{out}"
+    );
 }

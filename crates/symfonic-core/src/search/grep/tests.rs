@@ -3,7 +3,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::search::lines::{self, locate, LineRange};
+use crate::search::lines;
 
 /// `grep -n` (with `-C context`) written the obvious way: split, test each
 /// line, print matches and their neighbours, `--` between groups.
@@ -51,7 +51,7 @@ fn whole(text: &str) -> Span {
 
 fn run(text: &str, pattern: &str, ignore_case: bool, context: usize, budget: usize) -> Found {
     let re = compile_for(pattern, ignore_case, text.is_ascii()).unwrap();
-    search(text, text.as_bytes(), &re, whole(text), context, budget)
+    search(text, text.as_bytes(), &re, whole(text), 0, context, budget)
 }
 
 #[test]
@@ -87,19 +87,12 @@ fn the_budget_cuts_between_lines_and_says_where_to_resume() {
     assert_eq!((full.total, full.shown), (10, 10));
     // "10:line 10 HIT\n" is 15 code points: three lines fit in 50.
     let cut = run(&log, "HIT", false, 0, 50);
-    assert_eq!((cut.total, cut.shown, cut.resume), (10, 3, Some(31)));
+    let at = log.find("line 40 ").unwrap();
+    assert_eq!((cut.total, cut.shown, cut.resume), (10, 3, Some(at)));
     assert!(full.body.starts_with(&cut.body));
-    // Resuming at the line named finds the rest.
+    // Resuming at the byte named finds the rest.
     let re = compile("HIT", false).unwrap();
-    let span = locate(
-        log.as_bytes(),
-        LineRange {
-            first: 31,
-            last: None,
-        },
-    )
-    .unwrap();
-    let rest = search(&log, log.as_bytes(), &re, span, 0, usize::MAX);
+    let rest = search(&log, log.as_bytes(), &re, whole(&log), at, 0, usize::MAX);
     assert_eq!(rest.total, 7);
     assert!(rest.body.starts_with(b"40:line 40 HIT"));
 }
@@ -121,6 +114,49 @@ fn long_lines_are_cut_around_the_match() {
 }
 
 #[test]
+fn a_long_line_shows_each_match_once_and_resumes_inside_it() {
+    let line: String = (0..40)
+        .map(|i| format!("{}M{i:02}", "x".repeat(500)))
+        .collect::<String>()
+        + "\nM99 short\n";
+    let all = run(&line, r"M\d\d", false, 0, usize::MAX);
+    let body = String::from_utf8(all.body).unwrap();
+    assert_eq!((all.total, all.shown), (2, 2));
+    assert_eq!(body.matches("1:...").count(), 40, "one part per match");
+    assert!(body.ends_with("\n2:M99 short"));
+    // Close matches share a part: no text shows twice.
+    let dense: String = (0..40)
+        .map(|i| format!("{}M{i:02}", "x".repeat(50)))
+        .collect::<String>()
+        + "\n";
+    let d = String::from_utf8(run(&dense, r"M\d\d", false, 0, usize::MAX).body).unwrap();
+    assert_eq!(d.matches('M').count(), 40);
+    assert!(d.lines().count() < 10, "{d}");
+    // A budget cuts between parts; resuming at the byte named reaches every match once.
+    let re = compile(r"M\d\d", false).unwrap();
+    let (mut from, mut seen) = (0usize, Vec::new());
+    loop {
+        let f = search(&line, line.as_bytes(), &re, whole(&line), from, 0, 2000);
+        let text = String::from_utf8(f.body).unwrap();
+        for (i, _) in text.match_indices('M') {
+            seen.push(text[i + 1..i + 3].to_string());
+        }
+        match f.resume {
+            Some(r) => {
+                assert!(r > from);
+                from = r;
+            }
+            None => break,
+        }
+    }
+    let want: Vec<String> = (0..40)
+        .map(|i| format!("{i:02}"))
+        .chain(["99".to_string()])
+        .collect();
+    assert_eq!(seen, want);
+}
+
+#[test]
 fn lone_surrogates_read_as_replacement_and_come_back_whole() {
     // "a\u{D800}b\nc": WTF-8, searched through its display text.
     let raw = crate::wtf8::from_utf16(&[0x61, 0xD800, 0x62, 0x0A, 0x63]).0;
@@ -132,7 +168,7 @@ fn lone_surrogates_read_as_replacement_and_come_back_whole() {
         first: 1,
         last: usize::MAX,
     };
-    let f = search(&view, &raw, &re, span, 0, usize::MAX);
+    let f = search(&view, &raw, &re, span, span.start, 0, usize::MAX);
     let mut want = b"1:".to_vec();
     want.extend_from_slice(&raw[..5]);
     assert_eq!(f.body, want);

@@ -123,6 +123,8 @@ pub(super) struct Settings {
     pub policy: Option<String>,
     /// The largest payload (as stored) one command may carry, in bytes.
     pub max_value: Option<u64>,
+    /// Whether `policy` was read (false when the server refused `CONFIG`).
+    pub policy_known: bool,
 }
 
 impl Settings {
@@ -156,6 +158,18 @@ pub(super) fn failure(op: &'static str, shown: &str, e: RedisError) -> StoreErro
     }
 }
 
+/// An error while opening, in the user's terms where the client's hide the
+/// cause: an answer that is not RESP comes from something other than Redis.
+fn open_failure(shown: &str, e: RedisError) -> StoreError {
+    if e.kind() == ErrorKind::Parse {
+        return StoreError::new(
+            "open",
+            format!("{shown}: the server at this address answered, but not in the Redis protocol: check the URL's host and port (Redis listens on 6379 unless configured otherwise)"),
+        );
+    }
+    StoreError::new("open", format!("{shown}: {e}"))
+}
+
 /// Connects to the server or cluster `spec` names and reads its settings, by `deadline`.
 pub(super) async fn open(
     spec: &RedisSpec,
@@ -167,7 +181,7 @@ pub(super) async fn open(
     let _ = rustls::crypto::ring::default_provider().install_default();
     let shown = spec.shown();
     let timed_out = || StoreError::timeout("open", &shown, &deadline, false);
-    let fail = |e: RedisError| StoreError::new("open", format!("{shown}: {e}"));
+    let fail = |e: RedisError| open_failure(&shown, e);
     let connect_timeout = CONNECT_TIMEOUT.min(bound);
     let mut first: Option<ConnectionManager> = None;
     let mut last_error = None;
@@ -325,6 +339,7 @@ async fn read_settings(conn: &mut Conn, shown: &str, deadline: Deadline) -> Resu
         .and_then(numbers)
         // The rest of a put's command (handle fields, script) fits in 1 MiB.
         .map(|q| q.saturating_sub(1 << 20));
+    settings.policy_known = true;
     settings.max_value = match (bulk, query) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),

@@ -400,6 +400,30 @@ fn a_server_that_never_answers_times_out() {
 }
 
 #[test]
+fn a_port_where_something_else_than_redis_answers_says_so() {
+    // An HTTP server, say: it answers, but not in RESP.
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let serve = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut s in l.incoming().take(2).flatten() {
+            let mut buf = [0u8; 512];
+            let _ = s.read(&mut buf);
+            let _ = s.write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n");
+        }
+    });
+    let e = try_open(&format!("redis://127.0.0.1:{port}/0"), d())
+        .err()
+        .unwrap();
+    assert_eq!(e.op, "open");
+    assert_eq!(
+        e.message,
+        format!("redis://127.0.0.1:{port}/0: the server at this address answered, but not in the Redis protocol: check the URL's host and port (Redis listens on 6379 unless configured otherwise)")
+    );
+    drop(serve);
+}
+
+#[test]
 fn tls_urls_are_accepted_and_fail_as_errors_against_a_plain_server() {
     let server = RedisServer::start();
     let e = try_open(&format!("rediss://127.0.0.1:{}/0", server.port), d())
@@ -474,7 +498,10 @@ fn an_entry_gone_while_its_index_says_alive_reads_as_evicted_an_expired_or_delet
     }
     for id in ["trm_000000000001", "trm_000000000002"] {
         match s.lookup_now("n", id).unwrap() {
-            Lookup::Evicted(why) => assert!(why.contains("evicted it before its expiry"), "{why}"),
+            Lookup::Evicted(why) => assert!(
+                why.contains("something other than this ledger deleted it"),
+                "{why}"
+            ),
             other => panic!("{id}: {other:?}"),
         }
     }
@@ -672,7 +699,7 @@ fn ledger_store_failures_are_errors_and_answers() {
     server.stop();
     let err = l.record(req("3", "three".into())).unwrap_err();
     assert!(matches!(&err, LedgerError::Store(e) if e.op == "put"), "{err}");
-    let answer = l.recall("ns", &h.mem_id, &full(), 1000);
+    let answer = l.fetch("ns", &h.mem_id, &full());
     let text = String::from_utf8(answer.as_bytes().to_vec()).unwrap();
     assert!(
         text.starts_with(&format!(
@@ -681,7 +708,25 @@ fn ledger_store_failures_are_errors_and_answers() {
         )),
         "{text}"
     );
-    assert_eq!(l.stats().store_errors, 2);
+    // The model's answer names no address and no server error.
+    let answer = l
+        .recall("ns", &h.mem_id, &full(), 1000)
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        answer
+            == format!(
+                "[tool_memory error: the store could not be read for {}; try again later]",
+                h.mem_id
+            )
+            || answer
+                == format!(
+                    "[tool_memory error: the store did not answer in time for {}; try again later]",
+                    h.mem_id
+                ),
+        "{answer}"
+    );
+    assert_eq!(l.stats().store_errors, 3);
 }
 
 #[test]
@@ -696,12 +741,13 @@ fn a_recall_of_an_evicted_entry_says_so() {
     let b = ledger(&server.url(), usize::MAX, None);
     let answer = b.recall("ns", &h.mem_id, &full(), 1000);
     let text = String::from_utf8(answer.as_bytes().to_vec()).unwrap();
-    assert!(
-        text.starts_with(&format!(
-            "[tool_memory error: {} was evicted from the store: the Redis server ",
+    // The server runs noeviction: another client deleted it, and says so.
+    assert_eq!(
+        text,
+        format!(
+            "[tool_memory error: {} is gone from the store before its expiry: something other than this ledger deleted it (the store does not evict entries); it can no longer be recalled]",
             h.mem_id
-        )),
-        "{text}"
+        )
     );
     assert!(b.try_handle("ns", &h.mem_id).unwrap().is_none());
     assert_eq!(b.stats().store_misses, 2);

@@ -372,11 +372,11 @@ fn reads_serve_nothing_tampered(
     }
     let answer = ledger(url).fetch(ns, id, &full());
     let recalled = ledger(url).recall(ns, id, &full(), 1_000_000);
-    for a in [answer.as_bytes(), recalled.as_bytes()] {
+    let detailed = format!("[tool_memory error: store read failed for {id}: store get failed: corrupt row");
+    let discreet = format!("[tool_memory error: the stored copy of {id} failed its integrity check and was not served; it can no longer be recalled]");
+    for (a, error) in [(answer.as_bytes(), detailed), (recalled.as_bytes(), discreet)] {
         if a != content {
             let text = String::from_utf8_lossy(a);
-            let error =
-                format!("[tool_memory error: store read failed for {id}: store get failed: corrupt row");
             let gone = crate::recall::not_found(id, ns);
             prop_assert!(
                 text.starts_with(&error) || (may_expire && text == gone),

@@ -174,6 +174,23 @@ fn open_refuses_what_it_cannot_use() {
 }
 
 #[test]
+fn a_file_in_a_folder_that_does_not_exist_says_so_and_how_to_fix_it() {
+    let dir = std::env::temp_dir().join(format!("symfonic-no-such-folder-{}", std::process::id()));
+    let path = dir.join("ledger.db");
+    let e = open(&path.to_string_lossy()).err().unwrap();
+    assert_eq!(e.op, "open");
+    assert!(!e.timed_out, "{e}");
+    let dir = dir.display().to_string();
+    assert_eq!(
+        e.message,
+        format!(
+            "sqlite:{}: the folder {dir} does not exist: create it first (fs.mkdirSync({dir:?}, {{ recursive: true }})), or name a file in a folder that exists",
+            path.display()
+        )
+    );
+}
+
+#[test]
 fn a_file_deleted_or_replaced_under_the_store_fails_every_operation() {
     let db = TempDb::new("unlinked");
     let s = open(&db.0).unwrap();

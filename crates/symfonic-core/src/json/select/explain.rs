@@ -1,0 +1,644 @@
+//! Why a nodelist query selected nothing, when the reason is a mistake a
+//! model can fix: a key that is not there (with the keys that are, and the
+//! closest one), a selector on the wrong kind of value (a slice on an object,
+//! a name on a string), an index past the end, a filter on a member none of
+//! the candidates has or compared with the wrong type. The message says where
+//! matching stopped and what is there. A query that is right and matches
+//! nothing (a filter no value passes, empty containers) gets `None`: `[]`.
+
+use std::collections::BTreeSet;
+
+use super::super::descend;
+use super::super::eval::{slice_bounds, Eval};
+use super::super::index::JsonIndex;
+use super::super::key::{push_key_label, quoted};
+use super::super::path::{CmpOp, Comparable, Expr, FilterQuery, Lit, Segment, Selector};
+use super::super::scan::{self, Kind};
+use super::{cut, describe, echo, KEY_CHARS, LIST_KEYS};
+
+/// Nodes (and keys) looked at, at most, to say why.
+const LOOK: usize = 10_000;
+
+/// Why `segs[at]`, applied to the nodes `before` (what `segs[..at]` selected),
+/// selected nothing; `None` when nothing is wrong with the query.
+pub(crate) fn explain(
+    b: &[u8],
+    index: &JsonIndex,
+    path: &str,
+    segs: &[Segment],
+    at: usize,
+    before: &[usize],
+) -> Option<String> {
+    let seg = &segs[at];
+    let prefix = render(&segs[..at], "$");
+    let ctx = Ctx {
+        b,
+        index,
+        prefix: &prefix,
+        before: &before[..before.len().min(LOOK)],
+        total: before.len(),
+    };
+    let whys: Vec<String> = seg
+        .sels
+        .iter()
+        .filter_map(|sel| match seg.descendant {
+            true => ctx.why_descendant(sel),
+            false => ctx.why(sel),
+        })
+        .collect();
+    if whys.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "[recall: json_path '{}' selects nothing: {}]",
+        echo(path),
+        whys.join("; ")
+    ))
+}
+
+struct Ctx<'a> {
+    b: &'a [u8],
+    index: &'a JsonIndex,
+    prefix: &'a str,
+    /// The nodes looked at (the first `LOOK` of `total`).
+    before: &'a [usize],
+    total: usize,
+}
+
+impl Ctx<'_> {
+    fn kind(&self, n: usize) -> Option<Kind> {
+        self.b.get(n).map(|&c| Kind::of(c))
+    }
+
+    fn of_kind(&self, k: Kind) -> Vec<usize> {
+        self.before
+            .iter()
+            .copied()
+            .filter(|&n| self.kind(n) == Some(k))
+            .collect()
+    }
+
+    fn containers(&self) -> Vec<usize> {
+        self.before
+            .iter()
+            .copied()
+            .filter(|&n| matches!(self.kind(n), Some(Kind::Object | Kind::Array)))
+            .collect()
+    }
+
+    /// `'$.a' is an object with 3 keys [x,y,z]` or `'$.a[*]' selects 120 objects`.
+    fn subject(&self) -> String {
+        let p = cut(self.prefix, 200);
+        if self.total == 1 {
+            return format!("'{p}' {}", describe(self.index, self.b, self.before[0]));
+        }
+        let mut counts: Vec<(Kind, usize)> = Vec::new();
+        for &n in self.before {
+            if let Some(k) = self.kind(n) {
+                match counts.iter_mut().find(|(x, _)| *x == k) {
+                    Some((_, c)) => *c += 1,
+                    None => counts.push((k, 1)),
+                }
+            }
+        }
+        let scale = |c: usize| {
+            if self.total > self.before.len() {
+                format!("{c}+")
+            } else {
+                c.to_string()
+            }
+        };
+        let parts: Vec<String> = counts
+            .iter()
+            .map(|&(k, c)| format!("{} {}", scale(c), noun(k, c)))
+            .collect();
+        format!("'{p}' selects {}", join_and(&parts))
+    }
+
+    fn why(&self, sel: &Selector) -> Option<String> {
+        let subject = self.subject();
+        match sel {
+            Selector::Name(k) | Selector::KeyOrIndex(k, _) => {
+                let objects = self.of_kind(Kind::Object);
+                if objects.is_empty() {
+                    return Some(format!(
+                        "{subject}, and {} names a member of an object",
+                        one_segment(k)
+                    ));
+                }
+                let keys = self.keys_of(&objects);
+                let hint =
+                    near(k, &keys).map_or(String::new(), |n| format!(" (did you mean {}?)", one_segment(&n)));
+                if self.total == 1 {
+                    return Some(format!("{subject}: none is '{}'{hint}", cut(k, KEY_CHARS)));
+                }
+                Some(format!(
+                    "{subject}, and none has the key '{}'{hint}; their keys: {}",
+                    cut(k, KEY_CHARS),
+                    list(&keys)
+                ))
+            }
+            Selector::Index(i) => {
+                let arrays = self.of_kind(Kind::Array);
+                if arrays.is_empty() {
+                    let member = if self.of_kind(Kind::Object).is_empty() {
+                        ""
+                    } else {
+                        " (a member of an object is ['key'])"
+                    };
+                    return Some(format!("{subject}, and [{i}] is an element of an array{member}"));
+                }
+                let longest = arrays
+                    .iter()
+                    .map(|&a| self.index.child_count(self.b, a))
+                    .max()
+                    .unwrap_or(0);
+                if self.total == 1 {
+                    Some(format!("{subject}, so [{i}] is past its end"))
+                } else {
+                    Some(format!(
+                        "{subject}, the longest of length {longest}, so [{i}] is past their end"
+                    ))
+                }
+            }
+            Selector::Wild => {
+                if !self.containers().is_empty() {
+                    return None; // empty objects and arrays: nothing to select
+                }
+                Some(format!(
+                    "{subject}, and * selects the members of objects and the elements of arrays"
+                ))
+            }
+            Selector::Slice(start, stop, step) => {
+                let arrays = self.of_kind(Kind::Array);
+                let shown = slice_text(*start, *stop, *step);
+                if arrays.is_empty() {
+                    let fix = if self.of_kind(Kind::Object).is_empty() {
+                        ""
+                    } else {
+                        " (an object's values are .*, with paths=true for their keys)"
+                    };
+                    return Some(format!(
+                        "{subject}, and [{shown}] selects elements of arrays{fix}"
+                    ));
+                }
+                let lens: Vec<i64> = arrays
+                    .iter()
+                    .map(|&a| self.index.child_count(self.b, a) as i64)
+                    .collect();
+                let past = *step > 0 && start.is_some_and(|s| s >= 0 && lens.iter().all(|&l| l <= s));
+                let longest = lens.iter().max().copied().unwrap_or(0);
+                match past {
+                    true if self.total == 1 => Some(format!("{subject}, so [{shown}] starts past its end")),
+                    true => Some(format!(
+                        "{subject}, the longest of length {longest}, so [{shown}] starts past their end"
+                    )),
+                    // Unreachable bounds: `[5:2]`, a zero step.
+                    false
+                        if lens
+                            .iter()
+                            .all(|&l| slice_bounds(l, *start, *stop, *step).is_none() && l > 0) =>
+                    {
+                        Some(format!(
+                            "[{shown}] selects no index of an array of length {longest}"
+                        ))
+                    }
+                    false => None,
+                }
+            }
+            Selector::Filter(e) => {
+                let containers = self.containers();
+                if containers.is_empty() {
+                    return Some(format!(
+                        "{subject}, and a filter selects among the members of objects and the elements of arrays"
+                    ));
+                }
+                self.why_filter(e, &containers)
+            }
+        }
+    }
+
+    /// A filter that passed no child: a member none of them has, or a
+    /// comparison with a literal of another type than every value compared.
+    fn why_filter(&self, e: &Expr, containers: &[usize]) -> Option<String> {
+        let mut kids = Vec::new();
+        for &c in containers {
+            let mut cur = self.index.children_from(self.b, c, 0);
+            while kids.len() < LOOK {
+                let Some(ch) = cur.next_child() else { break };
+                kids.push(ch.value);
+            }
+        }
+        if kids.is_empty() {
+            return None;
+        }
+        let n = kids.len();
+        let noun = match (containers.len(), self.kind(containers[0])) {
+            (1, Some(Kind::Object)) => ["member", "members"],
+            (1, _) => ["element", "elements"],
+            _ => ["child", "children"],
+        };
+        let what = format!(
+            "the {n} {} of '{}'",
+            noun[usize::from(n != 1)],
+            cut(self.prefix, 200)
+        );
+        let ev = Eval::new(self.b, self.index, u64::MAX);
+        let mut queries = Vec::new();
+        relative_queries(e, &mut queries);
+        for q in &queries {
+            if !q.is_singular() || kids.iter().any(|&k| ev.singular(q, k).is_some()) {
+                continue;
+            }
+            // The deepest step any child reaches, and the keys there.
+            let mut at = kids.clone();
+            let mut reached = String::from("@");
+            for seg in &q.segs {
+                let next: Vec<usize> = at
+                    .iter()
+                    .filter_map(|&n| {
+                        ev.singular(
+                            &FilterQuery {
+                                absolute: false,
+                                segs: vec![seg.clone()],
+                            },
+                            n,
+                        )
+                    })
+                    .collect();
+                if next.is_empty() {
+                    let name = match &seg.sels[0] {
+                        Selector::Name(k) | Selector::KeyOrIndex(k, _) => Some(k),
+                        _ => None,
+                    };
+                    let objects: Vec<usize> = at
+                        .iter()
+                        .copied()
+                        .filter(|&n| self.kind(n) == Some(Kind::Object))
+                        .collect();
+                    let keys = self.keys_of(&objects);
+                    let hint = name.and_then(|k| near(k, &keys)).map_or(String::new(), |n| {
+                        format!(" (did you mean {reached}{}?)", one_segment(&n))
+                    });
+                    let have = if keys.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; their keys there: {}", list(&keys))
+                    };
+                    return Some(format!("none of {what} has {}{hint}{have}", render(&q.segs, "@")));
+                }
+                reached.push_str(&render(std::slice::from_ref(seg), ""));
+                at = next;
+            }
+        }
+        // Comparisons of a member with a literal of another type.
+        let mut cmps = Vec::new();
+        comparisons(e, &mut cmps);
+        for (q, lit) in cmps {
+            let want = match lit {
+                Lit::Num(_) => Kind::Num,
+                Lit::Str(_) => Kind::Str,
+                Lit::Bool(_) => Kind::Bool,
+                Lit::Null => continue,
+            };
+            let kinds: BTreeSet<u8> = kids
+                .iter()
+                .filter_map(|&k| ev.singular(q, k))
+                .filter_map(|n| self.kind(n))
+                .map(|k| k.bit())
+                .collect();
+            if kinds.is_empty() || kinds.contains(&want.bit()) {
+                continue;
+            }
+            let are: Vec<String> = kinds.iter().map(|&k| article(Kind::from_bit(k))).collect();
+            return Some(format!(
+                "{} is {} in {what} that {} it, and the filter compares it with {}",
+                render(&q.segs, "@"),
+                join_or(&are),
+                if n == 1 { "has" } else { "have" },
+                literal(lit)
+            ));
+        }
+        None
+    }
+
+    /// `..name` found no member of that name anywhere below.
+    fn why_descendant(&self, sel: &Selector) -> Option<String> {
+        let (Selector::Name(k) | Selector::KeyOrIndex(k, _)) = sel else {
+            return None;
+        };
+        let mut keys = BTreeSet::new();
+        for &n in self.before {
+            let t = descend::subtree(self.b, n);
+            for i in 0..t.pos.len() {
+                for kid in t.kids(i) {
+                    if keys.len() >= LOOK {
+                        break;
+                    }
+                    if kid.key != descend::Kid::NO_KEY {
+                        keys.insert(scan::decode(kid.key_raw(self.b)).into_owned());
+                    }
+                }
+            }
+        }
+        let keys: Vec<String> = keys.into_iter().collect();
+        let hint = near(k, &keys).map_or(String::new(), |n| {
+            format!(" (did you mean ..{}?)", one_segment(&n).trim_start_matches('.'))
+        });
+        Some(format!(
+            "no member of '{}' or below is named '{}'{hint}",
+            cut(self.prefix, 200),
+            cut(k, KEY_CHARS)
+        ))
+    }
+
+    /// Distinct keys of the objects `objs`, in first-seen order.
+    fn keys_of(&self, objs: &[usize]) -> Vec<String> {
+        let mut seen = BTreeSet::new();
+        let mut keys = Vec::new();
+        let mut looked = 0;
+        for &o in objs {
+            let mut cur = self.index.children_from(self.b, o, 0);
+            while let Some(m) = cur.next_child() {
+                looked += 1;
+                if looked > LOOK {
+                    return keys;
+                }
+                let k = scan::decode(m.key_raw(self.b)).into_owned();
+                if seen.insert(k.clone()) {
+                    keys.push(k);
+                }
+            }
+        }
+        keys
+    }
+}
+
+/// The key of the object at `node` closest to the mistyped `key`, if any is close.
+pub(crate) fn near_key(index: &JsonIndex, b: &[u8], node: usize, key: &str) -> Option<String> {
+    let ctx = Ctx {
+        b,
+        index,
+        prefix: "",
+        before: &[node],
+        total: 1,
+    };
+    near(key, &ctx.keys_of(&[node]))
+}
+
+/// The relative queries of a filter (`@.a.b`), each once.
+fn relative_queries<'e>(e: &'e Expr, out: &mut Vec<&'e FilterQuery>) {
+    let mut add = |q: &'e FilterQuery, out: &mut Vec<&'e FilterQuery>| {
+        if !q.absolute && !q.segs.is_empty() && !out.contains(&q) {
+            out.push(q);
+        }
+    };
+    fn of_comparable<'e>(
+        c: &'e Comparable,
+        out: &mut Vec<&'e FilterQuery>,
+        add: &mut dyn FnMut(&'e FilterQuery, &mut Vec<&'e FilterQuery>),
+    ) {
+        match c {
+            Comparable::Query(q) => add(q, out),
+            Comparable::Func(f) => f.args.iter().for_each(|a| of_comparable(a, out, add)),
+            Comparable::Lit(_) => {}
+        }
+    }
+    match e {
+        Expr::Or(all) | Expr::And(all) => all.iter().for_each(|x| relative_queries(x, out)),
+        Expr::Not(x) => relative_queries(x, out),
+        Expr::Exists(q) => add(q, out),
+        Expr::Cmp(c) => {
+            of_comparable(&c.0, out, &mut add);
+            of_comparable(&c.2, out, &mut add);
+        }
+        Expr::Logical(f) => f.args.iter().for_each(|a| of_comparable(a, out, &mut add)),
+    }
+}
+
+/// Comparisons of a relative singular query with a literal, either way round.
+fn comparisons<'e>(e: &'e Expr, out: &mut Vec<(&'e FilterQuery, &'e Lit)>) {
+    match e {
+        Expr::Or(all) | Expr::And(all) => all.iter().for_each(|x| comparisons(x, out)),
+        Expr::Not(x) => comparisons(x, out),
+        Expr::Cmp(c) => match (&c.0, c.1, &c.2) {
+            (Comparable::Query(q), op, Comparable::Lit(l))
+            | (Comparable::Lit(l), op, Comparable::Query(q))
+                if !q.absolute && op != CmpOp::Ne =>
+            {
+                out.push((q, l))
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+}
+
+/// Segments as a model would write them back, after `root` (`$` or `@`).
+pub(crate) fn render(segs: &[Segment], root: &str) -> String {
+    let mut s = root.to_string();
+    for seg in segs {
+        let dots = if seg.descendant { ".." } else { "" };
+        match seg.sels.as_slice() {
+            [Selector::Name(k)] | [Selector::KeyOrIndex(k, _)] => {
+                let one = one_segment(k);
+                match (seg.descendant, one.strip_prefix('.')) {
+                    (true, Some(bare)) => {
+                        s.push_str("..");
+                        s.push_str(bare);
+                    }
+                    _ => {
+                        s.push_str(dots);
+                        s.push_str(&one);
+                    }
+                }
+            }
+            [Selector::Wild] => {
+                s.push_str(if seg.descendant { "..*" } else { ".*" });
+            }
+            sels => {
+                s.push_str(dots);
+                s.push('[');
+                let parts: Vec<String> = sels.iter().map(selector_text).collect();
+                s.push_str(&parts.join(","));
+                s.push(']');
+            }
+        }
+    }
+    s
+}
+
+fn selector_text(sel: &Selector) -> String {
+    match sel {
+        Selector::Name(k) => format!("'{}'", quoted(k)),
+        Selector::KeyOrIndex(k, _) => k.clone(),
+        Selector::Index(i) => i.to_string(),
+        Selector::Wild => "*".into(),
+        Selector::Slice(a, b, c) => slice_text(*a, *b, *c),
+        Selector::Filter(_) => "?…".into(),
+    }
+}
+
+fn slice_text(a: Option<i64>, b: Option<i64>, c: i64) -> String {
+    let n = |v: Option<i64>| v.map_or(String::new(), |v| v.to_string());
+    if c == 1 {
+        format!("{}:{}", n(a), n(b))
+    } else {
+        format!("{}:{}:{c}", n(a), n(b))
+    }
+}
+
+/// `.key` or `['key']`.
+fn one_segment(k: &str) -> String {
+    let mut s = String::new();
+    push_key_label(&mut s, &cut(k, KEY_CHARS));
+    s
+}
+
+/// The first `LIST_KEYS` keys, `,...` when there are more.
+fn list(keys: &[String]) -> String {
+    let shown: Vec<String> = keys.iter().take(LIST_KEYS).map(|k| cut(k, KEY_CHARS)).collect();
+    let more = if keys.len() > LIST_KEYS { ",..." } else { "" };
+    format!("{}{more}", shown.join(","))
+}
+
+/// The known key a mistyped `key` most likely meant: the same but for case,
+/// or within a third of its length in edits.
+fn near(key: &str, keys: &[String]) -> Option<String> {
+    let lower = key.to_lowercase();
+    if let Some(k) = keys.iter().find(|k| k.to_lowercase() == lower) {
+        return Some(k.clone());
+    }
+    let limit = key.chars().count() / 3;
+    keys.iter()
+        .map(|k| (edits(&lower, &k.to_lowercase()), k))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, k)| k.clone())
+}
+
+/// Edit distance, a swap of neighbours counting as one (bounded inputs: keys).
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().take(64).collect(), b.chars().take(64).collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+fn noun(k: Kind, n: usize) -> &'static str {
+    match (k, n == 1) {
+        (Kind::Object, true) => "object",
+        (Kind::Object, false) => "objects",
+        (Kind::Array, true) => "array",
+        (Kind::Array, false) => "arrays",
+        (Kind::Str, true) => "string",
+        (Kind::Str, false) => "strings",
+        (Kind::Num, true) => "number",
+        (Kind::Num, false) => "numbers",
+        (Kind::Bool, true) => "boolean",
+        (Kind::Bool, false) => "booleans",
+        (Kind::Null, true) => "null",
+        (Kind::Null, false) => "nulls",
+    }
+}
+
+fn article(k: Kind) -> String {
+    match k {
+        Kind::Object => "an object",
+        Kind::Array => "an array",
+        Kind::Str => "a string",
+        Kind::Num => "a number",
+        Kind::Bool => "a boolean",
+        Kind::Null => "null",
+    }
+    .to_string()
+}
+
+fn literal(l: &Lit) -> String {
+    match l {
+        Lit::Num(x) => format!("a number ({x})"),
+        Lit::Str(s) => format!("a string ('{}')", cut(s, 60)),
+        Lit::Bool(b) => format!("a boolean ({b})"),
+        Lit::Null => "null".into(),
+    }
+}
+
+fn join_and(parts: &[String]) -> String {
+    join(parts, "and")
+}
+
+fn join_or(parts: &[String]) -> String {
+    join(parts, "or")
+}
+
+fn join(parts: &[String], word: &str) -> String {
+    match parts {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} {word} {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::json::{analyze, resolve, Resolved};
+
+    const ORDERS: &str = r##"{"orders": {"#W1": {"status": "pending", "total": 12.5, "items": [{"sku": "a"}]},
+        "#W2": {"status": "delivered", "total": 40, "items": []}}, "empty": {}, "name": "shop"}"##;
+
+    fn why(doc: &str, path: &str) -> Result<Resolved, String> {
+        let d = analyze(doc.as_bytes()).unwrap();
+        resolve(doc.as_bytes(), &d.index, path)
+    }
+
+    #[test]
+    fn mistakes_say_where_matching_stopped_and_what_is_there() {
+        let cases = [
+            ("$.orders.*.stauts", "[recall: json_path '$.orders.*.stauts' selects nothing: '$.orders.*' selects 2 objects, and none has the key 'stauts' (did you mean .status?); their keys: status,total,items]"),
+            ("$.items[*].price", "[recall: json_path '$.items[*].price' selects nothing: '$' is an object with 3 keys [orders,empty,name]: none is 'items']"),
+            ("$.orders[0:20]", "[recall: json_path '$.orders[0:20]' selects nothing: '$.orders' is an object with 2 keys [#W1,#W2], and [0:20] selects elements of arrays (an object's values are .*, with paths=true for their keys)]"),
+            ("$.name[*]", "[recall: json_path '$.name[*]' selects nothing: '$.name' is a string, and * selects the members of objects and the elements of arrays]"),
+            ("$.orders.*.items[3]", "[recall: json_path '$.orders.*.items[3]' selects nothing: '$.orders.*.items' selects 2 arrays, the longest of length 1, so [3] is past their end]"),
+            ("$.orders.*[?@.totl > 10]", "[recall: json_path '$.orders.*[?@.totl > 10]' selects nothing: none of the 6 children of '$.orders.*' has @.totl]"),
+            ("$.orders[?@.total > '10']", "[recall: json_path '$.orders[?@.total > '10']' selects nothing: @.total is a number in the 2 members of '$.orders' that have it, and the filter compares it with a string ('10')]"),
+            ("$.orders[?@.totl > 10]", "[recall: json_path '$.orders[?@.totl > 10]' selects nothing: none of the 2 members of '$.orders' has @.totl (did you mean @.total?); their keys there: status,total,items]"),
+            ("$..stauts", "[recall: json_path '$..stauts' selects nothing: no member of '$' or below is named 'stauts' (did you mean ..status?)]"),
+        ];
+        for (path, want) in cases {
+            assert_eq!(why(ORDERS, path), Err(want.to_string()), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_correct_query_that_matches_nothing_answers_an_empty_list() {
+        for path in [
+            "$.orders[?@.status == 'lost']",
+            "$.empty.*",
+            "$.orders.*.items[?@.sku == 'z']",
+            "$..nothing_here[0]",
+            "$.orders[?@.total > 1000]",
+        ] {
+            let got = why(ORDERS, path);
+            // `..name` with no such member anywhere is explained; the rest are `[]`.
+            if path.starts_with("$..") {
+                assert!(got.is_err(), "{path}");
+            } else {
+                assert_eq!(got, Ok(Resolved::Nodes(Vec::new())), "{path}");
+            }
+        }
+    }
+}

@@ -1,0 +1,175 @@
+'use strict'
+// The recall tool's arguments as a model sends them (snake_case), and the
+// answer to each mistake in them: an unknown name (with the one it likely
+// meant), an empty string, a format that is not one, and arguments that
+// cannot go together. Each answer names the mistake and what to send
+// instead, so nothing a model asked for is silently ignored.
+
+const { closest } = require('./options.js')
+
+// The arguments, in the order answers list them.
+const ARGUMENTS = ['mem_id', 'json_path', 'pattern', 'query', 'lines', 'offset', 'max_chars', 'ignore_case', 'context', 'count_only', 'paths', 'raw', 'format']
+
+// Names models use for an argument called otherwise here.
+const ALIASES = {
+  jsonpath: 'json_path',
+  path: 'json_path',
+  json_pointer: 'json_path',
+  pointer: 'json_path',
+  jq: 'json_path',
+  selector: 'json_path',
+  regex: 'pattern',
+  regexp: 'pattern',
+  grep: 'pattern',
+  search: 'query',
+  text: 'query',
+  substring: 'query',
+  keyword: 'query',
+  q: 'query',
+  line: 'lines',
+  line_range: 'lines',
+  start: 'offset',
+  skip: 'offset',
+  from: 'offset',
+  limit: 'max_chars',
+  length: 'max_chars',
+  max_length: 'max_chars',
+  size: 'max_chars',
+  case_insensitive: 'ignore_case',
+  count: 'count_only',
+  id: 'mem_id',
+  memory_id: 'mem_id',
+  normalized_paths: 'paths',
+  with_paths: 'paths',
+}
+
+// Line bounds sent as two arguments: `start_line`/`end_line` and the like.
+const LINE_BOUNDS = [
+  ['start_line', 'end_line'],
+  ['line_start', 'line_end'],
+  ['from_line', 'to_line'],
+  ['first_line', 'last_line'],
+]
+
+const snake = (k) => k.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase())
+
+function shownName(k) {
+  const s = String(k)
+  return s.length > 40 ? s.slice(0, 40) + '...' : s
+}
+
+/** The argument `name` most likely meant, or undefined. */
+function meant(name) {
+  const s = snake(name).toLowerCase()
+  if (ARGUMENTS.includes(s)) return s
+  if (ALIASES[s] !== undefined) return ALIASES[s]
+  if (LINE_BOUNDS.some((pair) => pair.includes(s))) return 'lines'
+  return closest(s, ARGUMENTS)
+}
+
+/**
+ * The answer to the argument names of `args` that are not the tool's, or
+ * null when every name is known. `start_line`/`end_line` get the `lines`
+ * range their values spell.
+ */
+function unknownArguments(args) {
+  const unknown = Object.keys(args).filter((k) => !ARGUMENTS.includes(k))
+  if (unknown.length === 0) return null
+  const parts = unknown.map((k) => {
+    const m = meant(k)
+    return m !== undefined ? `'${shownName(k)}' (did you mean ${m}?)` : `'${shownName(k)}'`
+  })
+  let range = ''
+  for (const [a, b] of LINE_BOUNDS) {
+    const [x, y] = [args[a], args[b]].map((v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v))
+    if (Number.isInteger(x) || Number.isInteger(y)) {
+      range = `; for lines ${Number.isInteger(x) ? x : 1} to ${Number.isInteger(y) ? y : 'the end'} pass lines='${Number.isInteger(x) ? x : 1}-${Number.isInteger(y) ? y : ''}'`
+      break
+    }
+  }
+  const noun = unknown.length === 1 ? 'argument' : 'arguments'
+  return `[recall: unknown ${noun} ${parts.join(', ')}${range}; nothing was read. The arguments are ${ARGUMENTS.join(', ')}]`
+}
+
+// A value that asks for something: models that fill every argument send
+// defaults (`false`, `0`, `''`) for the ones they do not mean, and those ask
+// for nothing.
+function asks(v) {
+  if (v === undefined || v === null || v === false) return false
+  if (typeof v === 'string') return v.trim() !== '' && v !== 'false'
+  if (typeof v === 'number') return v !== 0 && !Number.isNaN(v)
+  return true
+}
+const blank = (v) => typeof v === 'string' && v.trim() === ''
+
+// What each text argument is, for the answer to an empty one.
+const EMPTY = {
+  jsonPath: ['json_path', 'a JSONPath such as $.rows[0]'],
+  pattern: ['pattern', 'a regular expression'],
+  query: ['query', 'the text to find'],
+  lines: ['lines', "a range such as '120-180'"],
+}
+
+// The reads that pick what an answer is: at most one per call.
+const PICKS = [
+  ['jsonPath', 'json_path'],
+  ['pattern', 'pattern'],
+  ['query', 'query'],
+]
+
+/**
+ * The answer to recall options (camelCase, values as a model sent them)
+ * that cannot be read as asked, or null: a text argument left empty when
+ * nothing else is asked, a format that is not one, arguments that cannot go
+ * together or that apply only with another one. Defaults a model fills in
+ * (`false`, `0`, `''` beside another read) ask for nothing and pass. The
+ * answer names the arguments as the tool does.
+ */
+function argumentMistake(o) {
+  const json = asks(o.jsonPath)
+  const search = asks(o.pattern) || asks(o.query)
+  const reads = json || search || asks(o.lines) || asks(o.offset) || asks(o.maxChars) || o.format === 'full'
+  if (!reads) {
+    for (const [k, [name, what]] of Object.entries(EMPTY)) {
+      if (blank(o[k])) return `[recall: ${name} is empty; pass ${what}, or leave ${name} out]`
+    }
+  }
+  if (o.format !== undefined && o.format !== null && o.format !== 'summary' && o.format !== 'full') {
+    return `[recall: format ${shownValue(o.format)} is not a format: 'summary' (the stub) or 'full' (the whole result); for part of a JSON result pass json_path, for some lines pattern or lines]`
+  }
+  const picks = PICKS.filter(([k]) => asks(o[k])).map(([, n]) => n)
+  if (picks.length > 1) {
+    return `[recall: ${picks.join(' and ')} cannot be combined: each one picks what the answer is; send one of them (pattern and query take lines to narrow the search)]`
+  }
+  const names = []
+  if (json && asks(o.lines)) names.push('a JSON node has no lines; send json_path or lines')
+  for (const [k, n] of [
+    ['ignoreCase', 'ignore_case'],
+    ['countOnly', 'count_only'],
+  ]) {
+    if (asks(o[k]) && !search) names.push(`${n} applies to pattern or query`)
+  }
+  if (asks(o.context) && !asks(o.pattern)) names.push('context (lines around each match) applies to pattern')
+  if (asks(o.paths) && !json) names.push('paths (where each node is) applies to json_path')
+  if (asks(o.raw) && search) names.push('raw (the text as written) applies to json_path and lines')
+  if (asks(o.maxChars) && search) names.push('max_chars (a range length) does not apply to pattern or query, whose answers say how to read on')
+  if (asks(o.lines) && !search && !json) {
+    if (asks(o.offset)) names.push("lines and offset both say where to read; send one (lines='120-' or offset=N)")
+    if (asks(o.maxChars)) names.push("lines reads whole lines; send lines='120-180', or offset with max_chars")
+  }
+  if (names.length === 0) return null
+  return `[recall: ${names.join('; ')}; nothing was read]`
+}
+
+function shownValue(v) {
+  let s
+  try {
+    s = JSON.stringify(v)
+  } catch {
+    s = undefined
+  }
+  if (typeof s !== 'string') s = String(v)
+  return s.length > 40 ? s.slice(0, 40) + '...' : s
+}
+
+module.exports = { ARGUMENTS, unknownArguments, argumentMistake }
