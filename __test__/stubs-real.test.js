@@ -205,7 +205,8 @@ async function checkCsv(f, text, h, facts, args, ledger) {
   const [a, b] = range.split('-').map(Number)
   expect(a).toBe(2)
   expect(b).toBe(Math.min(51, linesOf(text).length))
-  expect(await recall(ledger, h.memId, { lines: range })).toBe(linesOf(text).slice(a - 1, b).join('\n'))
+  // The call reads those rows, numbered as the recall tool numbers lines.
+  expect(await recall(ledger, h.memId, { lines: range })).toBe(linesOf(text).slice(a - 1, b).map((l, i) => `${a + i}:${l}`).join('\n'))
 }
 
 // ---- JSON -----------------------------------------------------------------
