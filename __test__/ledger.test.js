@@ -133,7 +133,7 @@ describe('stub', () => {
       toolArgs: { asin: 'B07XY', domain: 1, x: [1], more: true },
       content: JSON.stringify(rows),
     })
-    expect(h.schema).toBe('array[300] of records, 6 columns: asin,price,bsr,a,b,c')
+    expect(h.schema).toBe('array[300] of records, 6 columns: asin:str,price:num,bsr:num,a:num,b:num,c:num')
     expect(h.summary).toBe("get_keepa_data (asin='B07XY', domain=1, x=[1], ...): JSON array")
     expect(h.stub).toContain('To read more: recall_tool_result(mem_id="' + h.memId + '", json_path="$[0]")')
   })
@@ -146,7 +146,7 @@ describe('stub', () => {
     })
     expect(h.summary).toBe('catalog: JSON object')
     expect(h.schema).toBe('object{3} [meta:object{2},rows:array[300],name:str]')
-    expect(h.stub).toContain('\ndata: $.rows: array[300] of records, 6 columns: asin,price,bsr,a,b,c\n')
+    expect(h.stub).toContain('\ndata: $.rows: array[300] of records, 6 columns: asin:str,price:num,bsr:num,a:num,b:num,c:num\n')
     expect(h.stub).toContain('json_path="$.rows[0]"')
   })
 

@@ -40,9 +40,10 @@ const script = [
   // only its shape (schema, summary) and a 2,000-character head preview.
   () => toolCall('get_catalog', { season: 'spring-2026' }),
   (prompt) => {
-    const data = lineOf(lastTool(prompt), 'data:') // "$.items: array[1500] of records, 7 columns: sku,title,..."
+    const data = lineOf(lastTool(prompt), 'data:') // "$.items: array[1500] of records, 7 columns: sku:str,title:str,..."
     const t = /^\$\.(\w+): array\[(\d+)\] of records, (\d+) columns: (.*)$/.exec(data)
-    return answer(t ? `From the stub alone: ${t[2]} ${t[1]} with ${t[3]} fields (${t[4].split(',').join(', ')}).` : `From the stub alone: ${data}`)
+    const names = (list) => list.split(',').map((c) => c.split(':')[0]).join(', ')
+    return answer(t ? `From the stub alone: ${t[2]} ${t[1]} with ${t[3]} fields (${names(t[4])}).` : `From the stub alone: ${data}`)
   },
   // Turn 2. One item, by JSON path: the cheapest exact recall.
   (prompt) => toolCall('recall_tool_result', { mem_id: memIdIn(prompt), json_path: 'items.1234' }),

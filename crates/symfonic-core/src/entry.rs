@@ -6,7 +6,6 @@ use std::sync::OnceLock;
 
 use crate::clock::expired;
 use crate::json::JsonDoc;
-use crate::outline::Outline;
 use crate::search::Blocks;
 use crate::text::Text;
 
@@ -42,8 +41,6 @@ pub struct Entry {
     pub handle: Handle,
     pub text: Text,
     pub json: Option<JsonDoc>,
-    /// What the stub says about the payload (v2), kept to re-render it.
-    pub outline: Outline,
     /// Bytes this entry holds (payload, indexes, handle strings).
     pub bytes: usize,
     /// Unix time in milliseconds after which the entry is gone; 0: never.

@@ -199,6 +199,36 @@ fn json_head(text: &str, n: usize) -> String {
     out
 }
 
+/// A v2 stub with another preview: every other line kept byte for byte, so
+/// an entry recorded by an earlier build (a store's row, a checkpoint's
+/// offloaded stub) keeps the facts it was recorded with, whatever the outline
+/// of its payload says today. The preview line is replaced, or added before
+/// the recall line, or dropped when `preview` is empty.
+pub fn with_preview(stub: &str, preview: &str) -> String {
+    let mut lines: Vec<&str> = stub.split('\n').filter(|l| !l.starts_with("preview: ")).collect();
+    let line = format!("preview: {}", escape_controls(preview));
+    if !preview.is_empty() {
+        lines.insert(lines.len().saturating_sub(1), &line);
+    }
+    lines.join("\n")
+}
+
+/// How the preview of the payload a summary describes is made: the kind its
+/// shape names (after the summary's last `: `), as its outline chose it when
+/// it was recorded.
+pub fn preview_style(summary: &str) -> PreviewStyle {
+    let shape = summary.rsplit(": ").next().unwrap_or_default();
+    if shape == "JSON" || shape.starts_with("JSON ") {
+        PreviewStyle::Json
+    } else if shape == "HTML page" {
+        PreviewStyle::Html
+    } else if shape.starts_with("log, ") {
+        PreviewStyle::Log
+    } else {
+        PreviewStyle::Text
+    }
+}
+
 /// `tool (k='v', n=1, x=[1], ...): shape`, or `tool: shape` without args; one line.
 pub fn summary(tool_name: &str, args: Option<&Map<String, Value>>, shape: &str) -> String {
     let mut out = self::tool_name(tool_name);
@@ -343,6 +373,51 @@ To read more: recall_tool_result(mem_id=\"trm_0123456789ab\", json_path=\"$.rows
             LOG_PREVIEW_CHARS
         );
         assert_eq!(preview(&log, 2000, PreviewStyle::Log, 200).len(), 500);
+    }
+
+    #[test]
+    fn another_preview_keeps_every_other_line() {
+        let facts = [Fact {
+            label: "errors",
+            text: "1 line, at 3".into(),
+        }];
+        let recall = ["lines=\"1-3\"".to_string()];
+        let at = |preview: &str| render(&parts(Some("log: 3 lines"), Some(preview)), &facts, &recall);
+        for (from, to) in [("a b", "a b c\u{1b}"), ("a b", ""), ("", "a"), ("", "")] {
+            assert_eq!(with_preview(&at(from), to), at(to), "{from:?} -> {to:?}");
+        }
+    }
+
+    #[test]
+    fn the_preview_style_is_read_off_the_summary() {
+        let cases = [
+            ("{\"a\": [1, 2]}", PreviewStyle::Json),
+            (
+                "<!doctype html><html><body><h1>x</h1></body></html>",
+                PreviewStyle::Html,
+            ),
+            (
+                "12:00:01 INFO a\n12:00:02 WARN b\n12:00:03 ERROR c\n",
+                PreviewStyle::Log,
+            ),
+            ("a,b\n1,2\n3,4\n", PreviewStyle::Text),
+            ("just: text", PreviewStyle::Text),
+        ];
+        for (payload, style) in cases {
+            let o = match crate::json::analyze(payload.as_bytes()) {
+                Some(d) => d.outline,
+                None => text_outline(payload),
+            };
+            assert_eq!(o.preview, style, "{payload}");
+            let args = json!({"q": "x): log, 3 lines"});
+            for tool in ["t", "log: 2 lines"] {
+                assert_eq!(
+                    preview_style(&summary(tool, args.as_object(), &o.shape)),
+                    style,
+                    "{payload}"
+                );
+            }
+        }
     }
 
     #[test]

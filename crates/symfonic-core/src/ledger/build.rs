@@ -7,7 +7,6 @@ use std::sync::OnceLock;
 
 use crate::ids::mem_id_for;
 use crate::json::{analyze_str_with, JsonDoc};
-use crate::outline::Outline;
 use crate::search::Blocks;
 use crate::store::{StoreError, StoredEntry};
 use crate::stub::{self, StubParts, STUB_HEADER_V1};
@@ -37,9 +36,13 @@ pub(super) fn build_entry(
     // The stub is display text: a lone surrogate shows there as U+FFFD, so
     // every handle string is well-formed (the payload itself keeps it).
     let shown = text.lossy();
+    let owned;
     let outline = match &json {
-        Some(doc) => doc.outline.clone(),
-        None => stub::text_outline(&shown),
+        Some(doc) => &doc.outline,
+        None => {
+            owned = stub::text_outline(&shown);
+            &owned
+        }
     };
     let summary = stub::summary(&tool_name, tool_args, &outline.shape);
     let preview = stub::preview(&shown, preview_chars, outline.preview, preview_chars);
@@ -69,28 +72,15 @@ pub(super) fn build_entry(
         summary,
         stub,
     };
-    assemble(handle, text, json, Some(outline), None)
+    assemble(handle, text, json, None)
 }
 
-/// An entry from its parts; `outline` is computed here when not given (a
-/// text payload reloaded from a store).
-pub(super) fn assemble(
-    handle: Handle,
-    text: Text,
-    json: Option<JsonDoc>,
-    outline: Option<Outline>,
-    expires_at: Option<u64>,
-) -> Entry {
-    let outline = match (outline, &json) {
-        (Some(o), _) => o,
-        (None, Some(doc)) => doc.outline.clone(),
-        (None, None) => stub::text_outline(&text.lossy()),
-    };
+/// An entry from its parts.
+pub(super) fn assemble(handle: Handle, text: Text, json: Option<JsonDoc>, expires_at: Option<u64>) -> Entry {
     let bytes = text.heap_bytes()
         + json
             .as_ref()
             .map_or(0, |d| d.index.heap_bytes() + d.outline.heap_bytes())
-        + outline.heap_bytes()
         + handle_bytes(&handle)
         + std::mem::size_of::<Entry>()
         + if has_query_index(text.as_bytes().len()) {
@@ -102,7 +92,6 @@ pub(super) fn assemble(
         handle,
         text,
         json,
-        outline,
         bytes,
         expires_at: AtomicU64::new(0),
         blocks: OnceLock::new(),
@@ -155,7 +144,7 @@ pub(super) fn rebuild_entry(stored: StoredEntry, verify: bool) -> Result<Entry, 
             ),
         ));
     }
-    Ok(assemble(handle, text, json, None, expires_at))
+    Ok(assemble(handle, text, json, expires_at))
 }
 
 pub(super) fn handle_bytes(h: &Handle) -> usize {
@@ -171,29 +160,25 @@ pub(super) fn handle_bytes(h: &Handle) -> usize {
 
 /// The entry's stub with a preview of `preview_chars`, in the format its
 /// stored stub has: an entry recorded as v1 (a store's row, a checkpoint's
-/// offloaded stub) renders as v1 again, byte for byte but the preview.
+/// offloaded stub) renders as v1 again; a v2 stub keeps every line but the
+/// preview, byte for byte, whichever build recorded it.
 pub(super) fn restub(e: &Entry, preview_chars: usize, default_chars: usize) -> String {
     let h = &e.handle;
     let text = e.text.lossy();
-    let v1 = h.stub.starts_with(STUB_HEADER_V1);
-    let o = &e.outline;
-    let preview = if v1 {
-        stub::v1::preview(&text, preview_chars)
-    } else {
-        stub::preview(&text, preview_chars, o.preview, default_chars)
-    };
-    let parts = StubParts {
+    if !h.stub.starts_with(STUB_HEADER_V1) {
+        let style = stub::preview_style(&h.summary);
+        return stub::with_preview(
+            &h.stub,
+            &stub::preview(&text, preview_chars, style, default_chars),
+        );
+    }
+    stub::v1::render(&StubParts {
         tool_name: &h.tool_name,
         tool_call_id: &h.tool_call_id,
         mem_id: &h.mem_id,
         size_chars: h.size_chars,
         schema: h.schema.as_deref(),
         summary: &h.summary,
-        preview: Some(&preview),
-    };
-    if v1 {
-        stub::v1::render(&parts)
-    } else {
-        stub::render(&parts, &o.facts, &o.recall)
-    }
+        preview: Some(&stub::v1::preview(&text, preview_chars)),
+    })
 }

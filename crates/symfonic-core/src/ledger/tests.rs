@@ -401,3 +401,63 @@ fn entries_recorded_as_v1_render_as_v1() {
         .unwrap()
         .starts_with("[symfonic.tool_memory v2]\n"));
 }
+
+/// A v2 entry recorded by an earlier build (a store's row) keeps its facts:
+/// re-rendered with another preview length, every line but the preview is
+/// the stored one, whatever the outline of its payload says today.
+#[test]
+fn entries_recorded_as_v2_keep_their_lines() {
+    use super::build::{rebuild_entry, restub};
+    use crate::store::StoredEntry;
+    use crate::stub::{self, StubParts};
+    let content = "12:00:01 INFO up\n12:00:02 [Error] disk\n12:00:03 ERROR: net\n11:00:00 INFO late\n";
+    let mem_id = mem_id_for("c1", content.as_bytes());
+    let summary = "read_log: log, 4 lines";
+    // As an earlier build wrote it: first and last line as the range, one spelling as the pattern.
+    let schema = "log: 4 lines; time 12:00:01 .. 11:00:00; levels [Error] 2, INFO 2";
+    let facts = [crate::outline::Fact {
+        label: "errors",
+        text: "2 lines, at 2, 3".into(),
+    }];
+    let recall = ["lines=\"1-4\"".to_string(), "pattern=\"Error\"".to_string()];
+    let v2 = |preview: &str| {
+        let parts = StubParts {
+            tool_name: "read_log",
+            tool_call_id: "c1",
+            mem_id: &mem_id,
+            size_chars: content.len(),
+            schema: Some(schema),
+            summary,
+            preview: Some(preview),
+        };
+        stub::render(&parts, &facts, &recall)
+    };
+    let head = |n| stub::preview(content, n, stub::preview_style(summary), 200);
+    let handle = Handle {
+        mem_id: mem_id.clone(),
+        namespace: String::new(),
+        tool_name: "read_log".into(),
+        tool_call_id: "c1".into(),
+        size_chars: content.len(),
+        summary: summary.into(),
+        schema: Some(schema.into()),
+        preview: Some(head(200)),
+        stub: v2(&head(200)),
+    };
+    let stored = StoredEntry {
+        handle: handle.clone(),
+        content: content.as_bytes().to_vec(),
+        wtf8: false,
+        expires_at: None,
+    };
+    let e = rebuild_entry(stored, true).unwrap();
+    assert_eq!(e.handle.stub, handle.stub);
+    assert_eq!(restub(&e, 8, 200), v2("12:00:01"));
+    assert_eq!(restub(&e, 2000, 200), v2(&head(2000)));
+    assert_eq!(restub(&e, 0, 200), v2(""));
+    // Recorded today, the same payload states other facts.
+    let l = Ledger::new(LedgerConfig::default());
+    let h = l.record(req("", "c2", content)).unwrap();
+    assert!(h.stub.contains("pattern=\"Error|ERROR\""), "{}", h.stub);
+    assert!(h.stub.contains("; time 11:00:00 .. 12:00:03;"), "{}", h.stub);
+}

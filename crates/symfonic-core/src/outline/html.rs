@@ -1,12 +1,15 @@
-//! HTML pages: the `<title>`, the headings a reader scans for, and the visible
-//! text of the body as the preview (markup, scripts and styles left out).
+//! HTML pages: the `<title>`, the headings a reader scans for (all of them
+//! counted, the first listed), and the visible text of the body as the
+//! preview (markup, scripts and styles left out).
 
 use super::lines::{collapse, Lines};
 use super::{Fact, Outline, PreviewStyle};
 use crate::display::one_line;
 
-/// Bytes of a page searched for its title and headings.
-const SCAN_BYTES: usize = 1 << 20;
+/// Bytes of a page searched for its title, and shown from for the preview.
+const HEAD_BYTES: usize = 1 << 20;
+/// Bytes of a page whose headings are counted; past it, the count says so.
+const SCAN_BYTES: usize = 64 << 20;
 const TITLE_CHARS: usize = 150;
 const HEADING_CHARS: usize = 60;
 const HEADINGS_CHARS: usize = 280;
@@ -19,7 +22,7 @@ pub(super) fn outline(text: &str) -> Option<Outline> {
     if !is_html(text) {
         return None;
     }
-    let page = head_of(text, SCAN_BYTES);
+    let page = head_of(text, HEAD_BYTES);
     let lines = Lines::measure(text);
     let mut schema = format!("HTML: {} lines", lines.count);
     if let Some(title) = element_text(page, "title", 0)
@@ -28,22 +31,43 @@ pub(super) fn outline(text: &str) -> Option<Outline> {
     {
         schema.push_str(&format!(", title \"{}\"", one_line(&title, TITLE_CHARS, 0)));
     }
+    let scanned = head_of(text, SCAN_BYTES);
+    let h = Headings::of(scanned);
     let mut facts = Vec::new();
-    let headings = headings(page);
-    if !headings.is_empty() {
+    if h.count > 0 {
+        let within = if scanned.len() < text.len() {
+            format!(" in the first {} MB", SCAN_BYTES >> 20)
+        } else {
+            String::new()
+        };
+        let head = format!("{} h1-h3{within}: ", h.count);
         facts.push(Fact {
             label: "headings",
-            text: fit_list(&headings, HEADINGS_CHARS),
+            text: format!(
+                "{head}{}",
+                fit_list(&h.first, h.count, HEADINGS_CHARS - head.len())
+            ),
         });
     }
+    // The pattern is suggested when it finds the lines of those headings and no others.
+    let mut recall = Vec::new();
+    if h.count > 0 && h.lines == pattern_lines(scanned.as_bytes()) {
+        recall.push(format!("pattern=\"{HEADINGS_PATTERN}\""));
+    }
+    recall.push("query=\"<words>\"".into());
     Some(Outline {
         shape: "HTML page".into(),
         schema,
         facts,
-        recall: vec!["pattern=\"<h[1-3]\"".into(), "query=\"<words>\"".into()],
+        recall,
         preview: PreviewStyle::Html,
     })
 }
+
+/// The suggested pattern: the lines that open an `h1`–`h3`.
+const HEADINGS_PATTERN: &str = "<h[1-3]";
+/// Heading lines kept to check the pattern against; past it, none is suggested.
+const MAX_LINES: usize = 100_000;
 
 fn is_html(text: &str) -> bool {
     let t = text.trim_start_matches('\u{feff}').trim_start();
@@ -95,52 +119,99 @@ fn element_text(page: &str, tag: &str, from: usize) -> Option<(String, usize)> {
     }
 }
 
-/// `h1`–`h3` texts in document order.
-fn headings(page: &str) -> Vec<String> {
-    let b = page.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while let Some(k) = memchr::memchr(b'<', &b[i..]) {
-        let p = i + k;
-        i = p + 1;
-        // A heading inside a script or a style is not one.
-        for skip in ["script", "style"] {
-            if find_ci(&b[p + 1..(p + 1 + skip.len()).min(b.len())], skip.as_bytes(), 0) == Some(0) {
+/// A page's `h1`–`h3` headings with text (outside scripts and styles).
+struct Headings {
+    count: usize,
+    /// The texts of the first ones, as many as a stub line can show.
+    first: Vec<String>,
+    /// The lines where they open, ascending, each once (up to `MAX_LINES`).
+    lines: Vec<usize>,
+}
+
+impl Headings {
+    fn of(page: &str) -> Headings {
+        let b = page.as_bytes();
+        let mut out = Headings {
+            count: 0,
+            first: Vec::new(),
+            lines: Vec::new(),
+        };
+        let mut shown_chars = 0;
+        // Line numbers, counted forward as the walk goes.
+        let (mut line, mut counted_to) = (1, 0);
+        let mut i = 0;
+        while let Some(k) = memchr::memchr(b'<', &b[i..]) {
+            let p = i + k;
+            i = p + 1;
+            // A heading inside a script or a style is not one.
+            if let Some(skip) = ["script", "style"]
+                .into_iter()
+                .find(|s| find_ci(&b[p + 1..(p + 1 + s.len()).min(b.len())], s.as_bytes(), 0) == Some(0))
+            {
                 let close = format!("</{skip}");
                 i = find_ci(b, close.as_bytes(), p + 1).map_or(b.len(), |e| e + close.len());
+                continue;
             }
-        }
-        if i > p + 1 {
-            continue;
-        }
-        let is_h = b.get(p + 1).is_some_and(|c| c | 0x20 == b'h')
-            && b.get(p + 2).is_some_and(|c| (b'1'..=b'3').contains(c))
-            && b.get(p + 3)
-                .is_some_and(|c| matches!(c, b'>' | b' ' | b'\t' | b'\n' | b'\r'));
-        if !is_h {
-            continue;
-        }
-        let tag = &page[p + 1..p + 3];
-        if let Some((t, end)) = element_text(page, tag, p) {
-            if !t.is_empty() {
-                out.push(one_line(&t, HEADING_CHARS, 0));
+            let is_h = b.get(p + 1).is_some_and(|c| c | 0x20 == b'h')
+                && b.get(p + 2).is_some_and(|c| (b'1'..=b'3').contains(c))
+                && b.get(p + 3)
+                    .is_some_and(|c| matches!(c, b'>' | b' ' | b'\t' | b'\n' | b'\r'));
+            if !is_h {
+                continue;
             }
+            let tag = &page[p + 1..p + 3];
+            let Some((t, end)) = element_text(page, tag, p) else {
+                continue;
+            };
             i = end;
+            if t.is_empty() {
+                continue;
+            }
+            out.count += 1;
+            line += memchr::memchr_iter(b'\n', &b[counted_to..p]).count();
+            counted_to = p;
+            if out.lines.last() != Some(&line) && out.lines.len() <= MAX_LINES {
+                out.lines.push(line);
+            }
+            if shown_chars <= HEADINGS_CHARS {
+                let t = one_line(&t, HEADING_CHARS, 0);
+                shown_chars += t.chars().count() + 3;
+                out.first.push(t);
+            }
         }
-        if out.len() >= 64 {
-            break;
+        out
+    }
+}
+
+/// The lines that `HEADINGS_PATTERN` matches, ascending, each once (up to
+/// `MAX_LINES` + 1, so that a longer list never equals a kept one).
+fn pattern_lines(b: &[u8]) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    let (mut line, mut counted_to) = (1, 0);
+    for p in memchr::memmem::find_iter(b, b"<h") {
+        if !b.get(p + 2).is_some_and(|c| (b'1'..=b'3').contains(c)) {
+            continue;
+        }
+        line += memchr::memchr_iter(b'\n', &b[counted_to..p]).count();
+        counted_to = p;
+        if out.last() != Some(&line) {
+            out.push(line);
+            if out.len() > MAX_LINES + 1 {
+                break;
+            }
         }
     }
     out
 }
 
-/// Items joined by ` | ` within `budget` code points, `+N more` when cut.
-fn fit_list(items: &[String], budget: usize) -> String {
+/// Items joined by ` | ` within `budget` code points, then `+N more` for
+/// the rest of `total`.
+fn fit_list(items: &[String], total: usize, budget: usize) -> String {
     let mut out = String::new();
     for (i, it) in items.iter().enumerate() {
-        let more = format!(" | +{} more", items.len() - i);
+        let more = format!(" | +{} more", total - i);
         let sep = if i > 0 { 3 } else { 0 };
-        let reserve = if i + 1 < items.len() { more.len() } else { 0 };
+        let reserve = if i + 1 < total { more.len() } else { 0 };
         if out.chars().count() + sep + it.chars().count() + reserve > budget {
             out.push_str(if i > 0 { &more } else { &more[3..] });
             return out;
@@ -150,13 +221,16 @@ fn fit_list(items: &[String], budget: usize) -> String {
         }
         out.push_str(it);
     }
+    if items.len() < total {
+        out.push_str(&format!(" | +{} more", total - items.len()));
+    }
     out
 }
 
 /// The first `n` code points of the page's visible text (its body when it
 /// has one), for the preview.
 pub(crate) fn visible_text(text: &str, n: usize) -> String {
-    let page = head_of(text, SCAN_BYTES);
+    let page = head_of(text, HEAD_BYTES);
     let b = page.as_bytes();
     let from = find_ci(b, b"<body", 0).unwrap_or(0);
     visible(&page[from..], n)
@@ -247,13 +321,42 @@ mod tests {
         );
         assert_eq!(
             o.facts[0].text,
-            "What is rustdoc? | Basic usage | Using standalone"
+            "3 h1-h3: What is rustdoc? | Basic usage | Using standalone"
         );
+        // The script's `<h1>` is no heading, but the pattern would find its line.
+        assert_eq!(o.recall, ["query=\"<words>\""]);
         assert_eq!(
             visible_text(PAGE, 200),
             "Menu What is rustdoc? The standard Rust distribution & tools. Basic usage Using standalone"
         );
         assert_eq!(visible_text(PAGE, 4), "Menu");
+    }
+
+    #[test]
+    fn every_heading_is_counted_and_the_pattern_finds_their_lines() {
+        let body: String = (0..425)
+            .map(|i| format!("<h{} id=\"s{i}\">Section {i}</h{0}>\n<p>text</p>\n", 1 + i % 3))
+            .collect();
+        let page = format!("<!doctype html><html><body>\n{body}</body></html>");
+        let o = outline(&page).unwrap();
+        let f = &o.facts[0].text;
+        assert!(f.starts_with("425 h1-h3: Section 0 | Section 1 | "), "{f}");
+        let shown = f.matches(" | ").count();
+        assert!(f.ends_with(&format!(" | +{} more", 425 - shown)), "{f}");
+        assert!(f.chars().count() <= HEADINGS_CHARS, "{f}");
+        assert_eq!(o.recall, ["pattern=\"<h[1-3]\"", "query=\"<words>\""]);
+        // A heading without text is not counted, and the pattern would find its line.
+        let page = format!("<!doctype html><html><body>\n{body}<h2><a id=\"x\"></a></h2></body></html>");
+        let o = outline(&page).unwrap();
+        assert!(o.facts[0].text.starts_with("425 h1-h3: "));
+        assert_eq!(o.recall, ["query=\"<words>\""]);
+        // Two headings on a line: the pattern still finds exactly their lines.
+        let o = outline("<html><body><h1>A</h1><h2>B</h2>\n<p>x</p>\n<H3>C</H3></body></html>").unwrap();
+        assert_eq!(o.facts[0].text, "3 h1-h3: A | B | C");
+        // `<H3>` is a heading the case-sensitive pattern misses.
+        assert_eq!(o.recall, ["query=\"<words>\""]);
+        let o = outline("<html><body><h1>A</h1><h2>B</h2>\n<p>x</p>\n<h3>C</h3></body></html>").unwrap();
+        assert_eq!(o.recall[0], "pattern=\"<h[1-3]\"");
     }
 
     #[test]

@@ -10,3 +10,46 @@ fn plain_text_gets_lines_and_its_tail() {
     assert_eq!(o.facts[0].text, "3: gamma ⏎ 4: delta ⏎ 5: epsilon");
     assert_eq!(o.recall, vec!["lines=\"1-5\"".to_string()]);
 }
+
+/// The outline scanners on the real payloads of `fixtures/payloads` (their
+/// facts are checked line by line against the payloads in
+/// `__test__/stubs-real.test.js`; these are the ones the issue found wrong).
+#[test]
+fn real_logs_and_pages() {
+    let logcat = of_text(include_str!(
+        "../../../../fixtures/payloads/logcat-threadtime-api-25.txt"
+    ));
+    assert_eq!(
+        logcat.schema,
+        "log: 124 lines; time 05-17 09:26:57.485 .. 05-17 09:27:02.874; levels E 3, W 47, I 24, D 31, V 18"
+    );
+    assert_eq!(logcat.recall, ["lines=\"9-29\"", "pattern=\" E \""]);
+    let pg = include_str!("../../../../fixtures/payloads/postgres-replication.log");
+    let o = of_text(pg);
+    // The replica's lines follow the primary's: the last line is not the latest.
+    let last = pg.lines().next_back().unwrap();
+    let latest = pg
+        .lines()
+        .rfind(|l| l.starts_with("postgresql-primary.log "))
+        .unwrap();
+    let stamp = |l: &str| l.split(' ').skip(1).take(2).collect::<Vec<_>>().join(" ");
+    let first = stamp(pg.lines().next().unwrap());
+    assert!(
+        o.schema
+            .contains(&format!("; time {first} .. {};", stamp(latest))),
+        "{}",
+        o.schema
+    );
+    assert!(!o.schema.contains(&stamp(last)), "{}", o.schema);
+    assert!(
+        o.schema.ends_with("; levels FATAL 2, ERROR 5, WARNING 1"),
+        "{}",
+        o.schema
+    );
+    assert_eq!(o.recall[1], "pattern=\"ERROR|FATAL\"");
+    let page = of_text(include_str!(
+        "../../../../fixtures/payloads/rustc-lints-warn-by-default.html"
+    ));
+    assert!(page.facts[0].text.starts_with("425 h1-h3: Keyboard shortcuts | "));
+    assert_eq!(page.recall, ["pattern=\"<h[1-3]\"", "query=\"<words>\""]);
+}

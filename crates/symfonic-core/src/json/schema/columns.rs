@@ -1,17 +1,41 @@
-//! Fields seen across a sample of records: each field with how many records
-//! hold it, in first-seen order, rendered within the schema line's budget.
+//! Fields seen across a sample of records: each field with the kinds of its
+//! values and how many records hold it, in first-seen order, rendered within
+//! the schema line's budget (`name:str`, `tags:array 1923/1949`).
 
 use std::collections::HashMap;
 
 use super::super::index::JsonIndex;
 use super::super::key::key_label;
-use super::super::scan;
+use super::super::scan::{self, Kind};
 use super::{cut, FIELDS_PER_RECORD, FIELD_BUDGET, KEY_CHARS, MAX_COLUMNS, MIN_RECORDS};
+
+/// One field across the records examined.
+pub(super) struct Column {
+    name: String,
+    /// Records holding it.
+    records: usize,
+    /// The last record counted (a key repeated in a record counts once).
+    last: usize,
+    /// Values of each kind, by `Kind as usize`.
+    kinds: [usize; 6],
+}
+
+impl Column {
+    /// `str`, `str|null` (most common first), or `mixed` past two kinds.
+    fn kinds(&self) -> String {
+        let mut seen: Vec<usize> = (0..6).filter(|&k| self.kinds[k] > 0).collect();
+        seen.sort_by_key(|&k| std::cmp::Reverse(self.kinds[k]));
+        if seen.len() > 2 {
+            return "mixed".into();
+        }
+        let kind = |k: usize| Kind::from_bit(1 << k).short();
+        seen.iter().map(|&k| kind(k)).collect::<Vec<_>>().join("|")
+    }
+}
 
 /// Fields seen across records: first-seen order, with how many records hold each.
 pub(super) struct Columns {
-    /// (name, records holding it, last record counted)
-    pub(super) order: Vec<(String, usize, usize)>,
+    order: Vec<Column>,
     /// Records examined.
     pub(super) records: usize,
     /// More distinct fields than `MAX_COLUMNS` were seen.
@@ -33,7 +57,7 @@ impl Columns {
             .min(records.len());
         let chosen: Vec<usize> = (0..k).map(|i| records[i * records.len() / k]).collect();
         let records = &chosen[..];
-        let mut order: Vec<(String, usize, usize)> = Vec::new();
+        let mut order: Vec<Column> = Vec::new();
         let mut capped = false;
         let mut at: HashMap<String, usize> = HashMap::new();
         for (r, &obj) in records.iter().enumerate() {
@@ -48,7 +72,12 @@ impl Columns {
                 let i = match at.get(key.as_ref()) {
                     Some(&i) => i,
                     None if order.len() < MAX_COLUMNS => {
-                        order.push((key.to_string(), 0, usize::MAX));
+                        order.push(Column {
+                            name: key.to_string(),
+                            records: 0,
+                            last: usize::MAX,
+                            kinds: [0; 6],
+                        });
                         at.insert(key.into_owned(), order.len() - 1);
                         order.len() - 1
                     }
@@ -58,9 +87,12 @@ impl Columns {
                     }
                 };
                 let col = &mut order[i];
-                if col.2 != r {
-                    col.1 += 1;
-                    col.2 = r;
+                if col.last != r {
+                    col.records += 1;
+                    col.last = r;
+                }
+                if let Some(&c) = b.get(m.value) {
+                    col.kinds[Kind::of(c) as usize] += 1;
                 }
             }
         }
@@ -79,29 +111,32 @@ impl Columns {
     }
 
     pub(super) fn shared(&self) -> bool {
-        self.order.iter().any(|c| c.1 * 2 >= self.records)
+        self.order.iter().any(|c| c.records * 2 >= self.records)
     }
 
     /// The first field every record has (else the most common one).
     pub(super) fn common(&self) -> Option<&str> {
-        let max = self.order.iter().map(|c| c.1).max()?;
-        self.order.iter().find(|c| c.1 == max).map(|c| c.0.as_str())
+        let max = self.order.iter().map(|c| c.records).max()?;
+        self.order
+            .iter()
+            .find(|c| c.records == max)
+            .map(|c| c.name.as_str())
     }
 
-    /// `a,b,c 12/40,+3 more` within `budget` code points: the most common
-    /// fields are kept, shown in first-seen order; a count where not every
-    /// record has the field.
+    /// `a:str,b:num,c:array 12/40,+3 more` within `budget` code points: the
+    /// most common fields are kept, shown in first-seen order, each with the
+    /// kinds of its values; a count where not every record has the field.
     pub(super) fn render(&self, budget: usize) -> String {
-        let label = |c: &(String, usize, usize)| {
-            let name = key_label(&cut(&c.0, KEY_CHARS));
-            if c.1 < self.records {
-                format!("{name} {}/{}", c.1, self.records)
+        let label = |c: &Column| {
+            let name = key_label(&cut(&c.name, KEY_CHARS));
+            if c.records < self.records {
+                format!("{name}:{} {}/{}", c.kinds(), c.records, self.records)
             } else {
-                name
+                format!("{name}:{}", c.kinds())
             }
         };
         let mut by_count: Vec<usize> = (0..self.order.len()).collect();
-        by_count.sort_by(|&a, &b| self.order[b].1.cmp(&self.order[a].1).then(a.cmp(&b)));
+        by_count.sort_by(|&a, &b| self.order[b].records.cmp(&self.order[a].records).then(a.cmp(&b)));
         let mut keep = vec![false; self.order.len()];
         let mut used = 0;
         let mut kept = 0;

@@ -13,7 +13,7 @@ fn tables_list_columns_over_all_rows_with_counts() {
     let o = outline(t);
     assert_eq!(
         o.schema,
-        "array[3] of records, 7 columns: asin,price 2/3,bsr 1/3,a 1/3,b 1/3,c 1/3,tags 2/3"
+        "array[3] of records, 7 columns: asin:str,price:num 2/3,bsr:num 1/3,a:num 1/3,b:num 1/3,c:num 1/3,tags:array 2/3"
     );
     assert_eq!(o.shape, "JSON array");
     assert_eq!(o.recall, vec!["json_path=\"$[0]\"".to_string()]);
@@ -63,7 +63,7 @@ fn the_largest_collection_below_is_described_with_its_path() {
     assert_eq!(o.facts[0].label, "data");
     assert_eq!(
         o.facts[0].text,
-        "$.data.items: array[3] of records, 2 columns: id,v 1/3"
+        "$.data.items: array[3] of records, 2 columns: id:num,v:num 1/3"
     );
     assert_eq!(o.recall, vec!["json_path=\"$.data.items[0]\"".to_string()]);
 }
@@ -110,11 +110,29 @@ fn maps_of_records_give_key_format_fields_and_an_example_path() {
     assert_eq!(o.schema, "object{2} [orders:object{30},users:object{1}]");
     assert_eq!(
         o.facts[0].text,
-        "$.orders: object{30} of records keyed like '#W2611340' ('#W' + 7 digits); 4 fields: order_id,status,items,note 10/30"
+        "$.orders: object{30} of records keyed like '#W2611340' ('#W' + 7 digits); 4 fields: order_id:str,status:str,items:array,note:str 10/30"
     );
     assert_eq!(
         o.recall,
         vec!["json_path=\"$.orders['#W2611340'].order_id\"".to_string()]
+    );
+}
+
+#[test]
+fn columns_name_the_kinds_of_their_values() {
+    // One kind, two (most common first), three or more.
+    let t = r#"[{"a":"x","b":null,"c":1,"d":{"k":1}},{"a":"y","b":"z","c":"2","d":[1]},{"a":"w","b":null,"c":true,"d":{}}]"#;
+    assert_eq!(
+        outline(t).schema,
+        "array[3] of records, 4 columns: a:str,b:null|str,c:mixed,d:object|array"
+    );
+    // A map's records too.
+    let recs: Vec<String> = (0..12)
+        .map(|i| format!(r#""k{i}": {{"id": {i}, "tags": ["t"], "ok": {}}}"#, i % 2 == 0))
+        .collect();
+    assert_eq!(
+        outline(&format!("{{{}}}", recs.join(","))).schema,
+        "object{12} of records keyed like 'k0' ('k' + digits); 3 fields: id:num,tags:array,ok:bool"
     );
 }
 
@@ -132,7 +150,7 @@ fn wide_tables_fill_the_budget_keeping_the_common_columns() {
     assert!(o.schema.chars().count() <= 300, "{}", o.schema);
     assert!(o
         .schema
-        .starts_with("array[10] of records, 61 columns: column_number_0,column_number_1,"));
+        .starts_with("array[10] of records, 61 columns: column_number_0:num,column_number_1:num,"));
     assert!(o.schema.ends_with(" more"), "{}", o.schema);
     assert!(!o.schema.contains("rare"), "{}", o.schema);
 }
@@ -152,7 +170,7 @@ fn large_collections_are_sampled_deterministically() {
     let o = outline(&t);
     assert_eq!(
         o.schema,
-        "array[5000] of records, 2 columns (1000 rows sampled): id,even 500/1000"
+        "array[5000] of records, 2 columns (1000 rows sampled): id:num,even:bool 500/1000"
     );
     assert_eq!(outline(&t), o);
 }
