@@ -33,7 +33,7 @@ const contextEditing = {
 // 'arrival', no cost model), recall answers compacted like any result, no
 // cache marks (the 'prefix' policy), and the recall tool hidden until
 // compaction starts.
-const PYTHON_OPTIONS = { keepLastN: 1, sizeChars: 8000, evictChars: Infinity, compactAfter: 'arrival', windowCalls: Infinity, quotedCalls: 0, recallAnswers: 'stub', horizonCalls: Infinity, cacheModel: 'prefix' }
+const PYTHON_OPTIONS = { keepLastN: 1, sizeChars: 8000, evictChars: Infinity, compactAfter: 'arrival', windowCalls: Infinity, quotedCalls: 0, recallAnswers: 'stub', horizonCalls: Infinity, maxExtraCost: Infinity, cacheModel: 'prefix' }
 const python = {
   name: 'python',
   label: 'per-iteration compaction (Python 9.12 as shipped)',
