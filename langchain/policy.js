@@ -7,33 +7,35 @@
 //
 // 1. Offers. A result is offered once the model has read it (`compactAfter`
 //    'seen': an AIMessage follows it; 'turn': a HumanMessage; 'arrival': at
-//    once), and for a result up to `sizeChars` once it is older than
-//    `windowCalls` calls. The last `keepLastN` results, and a result the
-//    model's own messages of the last `quotedCalls` calls quote (quotes.js),
-//    wait. A result whose note would save less than its own size is never
-//    offered; a result over `evictChars` is compacted from first sight.
+//    once), a result up to `sizeChars` once it is older than `windowCalls`
+//    calls. The last `keepLastN` results, and a result the model's messages
+//    of the last `quotedCalls` calls quote (quotes.js), wait. A result whose
+//    note would save less than its own size is never offered; a result over
+//    `evictChars` is compacted from first sight.
 // 2. Worth it. An offered result is compacted when what it takes out of the
 //    later calls (the horizon: `horizonCalls`, or with 'auto' the calls made
-//    so far) beats the recalls it is expected to cause: a recall is one more
-//    model call reading the whole prompt, and the chance of one grows with
-//    the distinctive tokens of the result the conversation has not used yet
-//    (what a later message could need from it), scaled by how often this
-//    conversation has recalled against that expectation. A result not worth
-//    it stays in full for good: each result is decided once.
+//    so far, at least MIN_HORIZON) beats the recalls it is expected to cause:
+//    a recall is one more model call reading the whole prompt, and its
+//    answer. How many grows with the distinctive tokens of the result the
+//    conversation has not used yet (what a later message could need from
+//    it), doubles when the model has quoted the result, and is scaled by how
+//    often this conversation has recalled against that expectation. A result
+//    not worth it stays in full for good: each result is decided once.
 // 3. The rewrite. Compacting rewrites the prompt from the first result
 //    compacted on. Offered results are compacted together, the largest batch
 //    (a suffix by position) whose saving repays this call's extra cost; at
-//    the position the model has just read, that cost is about one note
-//    written instead of one result read.
+//    the position the model has just read (marked under breakpoint caching),
+//    that cost is about one note written instead of one result read.
 // 4. The budget. Both paths are priced call by call with the cache model:
 //    the requests as compacted (the recall tool's definition, the recall
 //    round-trips and their answers included) and the requests without
 //    compaction. A rewrite happens only while the conversation so far, this
-//    call included, stays within (1 + `maxExtraCost`) × its cost without
-//    compaction. A result the budget refuses stays offered, and joins a later
-//    rewrite that pays and fits. Recalls caused by results compacted earlier
-//    are counted as they happen, so a conversation that keeps recalling
-//    stops compacting.
+//    call included, and the recalls its compacted results may still cause,
+//    stay within (1 + `maxExtraCost`) × its cost without compaction (or,
+//    when larger, that cost plus the recall tool's definition); or when the
+//    next call repays it. A result the budget refuses waits, and joins a
+//    later rewrite that pays and fits. Recalls count as they happen, so a
+//    conversation that keeps recalling stops compacting.
 // 5. Determinism. Every AIMessage in the list is the answer to the call whose
 //    input was the list before it, so the rules are replayed over those calls
 //    in order: a decision taken at a call depends only on the list up to that
@@ -63,20 +65,22 @@ const BLOCK_CHARS = { breakpoint: 0, prefix: 512 }
 // The recall round-trips a compacted result is expected to cause: NEED_MAX ×
 // (1 − e^(−tokens / NEED_TOKENS)) for a result holding `tokens` distinctive
 // tokens the conversation has not used yet (a later message can only need
-// what it has not written yet), each trip asking for ANSWERS_PER_TRIP
-// answers; a recall answer's note, NOTE_NEED. The conversation's own recalls
-// scale it, against the recalls expected so far, with CALIBRATION_WEIGHT
-// expected recalls of prior.
+// what it has not written yet), QUOTE_BOOST times that when the model has
+// quoted it; a recall answer's note, NOTE_NEED. Each trip asks for
+// ANSWERS_PER_TRIP answers of at most RECALL_ANSWER_CHARS, in a call whose
+// own message is RECALL_CALL_CHARS. The conversation's own recalls scale
+// the estimate, against the recalls expected so far, with CALIBRATION_WEIGHT
+// expected recalls of prior; the chance fades over RISK_CALLS calls.
+// (Measured on the recorded conversations: docs/context-economics.md.)
 const NEED_MAX = 1.1
 const NEED_TOKENS = 25
-const ANSWERS_PER_TRIP = 1.5
-const NOTE_NEED = 0.05
 const QUOTE_BOOST = 2
-const CALIBRATION_WEIGHT = 2
-// A recall answer's size at most (it is written once into the next prompt),
-// and the recall call's own message.
+const NOTE_NEED = 0.05
+const ANSWERS_PER_TRIP = 1.5
 const RECALL_ANSWER_CHARS = 1500
 const RECALL_CALL_CHARS = 200
+const CALIBRATION_WEIGHT = 2
+const RISK_CALLS = 20
 
 const NO_ENV = Object.freeze({ toolChars: 0, systemChars: 0, recallToolChars: 0 })
 
@@ -142,6 +146,7 @@ class Replay {
     this.marks = [] // the marks of the last call decided
     this.trips = 0 // model calls that recalled something
     this.expected = 0 // recalls expected of the results compacted so far
+    this.masks = [] // the results compacted as notes or stubs, in order
   }
 
   // What the decision for the call being made changes: copied, so that the
@@ -153,6 +158,7 @@ class Replay {
     f.open = this.open.slice()
     f.size = this.size.slice()
     f.entries = this.entries.slice()
+    f.masks = this.masks.slice()
     return f
   }
 
@@ -176,7 +182,11 @@ class Replay {
   decide(r, kind) {
     const o = this.o
     this.decisions.set(r.i, kind)
-    if (kind === 'mask') this.expected += r.need
+    if (kind === 'mask') {
+      this.expected += r.need
+      this.masks.push(r)
+      r.at = this.call
+    }
     const now = kind === 'evict' ? STUB_CHARS + EVICT_OVERHEAD_CHARS + o.evictPreviewChars : r.est
     this.chars += now - this.size[r.i]
     this.size[r.i] = now
@@ -292,21 +302,30 @@ class Replay {
       if (r.value > 0) wants.push(r)
       else settled.add(r) // not worth it: in full for good
     }
-    const batch = this.choose(wants, H, end)
+    const batch = this.choose(wants, H, end, k, scale, trip)
     if (batch !== null) for (const r of batch) this.decide(r, r.kind)
     if (batch !== null) for (const r of batch) settled.add(r)
     if (settled.size > 0) this.open = this.open.filter((r) => !settled.has(r))
   }
 
+  // What the recalls a compacted result may still cause are expected to cost.
+  riskOf(r, k, scale, trip) {
+    const age = r.at === undefined ? 0 : k - r.at
+    return r.need * scale * Math.exp(-age / RISK_CALLS) * (trip + ANSWERS_PER_TRIP * this.o.pricing.cacheWrite * Math.min(r.chars, RECALL_ANSWER_CHARS))
+  }
+
   // The largest suffix of `wants` whose rewrite pays this call's extra cost and fits the budget, or null.
-  choose(wants, H, end) {
+  choose(wants, H, end, k, scale, trip) {
     if (wants.length === 0) return null
     const eps = this.o.maxExtraCost
     const base = this.oursCost(Infinity, 0, end)
-    // The recall tool's definition is a fixed cost: the budget bounds what the rewrites and recalls add.
+    // (1 + ε) × none, or none plus the recall tool's definition where that is more (a short conversation).
     const noneNow = this.none + this.noneCost()
     const limit = Math.max((1 + eps) * noneNow, noneNow + this.fixed + this.fixedCost())
     const rd = this.o.pricing.cacheRead
+    let reserve = 0
+    // The budget keeps room for the recalls the results compacted so far may still cause.
+    for (const m of this.masks) reserve += this.riskOf(m, k, scale, trip)
     let value = 0
     let less = 0
     let best = -1
@@ -320,8 +339,9 @@ class Replay {
       while (x > r.i) before -= this.size[--x]
       const cost = this.oursCost(r.i, less, end, before)
       const pays = H === Infinity || value >= cost - base
+      reserve += this.riskOf(r, k, scale, trip)
       // Within the budget, or repaid by the next call (what it takes out of that call's cached read).
-      if (pays && (eps === Infinity || this.ours + cost <= limit || cost - base <= rd * less)) best = t
+      if (pays && (eps === Infinity || this.ours + cost + reserve <= limit || cost - base <= rd * less)) best = t
     }
     return best < 0 ? null : wants.slice(best)
   }
