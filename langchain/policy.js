@@ -296,10 +296,12 @@ class Replay {
         wants.push(r)
         continue
       }
-      const saving = rd * (r.chars - r.est) * H
+      // What it saves on the later calls and on this one (its note written instead of it read or written),
+      // less the recalls it is expected to cause.
+      // (choose() prices this call's part exactly, with what the batch rewrites.)
       const trips = r.need * scale
-      r.value = saving - trips * (trip + ANSWERS_PER_TRIP * w * Math.min(r.chars, RECALL_ANSWER_CHARS))
-      if (r.value > 0) wants.push(r)
+      r.value = rd * (r.chars - r.est) * H - trips * (trip + ANSWERS_PER_TRIP * w * Math.min(r.chars, RECALL_ANSWER_CHARS))
+      if (r.value + (r.i < this.prevLen ? rd : w) * r.chars - w * r.est > 0) wants.push(r)
       else settled.add(r) // not worth it: in full for good
     }
     const batch = this.choose(wants, H, end, k, scale, trip)
