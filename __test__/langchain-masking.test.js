@@ -33,7 +33,8 @@ const toolNames = (call) => call.tools.map((t) => t.name)
 
 describe('a long loop of small results', () => {
   const STEPS = 40
-  const OPTS = { windowCalls: 4, quotedCalls: 0, horizonCalls: 'auto', sizeChars: 8000 }
+  // A window of 4 calls: deep rewrites, batched; without the budget, which has its own tests.
+  const OPTS = { windowCalls: 4, quotedCalls: 0, horizonCalls: 'auto', sizeChars: 8000, maxExtraCost: Infinity }
 
   test('old results become one-line notes, in batches, byte-identical from call to call and after a checkpoint reload', async () => {
     const checkpointer = new MemorySaver()

@@ -70,7 +70,9 @@ const BLOCK_CHARS = { breakpoint: 0, prefix: 512 }
 // ANSWERS_PER_TRIP answers of at most RECALL_ANSWER_CHARS, in a call whose
 // own message is RECALL_CALL_CHARS. The conversation's own recalls scale
 // the estimate, against the recalls expected so far, with CALIBRATION_WEIGHT
-// expected recalls of prior; the chance fades over RISK_CALLS calls.
+// expected recalls of prior, and it is never below the recalls per compacted
+// result the conversation has shown (with PRIOR_RESULTS results of none
+// first); the chance fades over RISK_CALLS calls.
 // (Measured on the recorded conversations: docs/context-economics.md.)
 const NEED_MAX = 1.1
 const NEED_TOKENS = 25
@@ -80,6 +82,7 @@ const ANSWERS_PER_TRIP = 1.5
 const RECALL_ANSWER_CHARS = 1500
 const RECALL_CALL_CHARS = 200
 const CALIBRATION_WEIGHT = 2
+const PRIOR_RESULTS = 10
 const RISK_CALLS = 20
 
 const NO_ENV = Object.freeze({ toolChars: 0, systemChars: 0, recallToolChars: 0 })
@@ -285,6 +288,8 @@ class Replay {
     const { cacheWrite: w, cacheRead: rd } = o.pricing
     const H = this.horizon(k)
     const scale = (this.trips + CALIBRATION_WEIGHT) / (this.expected + CALIBRATION_WEIGHT)
+    // And never below the recalls per result compacted this conversation has shown (PRIOR_RESULTS of none first).
+    const rate = this.trips / (this.masks.length + PRIOR_RESULTS)
     // A recall: one more call reading this prompt, its message, and the answer in the next prompt.
     const trip = rd * (this.prefixChars() + this.chars) + w * RECALL_CALL_CHARS
     const wants = []
@@ -299,7 +304,7 @@ class Replay {
       // What it saves on the later calls and on this one (its note written instead of it read or written),
       // less the recalls it is expected to cause.
       // (choose() prices this call's part exactly, with what the batch rewrites.)
-      const trips = r.need * scale
+      const trips = Math.max(r.need * scale, rate)
       r.value = rd * (r.chars - r.est) * H - trips * (trip + ANSWERS_PER_TRIP * w * Math.min(r.chars, RECALL_ANSWER_CHARS))
       if (r.value + (r.i < this.prevLen ? rd : w) * r.chars - w * r.est > 0) wants.push(r)
       else settled.add(r) // not worth it: in full for good
@@ -330,6 +335,7 @@ class Replay {
     for (const m of this.masks) reserve += this.riskOf(m, k, scale, trip)
     let value = 0
     let less = 0
+    let fresh = true
     let best = -1
     // Characters before wants[t].i, walking down from the end of the list.
     let before = this.chars
@@ -342,8 +348,10 @@ class Replay {
       const cost = this.oursCost(r.i, less, end, before)
       const pays = H === Infinity || value >= cost - base
       reserve += this.riskOf(r, k, scale, trip)
-      // Within the budget, or repaid by the next call (what it takes out of that call's cached read).
-      if (pays && (eps === Infinity || this.ours + cost + reserve <= limit || cost - base <= rd * less)) best = t
+      fresh = fresh && r.seen === k - 1
+      // Within the budget, the recalls it may still cause included; or, at the freshest position (what
+      // the previous call read), repaid by the next call (what it takes out of that call's cached read).
+      if (pays && (eps === Infinity || this.ours + cost + reserve <= limit || (fresh && cost - base <= rd * less))) best = t
     }
     return best < 0 ? null : wants.slice(best)
   }
