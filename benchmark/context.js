@@ -242,29 +242,26 @@ async function main() {
         }
       }
       // The pick per option: among settings that meet every need and stay the
-      // cheapest strategy on the scripted conversations, the lowest worst case
-      // over the recorded conversations while it is above the bound
-      // (NEVER_WORSE), then the lowest long-loop mean; within TIE of the best
-      // the current default stays.
-      const key = (p) => [Math.max(p.t.realWorst, T.NEVER_WORSE[c]), p.t.longMean]
-      const better = (a, b) => a[0] < b[0] - 1e-9 || (Math.abs(a[0] - b[0]) <= 1e-9 && a[1] < b[1])
+      // cheapest strategy on the scripted conversations, the lowest long-loop
+      // mean plus whatever the worst recorded conversation exceeds the bound
+      // (NEVER_WORSE) by; within TIE of the best the current default stays.
+      const score = (p) => p.t.longMean + Math.max(0, p.t.realWorst - T.NEVER_WORSE[c])
+      for (const p of points) p.score = score(p)
       const picks = {}
       for (const k of OPTION_KEYS) {
         const line = points.filter((p) => p.option === k && p.ok)
         if (!line.length) continue
-        let best = line[0]
-        for (const p of line) if (better(key(p), key(best))) best = p
+        const best = Math.min(...line.map((p) => p.score))
         const def = line.find((p) => p.isDefault)
-        const near = def && key(def)[0] <= key(best)[0] + TIE / 10 && key(def)[1] <= key(best)[1] + TIE
-        picks[k] = near ? def.value : best.value
+        picks[k] = def && def.score <= best + TIE ? def.value : line.find((p) => p.score === best).value
       }
       sweep[c] = { points, picks }
       log(`\n## Sweep (${c}): each option alone around the defaults\n`)
       block(
         `sweep-${c}`,
         T.mdTable(
-          ['option', 'value', 'long loops mean', 'oracle share', 'short mean', 'worst recorded', `over ${T.NEVER_WORSE[c]}`, 'scripted mean', 'scripted cheapest', 'recalls', 'meets constraints'],
-          points.map((p) => [p.option, `${p.isDefault ? '**' : ''}${T.num(p.value)}${p.isDefault ? '**' : ''}`, T.ratio(p.t.longMean), T.pct(p.t.longShare), T.ratio(p.t.shortMean), T.ratio(p.t.realWorst), p.t.realOver.length, T.ratio(p.t.scriptedMean), `${p.t.scriptedCheapest}/${p.t.scripted}`, p.recalls, p.ok ? 'yes' : 'no']),
+          ['option', 'value', 'long loops mean', 'oracle share', 'short mean', 'worst recorded', `over ${T.NEVER_WORSE[c]}`, 'scripted mean', 'scripted cheapest', 'recalls', 'meets constraints', 'score'],
+          points.map((p) => [p.option, `${p.isDefault ? '**' : ''}${T.num(p.value)}${p.isDefault ? '**' : ''}`, T.ratio(p.t.longMean), T.pct(p.t.longShare), T.ratio(p.t.shortMean), T.ratio(p.t.realWorst), p.t.realOver.length, T.ratio(p.t.scriptedMean), `${p.t.scriptedCheapest}/${p.t.scripted}`, p.recalls, p.ok ? 'yes' : 'no', T.ratio(p.score)]),
         ),
       )
       const differ = OPTION_KEYS.filter((k) => picks[k] !== undefined && picks[k] !== d[k])
