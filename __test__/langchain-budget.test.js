@@ -143,7 +143,10 @@ describe('the budget', () => {
     if (cacheModel === 'breakpoint') expect(r2.calls.every((c) => c.messages.some((m) => marksIn(m.content) > 0))).toBe(true)
   })
 
-  test('a result the model keeps quoting stays in full, the results around it are compacted', async () => {
+  test.each([
+    ['prefix', ScriptedChatModel],
+    ['breakpoint', ScriptedChatAnthropic],
+  ])('a result the model keeps quoting stays in full, the results around it are compacted (%s defaults)', async (cacheModel, Model) => {
     // A listing full of names; the model's messages use a few new ones from it at every step.
     const names = Array.from({ length: 80 }, (_, i) => `handler_${i}_v2`)
     const listing = names.map((n) => `def ${n}(request): return dispatch(request)`).join('\n')
@@ -154,8 +157,8 @@ describe('the budget', () => {
       if (k > 40) return new AIMessage('done')
       return step(k, `Checking ${names[2 * k]} and ${names[2 * k + 1]}.`)
     }
-    const agent = createAgent({ model: new ScriptedChatModel(script, log), tools: [listTool, runTool(3000)], middleware: [toolMemoryMiddleware({ ledger: new Ledger() })] })
-    await agent.invoke(user('check every handler'), thread('quoting'))
+    const agent = createAgent({ model: new Model(script, log), tools: [listTool, runTool(3000)], middleware: [toolMemoryMiddleware({ ledger: new Ledger() })] })
+    await agent.invoke(user('check every handler'), thread(`quoting-${cacheModel}`))
     const last = log.calls.at(-1).messages
     expect(textOf(toolMsg(last, 'ls').content)).toBe(listing)
     // The plain results it did not quote are compacted.
