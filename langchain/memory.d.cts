@@ -100,7 +100,7 @@ export interface CompactOptions {
    * Later calls over which compacting a result (the rewrite of the cached prefix, and the recalls it is
    * expected to cause) must be repaid; a result that does not pay stays in full. `'auto'`: as many calls
    * as the conversation has made so far, at least 16. `Infinity`: compact whatever is offered, as the
-   * budget allows. Default `'auto'` (breakpoint) / 64 (prefix).
+   * budget allows. Default `'auto'`.
    */
   horizonCalls?: number | 'auto'
   /**
