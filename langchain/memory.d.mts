@@ -93,7 +93,7 @@ export interface CompactOptions {
   /**
    * A result the model's own messages of the last this many calls quote (a distinctive token it uses for
    * the first time and could only have read there) waits, in full, before it is offered. 0: no wait (a
-   * quoted result still counts as likelier to be recalled). Default 0.
+   * quoted result still counts as likelier to be recalled). Default 0 (breakpoint) / 1 (prefix).
    */
   quotedCalls?: number
   /**

@@ -34,7 +34,7 @@ const DEFAULTS = {
   // Anthropic-style: cache entries end where earlier requests ended, or at a cache_control mark.
   breakpoint: { compactAfter: 'seen', keepLastN: 0, sizeChars: 4000, evictChars: 80000, evictPreviewChars: 2000, recallAnswers: 'note', windowCalls: 0, quotedCalls: 0, horizonCalls: 'auto', maxExtraCost: 0.01 },
   // OpenAI-style: any shared prefix is cached, in 128-token blocks.
-  prefix: { compactAfter: 'seen', keepLastN: 0, sizeChars: 2000, evictChars: 80000, evictPreviewChars: 2000, recallAnswers: 'note', windowCalls: 0, quotedCalls: 0, horizonCalls: 'auto', maxExtraCost: 0.01 },
+  prefix: { compactAfter: 'seen', keepLastN: 0, sizeChars: 2000, evictChars: 80000, evictPreviewChars: 2000, recallAnswers: 'note', windowCalls: 0, quotedCalls: 1, horizonCalls: 'auto', maxExtraCost: 0.01 },
 }
 
 const COMPACT_AFTER = ['seen', 'turn', 'arrival']
