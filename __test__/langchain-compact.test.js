@@ -8,9 +8,10 @@ const { DEFAULTS, cacheModelFor } = require('../langchain/memory.js')
 const { AIMessage, HumanMessage, ToolMessage, SystemMessage } = require('@langchain/core/messages')
 
 const HEADER = '[symfonic.tool_memory v2]'
-// Fixed options, so these tests do not move when the benchmark retunes DEFAULTS.
+// Fixed options, so these tests do not move when the benchmark retunes DEFAULTS; the
+// budget (maxExtraCost) has its own tests (langchain-budget.test.js).
 // windowCalls Infinity: results up to sizeChars are never compacted (these tests are about the rest).
-const OPTS = { keepLastN: 1, sizeChars: 8000, evictChars: 80000, compactAfter: 'turn', horizonCalls: Infinity, windowCalls: Infinity }
+const OPTS = { keepLastN: 1, sizeChars: 8000, evictChars: 80000, compactAfter: 'turn', horizonCalls: Infinity, windowCalls: Infinity, maxExtraCost: Infinity }
 
 function text(tag, chars) {
   const line = `${tag}: lorem ipsum dolor sit amet ${'x'.repeat(40)}\n`

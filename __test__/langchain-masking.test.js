@@ -33,7 +33,8 @@ const toolNames = (call) => call.tools.map((t) => t.name)
 
 describe('a long loop of small results', () => {
   const STEPS = 40
-  const OPTS = { windowCalls: 4, quotedCalls: 0, horizonCalls: 'auto', sizeChars: 8000 }
+  // A window of 4 calls: deep rewrites, batched; without the budget, which has its own tests.
+  const OPTS = { windowCalls: 4, quotedCalls: 0, horizonCalls: 'auto', sizeChars: 8000, maxExtraCost: Infinity }
 
   test('old results become one-line notes, in batches, byte-identical from call to call and after a checkpoint reload', async () => {
     const checkpointer = new MemorySaver()
@@ -74,10 +75,8 @@ describe('a long loop of small results', () => {
     const rewrites = new Set(compactedAt.values())
     expect(rewrites.size).toBeLessThan(compactedAt.size / 2)
     expect(Math.max(...[...rewrites].map((k) => [...compactedAt.values()].filter((x) => x === k).length))).toBeGreaterThanOrEqual(3)
-    // The recall tool joined the request with the first rewrite, not before.
-    const first = Math.min(...rewrites)
-    expect(log.calls.slice(0, first).every((c) => !toolNames(c).includes('recall_tool_result'))).toBe(true)
-    expect(log.calls.slice(first).every((c) => toolNames(c).includes('recall_tool_result'))).toBe(true)
+    // The recall tool is on every request, from the first: compaction never changes the tool block.
+    expect(log.calls.every((c) => toolNames(c).join() === 'run,recall_tool_result')).toBe(true)
 
     // A restarted process: fresh ledger and middleware, the same checkpoint.
     const log2 = { calls: [] }
@@ -99,7 +98,8 @@ describe('a long loop of small results', () => {
       }
       return say('done')()
     }
-    const agent = createAgent({ model: new ScriptedChatModel(script, log), tools: [runTool(3000)], middleware: [toolMemoryMiddleware({ ...OPTS })] })
+    // windowCalls 0: each result is offered the call after the model read it.
+    const agent = createAgent({ model: new ScriptedChatModel(script, log), tools: [runTool(3000)], middleware: [toolMemoryMiddleware({ ...OPTS, windowCalls: 0 })] })
     const out = await agent.invoke(user('run, then look back'), thread('recall'))
     const n = Number(asked.id.slice(1))
     expect(toolMsg(out.messages, 'r1').content).toBe(output(n, 3000 + n))
@@ -162,16 +162,17 @@ describe('a result the model keeps quoting stays in full', () => {
 describe('the horizon adapts to the conversation', () => {
   const text = (tag, chars) => `${tag}: lorem ipsum dolor sit amet\n`.repeat(Math.ceil(chars / 28)).slice(0, chars)
   const exchange = (id, content) => [new AIMessage({ content: '', tool_calls: [{ id, name: 'read', args: {}, type: 'tool_call' }] }), new ToolMessage({ content, tool_call_id: id, name: 'read' })]
-  // At the turn boundary the kept result b lies after a: compacting a rewrites b's 20,000 cached chars.
+  // At the turn boundary the kept result b lies after a: compacting a rewrites b's 40,000 cached chars.
   const history = (earlierCalls) => [
     new HumanMessage('one'),
     ...Array.from({ length: earlierCalls }, (_, i) => exchange(`t${i}`, 'ok')).flat(),
     ...exchange('a', text('a', 20000)),
-    ...exchange('b', text('b', 20000)),
+    ...exchange('b', text('b', 40000)),
     new AIMessage('answer'),
     new HumanMessage('two'),
   ]
-  const OPTS = { compactAfter: 'turn', keepLastN: 1, windowCalls: Infinity, quotedCalls: 0 }
+  // Without the budget (maxExtraCost Infinity), which has its own tests: this one is about the horizon.
+  const OPTS = { compactAfter: 'turn', keepLastN: 1, windowCalls: Infinity, quotedCalls: 0, maxExtraCost: Infinity }
   const isCompacted = (out, input) => toolMsg(out, 'a') !== toolMsg(input, 'a')
 
   test("'auto': a deep rewrite waits in a young conversation and pays in one that has run 40 calls", async () => {
@@ -185,21 +186,22 @@ describe('the horizon adapts to the conversation', () => {
 })
 
 describe('never worse than doing nothing', () => {
-  const pageTool = () => tool(async ({ n }) => `page ${n}\n` + 'a line of the page\n'.repeat(30), { name: 'get_page', description: 'A page.', schema: z.object({ n: z.number() }) })
+  // Pages smaller than twice their note: compacting one could never pay.
+  const pageTool = () => tool(async ({ n }) => `page ${n}\n` + 'a line of the page\n'.repeat(8), { name: 'get_page', description: 'A page.', schema: z.object({ n: z.number() }) })
   const script = () => [...Array.from({ length: 5 }, (_, n) => () => new AIMessage({ content: '', tool_calls: [{ id: `p${n}`, name: 'get_page', args: { n }, type: 'tool_call' }] })), say('done')]
-  // What a provider receives: the tool definitions and every message's text.
-  const request = (call) => JSON.stringify([call.tools.map((t) => convertToOpenAITool(t)), call.messages.map((m) => [m.type, m.tool_call_id, textOf(m.content)])])
+  // What a provider receives of the messages: every message's text.
+  const messagesOf = (call) => JSON.stringify(call.messages.map((m) => [m.type, m.tool_call_id, textOf(m.content)]))
 
-  test('a short conversation where nothing pays sends exactly the requests it sends without the middleware', async () => {
+  test('a short conversation where nothing pays sends the messages it sends without the middleware, and the recall tool', async () => {
     const plainLog = { calls: [] }
     await createAgent({ model: new ScriptedChatModel(script(), plainLog), tools: [pageTool()] }).invoke(user('read'), thread('plain'))
     const log = { calls: [] }
     await createAgent({ model: new ScriptedChatModel(script(), log), tools: [pageTool()], middleware: [toolMemoryMiddleware()] }).invoke(user('read'), thread('short'))
     expect(log.calls).toHaveLength(plainLog.calls.length)
     log.calls.forEach((call, k) => {
-      // No recall tool schema riding on any request, and no rewrite: the same bytes, so the same price.
-      expect(toolNames(call)).toEqual(['get_page'])
-      expect(request(call)).toBe(request(plainLog.calls[k]))
+      // No rewrite: the same messages; the one fixed cost is the recall tool's definition, on every request.
+      expect(toolNames(call)).toEqual(['get_page', 'recall_tool_result'])
+      expect(messagesOf(call)).toBe(messagesOf(plainLog.calls[k]))
     })
   })
 })

@@ -13,7 +13,7 @@ const HEADER = '[symfonic.tool_memory v2]'
 const NOTE_HEADER = '[symfonic.tool_memory v1]'
 // Fixed options, so these tests do not move when the benchmark retunes DEFAULTS.
 // windowCalls Infinity: results up to sizeChars are never compacted (masking has its own tests).
-const SEEN = { compactAfter: 'seen', keepLastN: 0, sizeChars: 8000, evictChars: 80000, horizonCalls: 4, recallAnswers: 'note', windowCalls: Infinity, quotedCalls: 0 }
+const SEEN = { compactAfter: 'seen', keepLastN: 0, sizeChars: 8000, evictChars: 80000, horizonCalls: 4, recallAnswers: 'note', windowCalls: Infinity, quotedCalls: 0, maxExtraCost: Infinity }
 
 function text(tag, chars) {
   const line = `${tag}: lorem ipsum dolor sit amet ${'x'.repeat(40)}\n`

@@ -479,13 +479,13 @@ describe('toolPaletteMiddleware in createAgent', () => {
       const { list, ran } = makeTools()
       const mine = list.filter((t) => t.name !== 'recall_tool_result')
       const palette = toolPaletteMiddleware({ roleTools: { action: ['search'] } })
-      // Every result is compacted at once, so the recall tool is bound from the second call on.
+      // The memory middleware binds its recall tool on every call.
       const memory = toolMemoryMiddleware({ sizeChars: 0, evictChars: 0 })
       const middleware = order === 'palette first' ? [palette, memory] : [memory, palette]
       const { model, agent } = agentWith([[['search'], ['delete_repo']], 'done'], middleware, mine)
       const result = await ask(agent)
       // the memory middleware's recall tool survives the palette; nothing else hidden is bound
-      expect(model.bound[0].names).toEqual(['search'])
+      expect(model.bound[0].names).toEqual(['search', 'recall_tool_result'])
       expect(model.bound[1].names).toEqual(['search', 'recall_tool_result'])
       expect(ran).toEqual(['search'])
       expect(toolMessages(result).map((m) => m.status ?? 'success')).toEqual(['success', 'error'])

@@ -92,16 +92,25 @@ export interface CompactOptions {
   windowCalls?: number
   /**
    * A result the model's own messages of the last this many calls quote (a distinctive token it uses for
-   * the first time and could only have read there) stays in full. 0: no such exception. Default 1.
+   * the first time and could only have read there) waits, in full, before it is offered. 0: no wait (a
+   * quoted result still counts as likelier to be recalled). Default 0 (breakpoint) / 1 (prefix).
    */
   quotedCalls?: number
   /**
-   * Later calls over which a rewrite of the cached prefix (and the expected recalls of what it compacts)
-   * must be repaid: eligible results wait, and are batched, until compacting them pays within the horizon.
-   * `'auto'`: as many calls as the conversation has made so far (at least 4). `Infinity`: always compact
-   * at once. Default `'auto'`.
+   * Later calls over which compacting a result (the rewrite of the cached prefix, and the recalls it is
+   * expected to cause) must be repaid; a result that does not pay stays in full. `'auto'`: as many calls
+   * as the conversation has made so far, at least 16. `Infinity`: compact whatever is offered, as the
+   * budget allows. Default `'auto'`.
    */
   horizonCalls?: number | 'auto'
+  /**
+   * The budget: a rewrite happens only while the conversation so far (the recall tool's definition and
+   * the recall round-trips included) costs at most (1 + maxExtraCost) × what it would cost without
+   * compaction (or that plus the recall tool's definition, when more), or when the next call repays it.
+   * Priced with `pricing` and the cache model, from the message list alone. `Infinity`: no budget.
+   * Default 0.01.
+   */
+  maxExtraCost?: number
   /** The cache's price multipliers; default per `cacheModel`. */
   pricing?: CachePricing
   /**
@@ -273,8 +282,8 @@ export type ToolMemoryMiddleware = AgentMiddleware<undefined, undefined, unknown
 
 /**
  * `createAgent` middleware: compacts in `wrapModelCall`, so the model sees stubs and
- * notes while the state keeps the originals, and registers `recall_tool_result`, which
- * joins the tool list with the first compacted result and stays, identical, from then on.
+ * notes while the state keeps the originals, and registers `recall_tool_result`, bound on
+ * every call from the first, so that compaction never changes the cached tool block.
  */
 export declare function toolMemoryMiddleware(options?: ToolMemoryOptions): ToolMemoryMiddleware
 /**
@@ -347,6 +356,7 @@ export interface CompactDefaults {
   windowCalls: number
   quotedCalls: number
   horizonCalls: number | 'auto'
+  maxExtraCost: number
 }
 
 /** The defaults per cache model, chosen by `npm run bench:context`. */

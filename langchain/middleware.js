@@ -1,8 +1,8 @@
 'use strict'
 // `toolMemoryMiddleware`: tool-result memory for `createAgent`. Each model
 // call sees the history compacted by the policy of the wrapped model's cache
-// style; the recall tool is bound from the first call whose history holds a
-// compacted result (binding it earlier would only lengthen every request).
+// style; the recall tool is bound on every call, so the cached tool block
+// never changes mid-conversation.
 
 const { Ledger } = require('../index.js')
 const { resolveOptions, namespaceResolver, TOOL_MEMORY_KEYS } = require('./options.js')
@@ -55,9 +55,7 @@ function setup(options, fn) {
 
 /**
  * createAgent middleware: compaction in wrapModelCall, and the recall tool,
- * bound from the first request that has something compacted on (until then
- * its schema would only add to every request; policy.js prices the one
- * rewrite its arrival costs).
+ * bound on every request (its definition is priced in the policy's budget).
  */
 function toolMemoryMiddleware(options) {
   const { createMiddleware } = require('langchain')
@@ -72,11 +70,15 @@ function toolMemoryMiddleware(options) {
     wrapModelCall: async (request, handler) => {
       const policy = policies[o.cacheModel ?? cachedCacheModelFor(request.model)]
       const tools = Array.isArray(request.tools) ? request.tools : []
-      let prefixChars = systemChars(request)
-      for (const t of tools) if (!isRecall(t)) prefixChars += toolChars(t)
-      const env = { lateRecall: true, prefixChars, recallToolChars: recallChars }
-      const { messages, recallBound } = await compact(request.messages, ledger, policy, nsOf(request.runtime), env)
-      return handler({ ...request, messages, tools: recallBound ? tools : tools.filter((t) => !isRecall(t)) })
+      let others = 0
+      let recall = 0
+      for (const t of tools) {
+        if (isRecall(t)) recall = recallChars
+        else others += toolChars(t)
+      }
+      const env = { toolChars: others, systemChars: systemChars(request), recallToolChars: recall }
+      const { messages } = await compact(request.messages, ledger, policy, nsOf(request.runtime), env)
+      return handler({ ...request, messages })
     },
     wrapToolCall:
       o.offload === true

@@ -24,21 +24,24 @@ const RECALL_TOOL_NAME = 'recall_tool_result'
  *   compacted (Infinity: only results over sizeChars are).
  * - quotedCalls: a result the model's own messages of the last this many
  *   calls quote stays in full (0: no such exception).
- * - horizonCalls: later calls over which a rewrite must repay its cache miss;
- *   'auto': as many as the conversation has made so far.
+ * - horizonCalls: later calls over which compacting a result must repay its
+ *   cache miss and the recalls it is expected to cause; 'auto': as many as
+ *   the conversation has made so far.
+ * - maxExtraCost: a rewrite happens only while the conversation so far costs
+ *   at most (1 + maxExtraCost) × what it would cost without compaction.
  */
 const DEFAULTS = {
   // Anthropic-style: cache entries end where earlier requests ended, or at a cache_control mark.
-  breakpoint: { compactAfter: 'seen', keepLastN: 0, sizeChars: 4000, evictChars: 80000, evictPreviewChars: 2000, recallAnswers: 'note', windowCalls: 0, quotedCalls: 1, horizonCalls: 'auto' },
+  breakpoint: { compactAfter: 'seen', keepLastN: 0, sizeChars: 4000, evictChars: 80000, evictPreviewChars: 2000, recallAnswers: 'note', windowCalls: 0, quotedCalls: 0, horizonCalls: 'auto', maxExtraCost: 0.01 },
   // OpenAI-style: any shared prefix is cached, in 128-token blocks.
-  prefix: { compactAfter: 'seen', keepLastN: 0, sizeChars: 2000, evictChars: 80000, evictPreviewChars: 2000, recallAnswers: 'note', windowCalls: 0, quotedCalls: 1, horizonCalls: 'auto' },
+  prefix: { compactAfter: 'seen', keepLastN: 0, sizeChars: 2000, evictChars: 80000, evictPreviewChars: 2000, recallAnswers: 'note', windowCalls: 0, quotedCalls: 1, horizonCalls: 'auto', maxExtraCost: 0.01 },
 }
 
 const COMPACT_AFTER = ['seen', 'turn', 'arrival']
 const RECALL_ANSWERS = ['note', 'keep', 'stub']
 const COMPACT_KEYS = [
   'cacheModel', 'compactAfter', 'keepLastN', 'sizeChars', 'evictChars', 'evictPreviewChars',
-  'exemptTools', 'perTool', 'recallAnswers', 'windowCalls', 'quotedCalls', 'horizonCalls', 'pricing', 'cacheMarks', 'namespace', 'logger', 'onEvent',
+  'exemptTools', 'perTool', 'recallAnswers', 'windowCalls', 'quotedCalls', 'horizonCalls', 'maxExtraCost', 'pricing', 'cacheMarks', 'namespace', 'logger', 'onEvent',
 ]
 // toolMemoryMiddleware and toolMemoryPreModelHook take a ledger too.
 const TOOL_MEMORY_KEYS = [...COMPACT_KEYS, 'ledger', 'offload', 'recallMaxChars']
@@ -88,6 +91,12 @@ function resolveHorizon(fn, v) {
   throw fail(fn, "horizonCalls must be a non-negative number, Infinity or 'auto'", v)
 }
 
+// A non-negative fraction, or Infinity (no bound).
+function checkFraction(fn, name, v) {
+  if (typeof v === 'number' && v >= 0) return v
+  throw fail(fn, `${name} must be a non-negative number (0.01: at most 1 % more) or Infinity`, v)
+}
+
 const resolveCacheMarks = (fn, v) => (v === undefined ? true : checkBoolean(fn, 'cacheMarks', v))
 
 /**
@@ -126,6 +135,7 @@ function resolveOptions(options, fn = 'compactToolMessages(messages, ledger, opt
     windowCalls: checkCount(fn, 'windowCalls', o.windowCalls ?? d.windowCalls, true),
     quotedCalls: checkCount(fn, 'quotedCalls', o.quotedCalls ?? d.quotedCalls, true),
     horizonCalls: resolveHorizon(fn, o.horizonCalls ?? d.horizonCalls),
+    maxExtraCost: checkFraction(fn, 'maxExtraCost', o.maxExtraCost ?? d.maxExtraCost),
     pricing: resolvePricing(fn, o.pricing, cacheModel),
     exemptTools: exempt,
     perTool,

@@ -14,39 +14,36 @@ const { RECALL_TOOL_NAME, namespaceResolver } = require('./options.js')
 const { cacheFor, recordOnce } = require('./compact.js')
 const { unknownArguments } = require('../lib/recall-args.js')
 
-// What the model reads on every request (issue 27 measures it): one clear
-// line per argument, as short as they can be; docs/recall.md has the rest.
+// What the model reads on every request: the recall tool is bound from the
+// first call, so its definition rides on all of them. The stubs and notes say
+// how to call it; docs/recall.md has the rest.
 function recallDescription(maxChars) {
-  return [
-    `Read back a tool result that was replaced by a stub (mem_id trm_...). Answer from the stub when you can; else ask only for what you need.`,
-    `Answers are capped at ${maxChars} chars and say how to continue; errors come back as [recall: ...] text to fix and retry.`,
-    `A note naming earlier arguments stands for an answer already read: repeat the call to see it again.`,
-  ].join(' ')
+  return `Read back a compacted tool result as its stub or note shows; answers are capped at ${maxChars} chars.`
 }
 
-// Model-facing arguments. The JSON schema the model sees is typed (via meta), but
-// parsing accepts any value, so that a wrong type gets a structured answer from
-// the tool instead of LangChain throwing a schema exception at the agent.
-const anyArg = (type, description, more) => z.unknown().optional().meta({ type, description, ...more })
+// Model-facing arguments, typed for the model and terse (no descriptions, no
+// $schema). Parsing accepts any value, so that a wrong type gets a structured
+// answer from the tool instead of LangChain throwing a schema exception at the agent.
+const anyArg = (type) => z.unknown().optional().meta({ type })
 const RECALL_SCHEMA = z
   .object({
-    mem_id: anyArg('string', 'The trm_... id from the stub.'),
-    json_path: anyArg('string', 'JSONPath into a JSON result, e.g. $.rows[0].price or $.rows[*].id.'),
-    pattern: anyArg('string', 'Regex; returns the matching lines as N:line, like grep -n.'),
-    ignore_case: anyArg('boolean', 'Case-insensitive pattern or query.'),
-    context: anyArg('integer', 'Lines of context around each pattern match.'),
-    lines: anyArg('string', 'Line range, e.g. "120-180", "120" or "120-"; with pattern or query, the lines searched.'),
-    query: anyArg('string', 'Substring; returns text around the first matches.'),
-    offset: anyArg('integer', 'Start of a character range.'),
-    max_chars: anyArg('integer', 'Length of a character range.'),
-    format: anyArg('string', '"full" for the whole result; default "summary" (the stub).', { enum: ['summary', 'full'] }),
-    // Answer forms. Unknown argument names are kept (loose), so the tool can name them.
-    count_only: anyArg('boolean', 'With pattern or query: the count alone.'),
-    paths: anyArg('boolean', 'With json_path: [path, value] pairs (RFC 9535 Normalized Paths).'),
-    raw: anyArg('boolean', 'JSON and lines exactly as written (default: compact JSON, numbered lines).'),
+    mem_id: anyArg('string'),
+    json_path: anyArg('string'),
+    pattern: anyArg('string'),
+    ignore_case: anyArg('boolean'),
+    context: anyArg('integer'),
+    lines: anyArg('string'),
+    query: anyArg('string'),
+    offset: anyArg('integer'),
+    max_chars: anyArg('integer'),
+    format: anyArg('string'),
+    count_only: anyArg('boolean'),
+    paths: anyArg('boolean'),
+    raw: anyArg('boolean'),
   })
+  // Unknown argument names are kept (loose), so the tool can name them in its answer.
   .loose()
-  .meta({ required: ['mem_id'], additionalProperties: false })
+  .meta({ required: ['mem_id'], additionalProperties: false, $schema: undefined })
 
 function runtimeState(runtime) {
   if (runtime == null || typeof runtime !== 'object') return undefined

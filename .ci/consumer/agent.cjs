@@ -57,8 +57,8 @@ async function main() {
   const byId = (id) => out.messages.find((m) => m.tool_call_id === id)
   assert.equal(byId('r1').content, '308.5')
   assert.match(byId('x1').content, /not in the tool palette/)
-  // The recall tool is bound from the first call after a result was compacted.
-  assert.deepEqual(seen[0].tools.sort(), ['get_catalog'])
+  // The recall tool is bound on every call, from the first: the cached tool block never changes.
+  assert.deepEqual(seen[0].tools.sort(), ['get_catalog', 'recall_tool_result'])
   assert.deepEqual(seen[1].tools.sort(), ['get_catalog', 'recall_tool_result'])
   assert.ok(seen[1].messages.find((m) => m.tool_call_id === 'c1').content.startsWith('[symfonic.tool_memory v2]'))
   assert.match(await recall(ledger, 'trm_000000000000'), /^\[tool_memory not found: trm_000000000000 in the default namespace\]/)

@@ -198,7 +198,7 @@ function recordedTools(conv, driver) {
         if (!driver.payloads.has(id)) throw new Error(`${conv.name}: no recorded output for ${name} call ${id}`)
         return driver.payloads.get(id)
       },
-      { name, description: `${name} (recorded)`, schema: z.object(Object.fromEntries([...keys].map((k) => [k, z.any()]))) },
+      { name, description: `${name} (recorded)`, schema: z.object(Object.fromEntries([...keys].map((k) => [k, z.unknown().optional()]))) },
     ),
   )
 }

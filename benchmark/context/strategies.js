@@ -9,6 +9,7 @@
 //                     chars become stubs, and recall_tool_result joins the tool
 //                     list only once something has been compacted.
 //   ours            - toolMemoryMiddleware with its defaults for the cache model.
+// and recallToolOnly (no compaction, the recall tool bound), for its fixed cost.
 
 const { createMiddleware, contextEditingMiddleware } = require('langchain')
 
@@ -33,7 +34,7 @@ const contextEditing = {
 // 'arrival', no cost model), recall answers compacted like any result, no
 // cache marks (the 'prefix' policy), and the recall tool hidden until
 // compaction starts.
-const PYTHON_OPTIONS = { keepLastN: 1, sizeChars: 8000, evictChars: Infinity, compactAfter: 'arrival', windowCalls: Infinity, quotedCalls: 0, recallAnswers: 'stub', horizonCalls: Infinity, cacheModel: 'prefix' }
+const PYTHON_OPTIONS = { keepLastN: 1, sizeChars: 8000, evictChars: Infinity, compactAfter: 'arrival', windowCalls: Infinity, quotedCalls: 0, recallAnswers: 'stub', horizonCalls: Infinity, maxExtraCost: Infinity, cacheModel: 'prefix' }
 const python = {
   name: 'python',
   label: 'per-iteration compaction (Python 9.12 as shipped)',
@@ -66,23 +67,15 @@ function ours(cacheModel, options = {}, label) {
   }
 }
 
-// Ours with the recall tool bound on every request from the first (what the
-// middleware did before issue 27): the same policy through compactToolMessages,
-// which knows the tool is always there.
-function oursAlwaysBound(cacheModel) {
-  return {
-    name: `oursAlwaysBound:${cacheModel}`,
-    label: `ours, recall tool always bound (cacheModel ${cacheModel})`,
-    build: ({ appTools, threadId }) => {
-      const ledger = new memory.Ledger()
-      const recallTool = memory.createRecallToolResultTool(ledger)
-      const mw = createMiddleware({
-        name: 'OursAlwaysBound',
-        wrapModelCall: async (request, handler) => handler({ ...request, messages: await memory.compactToolMessages(request.messages, ledger, { cacheModel, namespace: threadId }) }),
-      })
-      return { tools: [...appTools, recallTool], middleware: [mw] }
-    },
-  }
+// No compaction, with the recall tool bound on every request: what the recall
+// tool's definition costs on its own (the middleware binds it from the first call).
+const recallToolOnly = {
+  name: 'recallToolOnly',
+  label: 'no compaction, recall_tool_result bound',
+  build: ({ appTools }) => ({ tools: [...appTools, memory.createRecallToolResultTool(new memory.Ledger())], middleware: [] }),
 }
 
-module.exports = { none, contextEditing, python, ours, oursAlwaysBound, memory, PYTHON_OPTIONS }
+/** Characters of the recall tool's definition as a provider receives it. */
+const recallToolChars = () => require('../../langchain/request-size.js').toolChars(memory.createRecallToolResultTool(new memory.Ledger()))
+
+module.exports = { recallToolChars, none, contextEditing, python, ours, recallToolOnly, memory, PYTHON_OPTIONS }
