@@ -396,8 +396,9 @@ describe('the recall tool on its own', () => {
     expect(types).toEqual({ mem_id: 'string', json_path: 'string', pattern: 'string', ignore_case: 'boolean', context: 'integer', lines: 'string', query: 'string', offset: 'integer', max_chars: 'integer', format: 'string', count_only: 'boolean', paths: 'boolean', raw: 'boolean' })
     expect(schema.required).toEqual(['mem_id'])
     expect(schema.$schema).toBeUndefined()
-    // The whole definition as a provider receives it: the stubs and notes say how to call.
-    expect(JSON.stringify(convertToOpenAITool(t)).length).toBeLessThanOrEqual(560)
+    // The whole definition as a provider receives it (13 typed arguments, no
+    // per-argument text): the stubs, notes and answers say how to call.
+    expect(JSON.stringify(convertToOpenAITool(t)).length).toBeLessThanOrEqual(640)
     expect(t.description).toContain('capped at 50000 chars')
     expect(createRecallToolResultTool(new Ledger(), { maxOutputChars: 8000 }).description).toContain('capped at 8000 chars')
     expect(() => createRecallToolResultTool(new Ledger(), { maxOutputChars: 0 })).toThrow(

@@ -65,8 +65,17 @@ describe('a factory passed without calling it is a TypeError when the agent is b
 
   test('called, each works as before', async () => {
     const ledger = new Ledger()
-    const agent = createAgent({ model: new ScriptedChatModel([say('done')]), tools: [createRecallToolResultTool(ledger)], middleware: [toolMemoryMiddleware({ ledger, logger: spyLogger() })] })
+    const agent = createAgent({ model: new ScriptedChatModel([say('done')]), tools: [exportTool], middleware: [toolMemoryMiddleware({ ledger, logger: spyLogger() })] })
     expect((await agent.invoke(user('go'), { configurable: { thread_id: 'called-1' } })).messages.at(-1).content).toBe('done')
+  })
+
+  test('a recall tool of the app beside the middleware is a TypeError naming the fix, and the model is never called', async () => {
+    const ledger = new Ledger()
+    const log = { calls: [] }
+    const agent = createAgent({ model: new ScriptedChatModel([say('done')], log), tools: [createRecallToolResultTool(ledger)], middleware: [toolMemoryMiddleware({ ledger, logger: spyLogger() })] })
+    const run = agent.invoke(user('go'), { configurable: { thread_id: 'called-2' } })
+    await expect(run).rejects.toThrow(/toolMemoryMiddleware\(options\) binds recall_tool_result itself: remove createRecallToolResultTool\(\.\.\.\) from createAgent's tools/)
+    expect(log.calls).toHaveLength(0)
   })
 })
 

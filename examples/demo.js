@@ -81,8 +81,8 @@ const measure = createMiddleware({
 })
 
 // --- The agent. toolMemoryMiddleware() needs no options: it registers
-// recall_tool_result (bound from the first call whose history holds a stub,
-// and in every call after it, so the cached prompt prefix changes once), uses
+// recall_tool_result (bound on every call, so the tool block, the front of
+// the cached prompt prefix, never changes), uses
 // the thread id as the ledger namespace, and picks its compaction defaults
 // from the model's cache style.
 const agent = createAgent({
@@ -132,11 +132,9 @@ async function main() {
   })
   console.log(`\nover ${model.calls.length} calls the model was sent ${kb(sumWith)} characters instead of ${kb(sumWithout)} (${(sumWithout / sumWith).toFixed(0)}x less)`)
   const bound = model.calls.map((c, i) => (c.tools.includes('recall_tool_result') ? i + 1 : null)).filter((i) => i !== null)
-  const from = bound[0]
-  const steady = from !== undefined && bound.length === model.calls.length - from + 1
   console.log(
-    steady
-      ? `recall_tool_result was bound from call ${from}, the first whose history held a stub, to the last call`
+    bound.length === model.calls.length
+      ? `recall_tool_result was in the tool list of all ${bound.length} calls (the tool block never changes)`
       : `recall_tool_result was bound in calls ${bound.join(', ') || 'none'}`,
   )
 

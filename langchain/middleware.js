@@ -73,6 +73,7 @@ function toolMemoryMiddleware(options) {
       let others = 0
       let recall = 0
       for (const t of tools) {
+        if (t !== recallTool && t && t.name === RECALL_TOOL_NAME) throw duplicateRecallTool()
         if (isRecall(t)) recall = recallChars
         else others += toolChars(t)
       }
@@ -86,6 +87,14 @@ function toolMemoryMiddleware(options) {
         : undefined,
   })
   return refuseAsHook(middleware)
+}
+
+// A second recall_tool_result (the app's own) would shadow the middleware's,
+// which serves this middleware's ledger, namespace and cap.
+function duplicateRecallTool() {
+  return new TypeError(
+    `toolMemoryMiddleware(options) binds ${RECALL_TOOL_NAME} itself: remove createRecallToolResultTool(...) from createAgent's tools (pass recallMaxChars to the middleware for another cap)`,
+  )
 }
 
 module.exports = { toolMemoryMiddleware, setup }
