@@ -8,6 +8,7 @@ const { execFile } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
+const hooks = require('./support/hooks.js')
 const { Ledger, recall } = require('..')
 
 const CHILD = path.join(__dirname, 'support', 'redis-child.js')
@@ -112,6 +113,7 @@ describe('replicas: several processes on one Redis', () => {
   })
 
   test('a different result under an id another replica holds is refused', async () => {
+    const { Ledger } = hooks.load()
     const a = new Ledger({ store: url })
     const b = new Ledger({ store: url })
     a.__forceMemIdForTest('trm_cccccccccccc')

@@ -11,7 +11,7 @@ const path = require('node:path')
 const { execFileSync } = require('node:child_process')
 const { Ledger } = require('..')
 const { compactToolMessages } = require('../langchain')
-const binding = require('../lib/native.js')
+const hooks = require('./support/hooks.js')
 const { AIMessage, HumanMessage, ToolMessage } = require('@langchain/core/messages')
 
 const DIR = path.join(__dirname, '..', 'fixtures', 'payloads')
@@ -146,7 +146,7 @@ describe('stubs recorded as v1 stay v1', () => {
     const q = (s) => `'${s.replace(/'/g, "''")}'`
     const row = { ...h, stub: v1(200), schema: 'text: lines=217', summary: `read_log: text result, first line: ${content.split('\n')[0]}`, preview: head(200) }
     // Sealed as the store seals what it writes: the row reads back as sound, not as an edit.
-    const seal = binding.__rowSealForTest(row, false)
+    const seal = hooks.load().binding.__rowSealForTest(row, false)
     sql(db, `UPDATE entries SET stub = ${q(row.stub)}, schema = ${q(row.schema)}, summary = ${q(row.summary)}, preview = ${q(row.preview)}, seal = ${q(seal)} WHERE mem_id = '${h.memId}'`)
     await first.close()
 

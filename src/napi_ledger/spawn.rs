@@ -1,8 +1,8 @@
-//! Promises settled by the store runtime: a ledger with a store runs each
-//! call as a future on `core::runtime` (never on the libuv pool, whose four
-//! threads a hung store would hold) and settles a deferred promise on the JS
-//! thread when it ends. Warnings the stores queued (configuration gaps) are
-//! handed to `process.emitWarning` there too.
+//! Promises settled by the runtime: every async call of a ledger is a future
+//! on `core::runtime` (never on the libuv pool, whose four threads a hung
+//! store would hold), which settles a deferred promise on the JS thread when
+//! it ends. Warnings the stores queued (configuration gaps) are handed to
+//! `process.emitWarning` there too.
 
 use std::future::Future;
 
@@ -43,7 +43,7 @@ where
 }
 
 /// A promise rejected with `e` (for an async method called on a closed
-/// ledger, or with an argument the binding refuses).
+/// ledger, or with content refused by its size).
 pub(crate) fn rejected<'env>(env: &'env Env, e: Error<Code>) -> JsResult<Object<'env>> {
     spawn(env, async move { Err::<(), _>(e) }, |_, ()| Ok(()))
 }

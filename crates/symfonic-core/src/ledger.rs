@@ -1,13 +1,13 @@
 //! The ledger: archived tool results keyed by (namespace, mem id), bounded by
 //! payload bytes with least-recently-used eviction. The lock is held only to
 //! look up or insert an `Arc<Entry>`; analysis and slicing run outside it, so
-//! concurrent async fetches on the libuv pool do not serialise.
+//! concurrent calls do not serialise.
 //!
-//! With a store below (`backing`), every call that may reach the store has an
-//! async form (`*_async`) run on the store runtime (`crate::runtime`) and
-//! bounded end to end by the ledger's `timeout`; the sync forms of such a
-//! ledger wait for the async ones (for tests, and for a store in memory).
-//! A ledger without a store never touches the runtime.
+//! Every call has an async form (`*_async`), run on the runtime
+//! (`crate::runtime`); with a store below (`backing`), it is bounded end to
+//! end by the ledger's `timeout`. The sync forms run on the calling thread,
+//! and with a store wait for the async ones (for tests, and for a store in
+//! memory).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -164,6 +164,7 @@ pub struct Shared {
     /// When the last sweep ran (Unix ms).
     last_sweep: AtomicU64,
     /// Test hook: the id every record gets instead of its hash (see `force_mem_id`).
+    #[cfg(any(test, feature = "test-hooks"))]
     forced_id: Mutex<Option<String>>,
     /// `close` was called: new calls are refused where they start (the JS
     /// boundary, the sync API).
@@ -251,6 +252,7 @@ impl Ledger {
                 ttl_ms,
                 timeout: DEFAULT_TIMEOUT,
                 last_sweep: AtomicU64::new(now_ms()),
+                #[cfg(any(test, feature = "test-hooks"))]
                 forced_id: Mutex::new(None),
                 closing: AtomicBool::new(false),
                 closed: AtomicBool::new(false),
@@ -261,10 +263,10 @@ impl Ledger {
         }
     }
 
-    /// Internal, for tests only: gives every following record the id `mem_id`
-    /// (`None` restores hashing), which is how the collision refusal is reached
-    /// without finding two payloads whose 48-bit ids collide.
-    #[doc(hidden)]
+    /// Test hook (cargo feature `test-hooks`): gives every following record
+    /// the id `mem_id` (`None` restores hashing), which is how the collision
+    /// refusal is reached without finding two payloads whose 48-bit ids collide.
+    #[cfg(any(test, feature = "test-hooks"))]
     pub fn force_mem_id(&self, mem_id: Option<String>) {
         *self.forced_id.lock().unwrap_or_else(|e| e.into_inner()) = mem_id;
     }
@@ -285,12 +287,17 @@ impl Ledger {
         if !self.mark_closed() {
             return Ok(());
         }
+        self.shut().await
+    }
+
+    /// The rest of [`close`](Self::close) once [`mark_closed`](Shared::mark_closed)
+    /// returned true.
+    pub async fn shut(&self) -> Result<(), StoreError> {
         // The calls admitted before it end first (each within its own bound),
         // then the core refuses, then what is still in flight ends.
         self.until_zero(&self.admitted).await;
         self.closed.store(true, Ordering::SeqCst);
         self.until_zero(&self.in_flight).await;
-        // What they admitted meanwhile goes too.
         self.forget_in_memory();
         match &self.backing {
             Some(b) => b.close().await,
@@ -334,20 +341,10 @@ impl Shared {
         self.backing.as_ref().is_none_or(Backing::in_memory)
     }
 
-    /// The part of `close` that waits on nothing: later calls fail, the
-    /// in-memory entries are freed. False if it was closed already.
+    /// The part of `close` that waits on nothing: later calls are refused.
+    /// False if it was closed already.
     pub fn mark_closed(&self) -> bool {
-        if self.closing.swap(true, Ordering::SeqCst) {
-            return false;
-        }
-        self.forget_in_memory();
-        true
-    }
-
-    /// `close` with nothing to wait for (no store): the core refuses at once.
-    pub fn close_now(&self) {
-        self.mark_closed();
-        self.closed.store(true, Ordering::SeqCst);
+        !self.closing.swap(true, Ordering::SeqCst)
     }
 
     /// Whether `close` was called: new calls are refused.
@@ -379,9 +376,17 @@ impl Shared {
         }
     }
 
-    /// A new deadline: the ledger's bound from now.
+    /// A new deadline: the ledger's bound from now (none without a store).
     pub fn deadline(&self) -> Deadline {
-        Deadline::after(self.timeout)
+        self.deadline_since(std::time::Instant::now())
+    }
+
+    /// The deadline of a call that started at `start`.
+    pub fn deadline_since(&self, start: std::time::Instant) -> Deadline {
+        if self.backing.is_none() {
+            return Deadline::none();
+        }
+        Deadline::since(start, self.timeout)
     }
 
     fn lock(&self) -> Locked<'_> {
@@ -390,8 +395,12 @@ impl Shared {
         Locked(Some(self.lru.lock().unwrap_or_else(|e| e.into_inner())))
     }
 
+    /// The id a test forced on every record, if any (never in a release build).
     fn forced(&self) -> Option<String> {
-        self.forced_id.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        #[cfg(any(test, feature = "test-hooks"))]
+        return self.forced_id.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        #[cfg(not(any(test, feature = "test-hooks")))]
+        None
     }
 
     fn expiry(&self, ttl: Ttl, now: u64) -> Option<u64> {
