@@ -323,10 +323,11 @@ export interface RecordInput {
    * The result: a string (kept exactly, lone surrogates included), or a Buffer
    * of UTF-8 (read without a JS string in between; invalid sequences become U+FFFD).
    * At most 4,000,000,000 bytes of UTF-8 (a longer Buffer is refused by its
-   * length, before it is copied). It is copied once, when its record
-   * starts: at the call, or, when the ledger's records in flight weigh a
-   * quarter of `maxBytes` already, once its turn comes. A Buffer must not
-   * be modified until the record settles (one detached or resized before
+   * length, before it is read). A string is copied when its record starts
+   * (at the call, or, when the ledger's records in flight weigh a quarter
+   * of `maxBytes` already, once its turn comes); a Buffer is read off the
+   * JS thread as the record runs: it must not be modified, detached or
+   * transferred until the record settles (one resized or detached before
    * its turn rejects the record with a `TypeError`).
    */
   content: string | Buffer

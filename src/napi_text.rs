@@ -6,23 +6,24 @@
 use napi::bindgen_prelude::*;
 
 use symfonic_core::ledger::{check_content_len, LedgerError};
-use symfonic_core::text::Payload;
+use symfonic_core::text::{Payload, Shared};
 use symfonic_core::transcode;
 use symfonic_core::wtf8::Wtf8Buf;
 
-/// A payload given to `record`, copied into Rust by [`Content::payload`]
-/// within the call: the one copy the JS thread makes (a Buffer's bytes, a
-/// string's UTF-16 units), into a spare buffer whose pages are mapped
-/// (`transcode::spare`). Turning it into its stored form is
-/// `Payload::settle`'s work, off the JS thread for an async `record`.
+/// A payload given to `record`, taken by [`Content::payload`] within the
+/// call: a Buffer is kept alive and read where the record is settled; a
+/// string's UTF-16 units are copied, the one copy the JS thread makes, into
+/// a spare buffer whose pages are mapped (`transcode::spare`). Turning it
+/// into its stored form is `Payload::settle`'s work, off the JS thread for
+/// an async `record`.
 pub struct Content {
     env: sys::napi_env,
     value: sys::napi_value,
 }
 
 impl Content {
-    /// The payload, copied now; or the refusal of a Buffer over
-    /// `MAX_CONTENT_BYTES`, by its length, before anything is copied.
+    /// The payload; or the refusal of a Buffer over `MAX_CONTENT_BYTES`, by
+    /// its length, before anything is read.
     pub(crate) fn payload(self) -> Result<std::result::Result<Payload, LedgerError>> {
         let (env, value) = (self.env, self.value);
         // SAFETY: `value` is an argument of the call still running.
@@ -32,9 +33,10 @@ impl Content {
             if let Err(e) = check_content_len(bytes.len()) {
                 return Ok(Err(e));
             }
-            let mut copy = transcode::spare::bytes(bytes.len());
-            copy.extend_from_slice(bytes);
-            return Ok(Ok(Payload::Bytes(copy)));
+            // A reference keeps it alive (released on the JS thread once
+            // dropped); the JS side must not change it until the record settles.
+            let buffer = unsafe { Buffer::from_napi_value(env, value)? };
+            return Ok(Ok(Payload::Shared(Shared(Box::new(buffer)))));
         }
         Ok(Ok(Payload::Utf16(unsafe { js_units(env, value)? })))
     }
@@ -128,7 +130,7 @@ impl FromNapiValue for ContentRef {
         // Sync by nature (an id is returned), with `record`'s transcoder.
         let units = unsafe { js_units(env, value)? };
         let bytes = transcode::from_utf16(&units).into_bytes();
-        transcode::spare::give_back_units(units);
+        transcode::spare::give_back(units);
         Ok(ContentRef(std::borrow::Cow::Owned(bytes)))
     }
 }
@@ -152,7 +154,7 @@ impl FromNapiValue for JsStr {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
         let units = unsafe { js_units(env, value)? };
         let text = transcode::from_utf16(&units).into_wtf8_buf();
-        transcode::spare::give_back_units(units);
+        transcode::spare::give_back(units);
         Ok(JsStr(text))
     }
 }

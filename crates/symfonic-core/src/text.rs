@@ -31,6 +31,18 @@ pub enum Payload {
     /// A Buffer's bytes, not yet validated as UTF-8 (unsettled; invalid
     /// sequences become U+FFFD).
     Bytes(Vec<u8>),
+    /// Bytes held elsewhere (a JS Buffer the binding keeps alive), copied
+    /// when settled, as `Bytes`.
+    Shared(Shared),
+}
+
+/// Bytes held elsewhere, readable from any thread until dropped.
+pub struct Shared(pub Box<dyn AsRef<[u8]> + Send + Sync>);
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Shared({} bytes)", (*self.0).as_ref().len())
+    }
 }
 
 impl Payload {
@@ -39,6 +51,7 @@ impl Payload {
         match self {
             Payload::Ascii(s) | Payload::Utf8(s) => s.len(),
             Payload::Wtf8(b) | Payload::Bytes(b) => b.len(),
+            Payload::Shared(b) => (*b.0).as_ref().len(),
             Payload::Utf16(u) => 2 * u.len(),
         }
     }
@@ -56,15 +69,11 @@ impl Payload {
             Payload::Wtf8(b) => Settled::Wtf8(b),
             Payload::Utf16(units) => {
                 let settled = transcode::from_utf16(&units);
-                transcode::spare::give_back_units(units);
+                transcode::spare::give_back(units);
                 settled
             }
-            Payload::Bytes(bytes) => {
-                // Copied out, so that the buffer the JS thread filled is kept.
-                let settled = transcode::from_utf8_lossy(bytes.as_slice().into());
-                transcode::spare::give_back_bytes(bytes);
-                settled
-            }
+            Payload::Bytes(bytes) => transcode::from_utf8_lossy(bytes),
+            Payload::Shared(b) => transcode::from_utf8_lossy((*b.0).as_ref().to_vec()),
         }
     }
 }
