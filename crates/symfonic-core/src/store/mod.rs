@@ -421,4 +421,4 @@ mod tests {
 }
 
 #[cfg(test)]
-mod ledger_tests;
+mod suite_tests;
