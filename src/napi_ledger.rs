@@ -276,7 +276,7 @@ impl Ledger {
     #[napi(catch_unwind)]
     pub fn record_sync(&self, env: Env, input: RecordInput) -> Result<ToolResultHandle, Code> {
         guard(|| {
-            if self.inner.is_closed() {
+            if self.inner.is_closing() {
                 return Err(closed_error("Ledger.recordSync(input)"));
             }
             let ttl = input.ttl_seconds.map_or(Ttl::Default, ttl);
@@ -370,7 +370,7 @@ impl Ledger {
         options: Option<FetchOptions>,
     ) -> Result<JsText, Code> {
         guard(|| {
-            if self.inner.is_closed() {
+            if self.inner.is_closing() {
                 return Err(closed_error("Ledger.fetchSync(memId, options)"));
             }
             let (spec, namespace) = fetch_spec(options);
@@ -454,8 +454,8 @@ impl ObjectFinalize for Ledger {
         if Arc::strong_count(&self.inner) == 1 {
             let inner = self.inner.clone();
             match symfonic_core::runtime::runtime() {
-                Ok(rt) => drop(rt.spawn_blocking(move || inner.forget_in_memory())),
-                Err(_) => inner.forget_in_memory(),
+                Ok(rt) => drop(rt.spawn_blocking(move || inner.forget_cached())),
+                Err(_) => inner.forget_cached(),
             }
         }
         Ok(())

@@ -170,7 +170,7 @@ pub struct Shared {
     /// boundary, the sync API).
     closing: AtomicBool,
     /// The calls admitted before `close` have ended: the core refuses too.
-    closed: AtomicBool,
+    shut: AtomicBool,
     /// Calls admitted at the JS boundary and not yet ended ([`Admitted`]).
     admitted: AtomicUsize,
     /// Async calls in flight: `close` waits for them before releasing the store.
@@ -221,7 +221,7 @@ impl Ledger {
     }
 
     /// A ledger over the store `spec` names, which starts opening now, in the
-    /// background (on the store runtime: nothing here waits for it). Calls
+    /// background (on the runtime: nothing here waits for it). Calls
     /// wait for the open within their own bound; a failed open is retried by
     /// the next call. See [`opened`](Self::opened).
     pub fn over(config: LedgerConfig, spec: StoreSpec, ttl_ms: Option<u64>, timeout: Duration) -> Self {
@@ -255,7 +255,7 @@ impl Ledger {
                 #[cfg(any(test, feature = "test-hooks"))]
                 forced_id: Mutex::new(None),
                 closing: AtomicBool::new(false),
-                closed: AtomicBool::new(false),
+                shut: AtomicBool::new(false),
                 admitted: AtomicUsize::new(0),
                 in_flight: AtomicUsize::new(0),
                 idle: Notify::new(),
@@ -296,9 +296,9 @@ impl Ledger {
         // The calls admitted before it end first (each within its own bound),
         // then the core refuses, then what is still in flight ends.
         self.until_zero(&self.admitted).await;
-        self.closed.store(true, Ordering::SeqCst);
+        self.shut.store(true, Ordering::SeqCst);
         self.until_zero(&self.in_flight).await;
-        self.forget_in_memory();
+        self.forget_cached();
         match &self.backing {
             Some(b) => b.close().await,
             None => Ok(()),
@@ -311,7 +311,7 @@ impl Ledger {
     pub fn admit(&self) -> Option<Admitted> {
         self.admitted.fetch_add(1, Ordering::SeqCst);
         let call = Admitted(self.shared.clone());
-        (!self.is_closed()).then_some(call)
+        (!self.is_closing()).then_some(call)
     }
 }
 
@@ -335,27 +335,21 @@ impl Shared {
         self.backing.is_some()
     }
 
-    /// Whether the store (if any) lives in this process's memory, so that a
-    /// call waits on nothing outside it (the sync API is then fine on the JS thread).
-    pub fn store_in_memory(&self) -> bool {
-        self.backing.as_ref().is_none_or(Backing::in_memory)
-    }
-
     /// The part of `close` that waits on nothing: later calls are refused.
     /// False if it was closed already.
     pub fn mark_closed(&self) -> bool {
         !self.closing.swap(true, Ordering::SeqCst)
     }
 
-    /// Whether `close` was called: new calls are refused.
-    pub fn is_closed(&self) -> bool {
+    /// Whether `close` was called: new calls are refused where they start.
+    pub fn is_closing(&self) -> bool {
         self.closing.load(Ordering::SeqCst)
     }
 
     /// Whether the core refuses calls: `close` was called and the calls
     /// admitted before it have ended.
     pub fn is_shut(&self) -> bool {
-        self.closed.load(Ordering::SeqCst)
+        self.shut.load(Ordering::SeqCst)
     }
 
     /// Counts an async call in flight, unless the ledger is closed.
@@ -441,11 +435,9 @@ impl Shared {
         self.lock().stats
     }
 
-    /// Drops every in-memory entry, leaving the store's rows alone: for a
-    /// ledger going away, so that its payloads are freed the way removed
-    /// entries are (off the calling thread when large), and the rest of it
-    /// (a store's connection) where it is dropped.
-    pub fn forget_in_memory(&self) {
+    /// Drops every entry the LRU holds, leaving the store's rows alone: for a
+    /// ledger going away (its store is released where the ledger is dropped).
+    pub fn forget_cached(&self) {
         self.lock().remove_where(|_, _| true);
     }
 }

@@ -31,7 +31,7 @@ pub fn runtime() -> Result<&'static Runtime, String> {
             .enable_io()
             .enable_time()
             .build()
-            .map_err(|e| format!("could not start the store runtime: {e}"))
+            .map_err(|e| format!("could not start the runtime: {e}"))
     })
     .as_ref()
     .map_err(Clone::clone)

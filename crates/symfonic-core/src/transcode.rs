@@ -101,7 +101,7 @@ const ASCII_BLOCK: usize = 1024;
 /// it is known to be ASCII (both vectorised); `None` at the first block that
 /// is not, before anything is allocated if that is the first. ASCII is the
 /// common case (JSON tool results), and this pass replaces the three of the
-/// general path: settling a 5 MB catalog took 0.37 ms against 0.95 ms.
+/// general path (a third of its time on a 5 MB catalog).
 fn ascii(units: &[u16]) -> Option<String> {
     if !is_ascii(&units[..units.len().min(ASCII_BLOCK)]) {
         return None;

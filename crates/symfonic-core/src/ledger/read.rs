@@ -106,16 +106,6 @@ impl Ledger {
         ))
     }
 
-    /// The live entry in memory, if any, without counting or reordering (never the store).
-    pub fn in_memory(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
-        let key: Key = (namespace.to_string(), mem_id.to_string());
-        let lru = self.lock();
-        lru.map
-            .get(&key)
-            .map(|s| s.entry.clone())
-            .filter(|e| !e.expired(now_ms()))
-    }
-
     /// [`find_async`](Self::find_async) for the sync API: memory only without a
     /// store, else waiting for the store.
     fn find(&self, namespace: &str, mem_id: &str, count: bool) -> Result<Found, StoreError> {

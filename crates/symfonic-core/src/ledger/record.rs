@@ -1,6 +1,6 @@
 //! Recording a result: the payload settled, analysed (its JSON index, id
 //! and code points at once), admitted under its id, and written through to
-//! the store when there is one (`record_async`, on the store runtime); the
+//! the store when there is one (`record_async`, on the runtime); the
 //! same result again is the same handle.
 
 use std::sync::Arc;
@@ -40,11 +40,10 @@ impl Ledger {
     /// [`record`](Self::record) with the entry's time to live. With a store,
     /// returns only once the store has the entry, and refuses an id the store
     /// holds for a different result (recorded by any process sharing it).
-    /// The content is settled first (transcoded, see [`Payload::settle`]):
-    /// for an async record this runs on the libuv pool, like the rest.
+    /// The content is settled first (transcoded, see [`Payload::settle`]).
     /// With a store, this waits for [`record_async`](Self::record_async).
     pub fn record_with(&self, req: RecordRequest, ttl: Ttl) -> Result<Handle, LedgerError> {
-        if self.is_closed() {
+        if self.is_closing() {
             return Err(LedgerError::Closed);
         }
         if self.backing.is_some() {

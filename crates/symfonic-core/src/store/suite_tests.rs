@@ -31,6 +31,10 @@ trait Backend {
     fn edit(&self, ns: &str, id: &str, edit: Edit);
     /// Makes every later operation fail (the table dropped, the server stopped).
     fn break_down(&mut self);
+    /// Whether the data outlives the store that holds it (not in memory).
+    fn lasting(&self) -> bool {
+        true
+    }
 }
 
 enum Edit {
@@ -53,6 +57,10 @@ impl Memory {
 impl Backend for Memory {
     fn open(&self) -> Arc<dyn Store> {
         self.0.clone()
+    }
+
+    fn lasting(&self) -> bool {
+        false
     }
 
     fn edit(&self, _: &str, id: &str, edit: Edit) {
@@ -410,7 +418,7 @@ fn entries_evicted_from_memory_are_reloaded(b: &mut dyn Backend) {
     assert!(l.stats().store_hits >= 30);
     assert!(l.stats().bytes <= 8_000 + 3_000);
     // Forgetting the memory keeps the store's rows.
-    l.forget_in_memory();
+    l.forget_cached();
     assert_eq!((l.stats().entries, l.stats().bytes), (0, 0));
     assert_eq!(l.fetch("ns", &handles[0].mem_id, &full()), "0 ".repeat(500));
 }
@@ -572,7 +580,7 @@ fn close_waits_for_the_calls_in_flight_then_refuses_every_call(b: &mut dyn Backe
     })
     .unwrap()
     .unwrap();
-    assert!(l.is_closed());
+    assert!(l.is_closing());
     assert!(matches!(
         l.record(req("after", "late".into())),
         Err(LedgerError::Closed)
@@ -581,7 +589,7 @@ fn close_waits_for_the_calls_in_flight_then_refuses_every_call(b: &mut dyn Backe
     assert_eq!(l.stats().entries, 0, "freed");
     // The entry reached the store before it closed (in memory, a closed
     // store is gone with its ledger).
-    if !b.open().in_memory() {
+    if b.lasting() {
         let other = ledger(b, usize::MAX, None);
         assert_eq!(other.fetch("ns", &h.mem_id, &full()), "x".repeat(100_000));
     }

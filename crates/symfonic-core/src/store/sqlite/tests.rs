@@ -209,7 +209,6 @@ fn a_write_lock_held_elsewhere_fails_writes_at_their_deadline_with_nothing_done(
 fn a_memory_database_is_private_and_works_like_a_file() {
     let a = block_on(SqliteStore::open_in_memory(d())).unwrap().unwrap();
     let b = block_on(SqliteStore::open_in_memory(d())).unwrap().unwrap();
-    assert!(a.in_memory());
     let h = handle("ns", "trm_000000000001", "c");
     assert_eq!(put(&a, &h, b"in memory", false, None), PutOutcome::Inserted);
     assert_eq!(
