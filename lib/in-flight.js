@@ -13,9 +13,12 @@
 
 const MIN_BUDGET = 16 * 2 ** 20
 
-/** What a payload weighs while it crosses: a string's UTF-16 copy, a Buffer's bytes. */
+/**
+ * What a record weighs while in flight: a string's UTF-16 copy and the UTF-8
+ * and index made of it (4 bytes a unit); a Buffer's copy and index (2 a byte).
+ */
 function weightOf(content) {
-  return typeof content === 'string' ? 2 * content.length : content.length
+  return typeof content === 'string' ? 4 * content.length : 2 * content.length
 }
 
 // A record still waiting for its turn at its bound.
