@@ -10,34 +10,6 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
- * Internal: a string or a Buffer that crosses in slices, given to
- * `Ledger.record` as its `content` once complete (which takes it).
- */
-export declare class __Crossing {
-  /**
-   * A crossing of a string of `units` UTF-16 units; with `stream`, its
-   * slices are transcoded as they cross, by a thread of its own, which
-   * also hashes them for the memory id of `toolCallId` when given (the
-   * record uses that id only for the same call id).
-   */
-  constructor(units: number, stream: boolean, toolCallId?: string | undefined | null)
-  /** A crossing of a Buffer of `len` bytes, copied slice by slice. */
-  static ofBytes(len: number): __Crossing
-  /**
-   * Appends `part`, copied once: the units of a string, or the bytes of a
-   * Buffer for a crossing made by `ofBytes`.
-   */
-  push(part: unknown): void
-  /**
-   * Appends `part`, a string whose units are all at most U+00FF (the
-   * caller checked), copied once as Latin-1: for a crossing whose slices
-   * are transcoded as they cross.
-   */
-  pushLatin1(part: unknown): void
-}
-export type Crossing = __Crossing
-
-/**
  * An archive of large tool results, keyed by memory id and namespace, bounded
  * by bytes with least-recently-used eviction. Keeps payloads out of the prompt:
  * the conversation carries a stub; `recall` returns the slice the model needs.
@@ -74,7 +46,6 @@ export declare class Ledger {
    * Removes every entry, or only those of `options.namespace` (from the store too);
    * resolves to how many were removed. A failed store clear rejects with
    * `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
-   * Without a store the entries are gone when `clear` returns.
    */
   clear(options?: ClearOptions | undefined | null): Promise<number>
   /**
@@ -100,8 +71,10 @@ export declare class Ledger {
    * within `timeoutMs` (the outcome is then unknown unless the message says the
    * result was not recorded; recording it again is always safe).
    * `ERR_SYMFONIC_CLOSED` once the ledger is closed.
+   * `startedAt` (internal, from the JS entry): when the call began, in ms
+   * since the epoch, so that its bound counts the time it waited to start.
    */
-  record(input: RecordInput): Promise<ToolResultHandle>
+  record(input: RecordInput, startedAt?: number | undefined | null): Promise<ToolResultHandle>
   /**
    * `record` on the calling thread. Without a store, or with `sqlite::memory:`;
    * a ledger over a file or a server throws a `TypeError` (use `record`).
@@ -117,13 +90,9 @@ export declare class Ledger {
    */
   close(): Promise<void>
   /**
-   * Reads an archived result (see `FetchOptions` for the precedence). Cheap
-   * answers (a range, the summary, an indexed json path, anything on a
-   * payload up to 64 KiB, a query that the payload's query index confines
-   * to a few blocks) are computed on the calling thread and returned as an
-   * already resolved Promise; scans and copies of large payloads run on the
-   * libuv pool, and with a store, a memory miss reads it on the store's own
-   * runtime, bounded by `timeoutMs`.
+   * Reads an archived result (see `FetchOptions` for the precedence), off
+   * the JS thread; with a store, a memory miss reads the store, bounded by
+   * `timeoutMs`.
    * Unknown ids, and ids from another namespace, answer
    * `[tool_memory not found: <id> in namespace '<ns>']` (`in the default namespace` for `""`);
    * a failed or timed-out store read answers
@@ -150,38 +119,6 @@ export declare class Ledger {
 }
 
 /**
- * Internal: sets the most growth held back from V8 while records are in
- * flight, in bytes (0: none); returns the previous cap.
- */
-export declare function __deferExternalUpTo(bytes: number): number
-
-/** Internal, for tests only: the external memory V8 counts for this isolate, in bytes. */
-export declare function __externalMemoryForTest(): number
-
-/**
- * Internal: the quiet spell after this thread's last record ended; pending
- * growth reaches V8 now, unless records are in flight again.
- */
-export declare function __flushExternal(): void
-
-/** Internal: an async record of this thread begins. */
-export declare function __recordBegins(): void
-
-/**
- * Internal: an async record of this thread settled (answered or failed).
- * True when the growth it leaves pending waits for a quiet spell: the
- * caller calls `__flushExternal` when the spell ends.
- */
-export declare function __recordSettles(): boolean
-
-/**
- * Internal, for tests only: the seal a store writes beside the row of
- * `handle` (with `wtf8`: a payload holding lone surrogates), so that a test
- * can write a row as an earlier release did (a v1 stub) that reads back as sound.
- */
-export declare function __rowSealForTest(handle: ToolResultHandle, wtf8: boolean): string
-
-/**
  * Cuts a recall answer to `maxOutputChars` code points, marker included (for
  * answers from ledgers written in JS; the native Ledger cuts in `recall`).
  * `contiguousFrom`: the payload offset the text starts at, when it is a contiguous part.
@@ -197,6 +134,9 @@ export interface ClearOptions {
 
 /** The default `maxBytes` of a ledger (256 MiB). */
 export declare const DEFAULT_MAX_BYTES: number
+
+/** The default `timeoutMs` of a ledger with a store (5000). */
+export declare const DEFAULT_TIMEOUT_MS: number
 
 /** Options for `Ledger.handle`, `Ledger.has` and `Ledger.delete`: where the entry lives. */
 export interface EntryOptions {
@@ -303,8 +243,9 @@ export interface LedgerOptions {
    */
   store?: string | string[]
   /**
-   * Bound, in milliseconds, on each call that reaches the store, end to end
-   * (waiting for the store to open, queueing, the store's answer). Past it
+   * Bound, in milliseconds, on each call of a ledger with a store, end to
+   * end (waiting its turn among the records in flight, for the store to
+   * open, for a CPU, the store's answer), whatever the payload's size. Past it
    * the call rejects with `ERR_SYMFONIC_STORE_TIMEOUT` (`fetch` and `recall`
    * answer `[tool_memory error: ...]`). Default 5000.
    */
@@ -373,11 +314,12 @@ export interface RecordInput {
    * The result: a string (kept exactly, lone surrogates included), or a Buffer
    * of UTF-8 (read without a JS string in between; invalid sequences become U+FFFD).
    * At most 4,000,000,000 bytes of UTF-8 (a longer Buffer is refused by its
-   * length, before it is copied). An async `record` may read a Buffer after
-   * the call (a long one over the next turns of the event loop, any one
-   * once its turn comes among the records in flight): it must not be
-   * modified until the record settles (one detached or resized before then
-   * rejects the record with a `TypeError`).
+   * length, before it is read). A string is copied when its record starts
+   * (at the call, or, when the ledger's records in flight weigh a quarter
+   * of `maxBytes` already, once its turn comes); a Buffer is read off the
+   * JS thread as the record runs: it must not be modified, detached or
+   * transferred until the record settles (one resized or detached before
+   * its turn rejects the record with a `TypeError`).
    */
   content: string | Buffer
   /**

@@ -835,17 +835,10 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
-module.exports.__Crossing = nativeBinding.__Crossing
-module.exports.Crossing = nativeBinding.Crossing
 module.exports.Ledger = nativeBinding.Ledger
-module.exports.__deferExternalUpTo = nativeBinding.__deferExternalUpTo
-module.exports.__externalMemoryForTest = nativeBinding.__externalMemoryForTest
-module.exports.__flushExternal = nativeBinding.__flushExternal
-module.exports.__recordBegins = nativeBinding.__recordBegins
-module.exports.__recordSettles = nativeBinding.__recordSettles
-module.exports.__rowSealForTest = nativeBinding.__rowSealForTest
 module.exports.capRecallOutput = nativeBinding.capRecallOutput
 module.exports.DEFAULT_MAX_BYTES = nativeBinding.DEFAULT_MAX_BYTES
+module.exports.DEFAULT_TIMEOUT_MS = nativeBinding.DEFAULT_TIMEOUT_MS
 module.exports.MAX_CONTENT_BYTES = nativeBinding.MAX_CONTENT_BYTES
 module.exports.MAX_OUTPUT_CHARS = nativeBinding.MAX_OUTPUT_CHARS
 module.exports.memIdFor = nativeBinding.memIdFor

@@ -1,6 +1,7 @@
 'use strict'
-// Issue 11: a payload crosses once (a string as its UTF-16 units, a Buffer as
-// its bytes) and is transcoded off the JS thread. Whatever form one payload
+// Issue 11: a payload crosses once (a string as its UTF-16 units, copied when
+// its record starts; a Buffer read where it is settled) and is transcoded off
+// the JS thread. Whatever form one payload
 // takes — an ASCII or Latin-1 string V8 holds as one-byte, the same text held
 // as two-byte, a Buffer of its UTF-8 — its id and every answer are the same,
 // async or sync, for small payloads and for 5 MB ones. Equality only: timing
@@ -8,8 +9,6 @@
 
 const { Ledger, memIdFor, recall } = require('..')
 const { catalog } = require('../benchmark/catalogs')
-// The internal crossing class, only to see which copy a slice took.
-const binding = require('../lib/native.js')
 
 // V8 picks a string's representation; these helpers steer it. A substring of
 // a two-byte string is a sliced two-byte string whatever its characters, and
@@ -157,79 +156,40 @@ describe('Buffers', () => {
   })
 })
 
-describe('long strings cross in slices, one per event-loop turn', () => {
-  const SLICE = 1 << 18 // lib/crossing.js SLICE_UNITS
-  // Text whose slice edges fall inside surrogate pairs and next to lone
-  // surrogates: the units reassemble across the edges.
-  function edgy(slices, lone) {
-    const parts = []
-    for (let k = 1; k <= slices; k++) {
-      const filler = 'é'.repeat(SLICE - 1 - (k === 1 ? 0 : 1))
-      parts.push(filler, lone && k % 2 ? '\uD800' : '😀') // a pair cut by the edge, or a lone unit on it
-    }
-    parts.push('tail ☃')
-    return parts.join('')
+describe('long strings', () => {
+  const MB = 1 << 20
+  // Text with surrogate pairs and lone surrogates throughout, past any
+  // block or chunk size the transcoder uses.
+  function edgy(parts, lone) {
+    const out = []
+    for (let k = 1; k <= parts; k++) out.push('é'.repeat(MB / 4 - 1 - (k % 3)), lone && k % 2 ? '\uD800' : '😀')
+    out.push('tail ☃')
+    return out.join('')
   }
 
-  // Alone, a record's slices are transcoded as they cross (by a thread of
-  // its own); one that starts crossing while another is in flight has its
-  // units gathered whole and transcoded once crossed (lib/crossing.js).
-  // Either way the result is the one-piece crossing's.
   test.each([
-    ['surrogate pairs cut by slice edges', 'alone', false],
-    ['lone surrogates on slice edges', 'alone', true],
-    ['surrogate pairs cut by slice edges', 'behind another', false],
-    ['lone surrogates on slice edges', 'behind another', true],
-  ])('%s, recorded %s: the same id, text and answers as a one-piece crossing', async (_, when, lone) => {
-    const s = edgy(4, lone)
-    expect(s.length).toBeGreaterThan(3 * SLICE)
-    const sliced = new Ledger({ maxBytes: 2 ** 30 })
-    const whole = new Ledger({ maxBytes: 2 ** 30 })
-    const first = when === 'alone' ? null : sliced.record({ toolCallId: 'first', toolName: 't', content: s + '!' })
-    const h = await sliced.record({ toolCallId: 'c', toolName: 't', content: s })
-    const w = whole.recordSync({ toolCallId: 'c', toolName: 't', content: s })
-    if (first) expect((await first).memId).toBe(memIdFor('first', s + '!'))
+    ['surrogate pairs', false],
+    ['lone surrogates', true],
+  ])('with %s, recorded beside another: the same id, text and answers as recordSync', async (_, lone) => {
+    const s = edgy(8, lone)
+    const l = new Ledger({ maxBytes: 2 ** 30 })
+    const first = l.record({ toolCallId: 'first', toolName: 't', content: s + '!' })
+    const h = await l.record({ toolCallId: 'c', toolName: 't', content: s })
+    const w = new Ledger({ maxBytes: 2 ** 30 }).recordSync({ toolCallId: 'c', toolName: 't', content: s })
+    expect((await first).memId).toBe(memIdFor('first', s + '!'))
     expect(h).toEqual(w)
     expect(h.memId).toBe(memIdFor('c', s))
     expect(h.sizeChars).toBe(Array.from(s).length)
-    expect(await sliced.fetch(h.memId, { format: 'full' })).toBe(s)
-    for (const o of [SLICE - 2, 2 * SLICE - 3, 3 * SLICE - 1]) {
-      const cp = Array.from(s)
-      expect(await sliced.fetch(h.memId, { offset: o, maxChars: 4 })).toBe(cp.slice(o, o + 4).join(''))
+    expect((await l.fetch(h.memId, { format: 'full' })) === s).toBe(true)
+    const cp = Array.from(s)
+    for (const o of [MB / 4 - 2, MB - 3, 3 * (MB / 4) + 1]) {
+      expect(await l.fetch(h.memId, { offset: o, maxChars: 4 })).toBe(cp.slice(o, o + 4).join(''))
     }
-  })
-
-  // Alone, a slice with nothing above U+00FF is copied as Latin-1, one byte a
-  // unit; the first slice beyond Latin-1 turns the rest to UTF-16 copies.
-  test.each([
-    ['a lone low surrogate', '\uDE00'],
-    ['a surrogate pair', '😀'],
-    ['a lone high surrogate', '\uD800'],
-  ])('Latin-1 slices, then one starting with %s: the same id, text and answers as a one-piece crossing', async (_, next) => {
-    const text = 'é'.repeat(SLICE) + 'ascii '.repeat(SLICE / 6) + next + '—'.repeat(SLICE) + 'é end'
-    // The first slice only is Latin-1 (the second holds `next`).
-    const narrow = jest.spyOn(binding.__Crossing.prototype, 'pushLatin1')
-    for (const s of [text, twoByte(text)]) {
-      const sliced = new Ledger({ maxBytes: 2 ** 30 })
-      narrow.mockClear()
-      const h = await sliced.record({ toolCallId: 'c', toolName: 't', content: s })
-      expect(narrow).toHaveBeenCalledTimes(1)
-      const w = new Ledger().recordSync({ toolCallId: 'c', toolName: 't', content: s })
-      expect(h).toEqual(w)
-      expect(h.memId).toBe(memIdFor('c', s))
-      expect(h.sizeChars).toBe(Array.from(s).length)
-      expect((await sliced.fetch(h.memId, { format: 'full' })) === s).toBe(true)
-      const cp = Array.from(s)
-      for (const o of [SLICE - 2, 2 * SLICE - 4]) {
-        expect(await sliced.fetch(h.memId, { offset: o, maxChars: 6 })).toBe(cp.slice(o, o + 6).join(''))
-      }
-    }
-    narrow.mockRestore()
   })
 
   test('concurrent long records each get their own payload, in any order of completion', async () => {
     const l = new Ledger({ maxBytes: 2 ** 30 })
-    const strings = Array.from({ length: 6 }, (_, i) => `${i}:` + 'x'.repeat(SLICE * (1 + (i % 3))) + '日本'.repeat(i + 1))
+    const strings = Array.from({ length: 6 }, (_, i) => `${i}:` + 'x'.repeat((MB / 4) * (1 + (i % 3))) + '日本'.repeat(i + 1))
     const handles = await Promise.all(strings.map((content, i) => l.record({ toolCallId: `c${i}`, toolName: 't', content })))
     handles.forEach((h, i) => expect(h.memId).toBe(memIdFor(`c${i}`, strings[i])))
     for (let i = 0; i < strings.length; i++) {
@@ -238,17 +198,17 @@ describe('long strings cross in slices, one per event-loop turn', () => {
     expect(l.stats().entries).toBe(strings.length)
   })
 
-  // Only a few long records cross at a time (lib/crossing.js IN_FLIGHT, at
-  // most one per CPU): more than that many, all failing natively, must each
-  // give their turn back, or the records after them would never start.
-  test('long records that fail after crossing give their turn back to the ones queued behind them', async () => {
-    const l = new Ledger({ maxBytes: 2 ** 30 })
+  // Records in flight are bounded by bytes (lib/in-flight.js): records that
+  // fail natively must each give their turn back, or the records after them
+  // would never start.
+  test('records that fail after crossing give their turn back to the ones queued behind them', async () => {
+    const l = new Ledger({ maxBytes: 64 * MB })
     const n = require('node:os').availableParallelism() + 2
     const tooLong = 'n'.repeat(1025) // the native side allows 1024 code points
     const failing = Array.from({ length: n }, (_, i) =>
-      l.record({ toolCallId: `f${i}`, toolName: 't', content: 'y'.repeat(2 * SLICE), namespace: tooLong }),
+      l.record({ toolCallId: `f${i}`, toolName: 't', content: 'y'.repeat(4 * MB), namespace: tooLong }),
     )
-    const good = 'g'.repeat(2 * SLICE) + '✓'
+    const good = 'g'.repeat(4 * MB) + '✓'
     const after = l.record({ toolCallId: 'ok', toolName: 't', content: good })
     const settled = await Promise.allSettled(failing)
     expect(settled.map((s) => s.status)).toEqual(Array(n).fill('rejected'))
@@ -258,30 +218,17 @@ describe('long strings cross in slices, one per event-loop turn', () => {
     expect(l.stats().entries).toBe(1)
   })
 
-  test('a short record is not queued behind long ones', async () => {
-    const l = new Ledger({ maxBytes: 2 ** 30 })
-    const order = []
-    const long = Array.from({ length: 6 }, (_, i) =>
-      l.record({ toolCallId: `l${i}`, toolName: 't', content: `${i}` + 'x'.repeat(3 * SLICE) }).then(() => order.push(`l${i}`)),
-    )
-    const short = l.record({ toolCallId: 's', toolName: 't', content: '{"short":true}' }).then(() => order.push('s'))
-    await Promise.all([...long, short])
-    expect(order).toHaveLength(7)
-    expect(order.indexOf('s')).toBeLessThan(order.indexOf('l5'))
-  })
-
-  test('a namespace error still rejects, before any slice crosses', async () => {
+  test('a namespace error still rejects, before anything crosses', async () => {
     const l = new Ledger()
-    await expect(l.record({ toolCallId: 'c', toolName: 't', content: 'z'.repeat(2 * SLICE), namespace: '\uD800' })).rejects.toThrow(TypeError)
+    await expect(l.record({ toolCallId: 'c', toolName: 't', content: 'z'.repeat(MB), namespace: '\uD800' })).rejects.toThrow(TypeError)
   })
 })
 
-describe('long Buffers cross in slices, one per event-loop turn', () => {
-  const SLICE = 1 << 19 // lib/crossing.js SLICE_BYTES
-  // Bytes whose slice edges fall inside UTF-8 sequences: a 4-byte emoji, a
-  // 3-byte CJK character, and invalid bytes (a stray 0xFF, a sequence cut
-  // short) on an edge, each of which the whole-Buffer path replaces with
-  // U+FFFD exactly once.
+describe('long Buffers', () => {
+  const SLICE = 1 << 19
+  // Bytes with UTF-8 sequences and invalid bytes (a stray 0xFF, a sequence
+  // cut short) at 512 KiB edges, each invalid one replaced with U+FFFD
+  // exactly once.
   function edgy(invalid) {
     const parts = []
     const seqs = [Buffer.from('😀'), Buffer.from('日'), invalid ? Buffer.from([0xe6, 0x97]) : Buffer.from('é'), invalid ? Buffer.from([0xff]) : Buffer.from('x')]
@@ -298,7 +245,7 @@ describe('long Buffers cross in slices, one per event-loop turn', () => {
   test.each([
     ['UTF-8 sequences cut by slice edges', false],
     ['invalid bytes on slice edges', true],
-  ])('%s: the same id, text and answers as the whole-Buffer path', async (_, invalid) => {
+  ])('%s: the same id, text and answers as recordSync and the decoded string', async (_, invalid) => {
     const b = edgy(invalid)
     expect(b.length).toBeGreaterThan(3 * SLICE)
     const text = b.toString('utf8')
@@ -338,30 +285,5 @@ describe('long Buffers cross in slices, one per event-loop turn', () => {
       expect((await l.fetch(handles[i].memId, { format: 'full' })) === payloads[i].toString()).toBe(true)
     }
     expect(l.stats().entries).toBe(payloads.length)
-  })
-
-  // The Buffer is read after the call returns, so a Buffer detached or
-  // resized meanwhile rejects the record (a TypeError naming the call),
-  // never records a payload of another length; the records queued behind
-  // it still run.
-  test.each([
-    ['transferred away right after the call', (b) => structuredClone(b.buffer, { transfer: [b.buffer] })],
-    ['shrunk (a resizable ArrayBuffer) after its first slice', async (b) => {
-      await new Promise((r) => setImmediate(r))
-      await new Promise((r) => setImmediate(r))
-      b.buffer.resize(SLICE)
-    }],
-  ])('a Buffer %s rejects its record, and the next records still run', async (_, change) => {
-    const ab = new ArrayBuffer(3 * SLICE, { maxByteLength: 4 * SLICE })
-    const b = Buffer.from(ab, 0, 3 * SLICE).fill(0x61)
-    const l = new Ledger({ maxBytes: 2 ** 30 })
-    const p = l.record({ toolCallId: 'd', toolName: 't', content: b })
-    const next = Buffer.from('"' + 'n'.repeat(2 * SLICE) + '"')
-    const after = l.record({ toolCallId: 'n', toolName: 't', content: next })
-    await change(b)
-    await expect(p).rejects.toThrow(TypeError)
-    await expect(p).rejects.toThrow(/^Ledger\.record\(input\): content: the Buffer of 1572864 bytes is \d+ bytes now/)
-    expect((await after).memId).toBe(memIdFor('n', next))
-    expect(l.stats().entries).toBe(1)
   })
 })

@@ -571,7 +571,7 @@ describe('storage', () => {
 describe('programmer errors are TypeErrors that say what was wrong', () => {
   test.each([
     [() => new Ledger({ maxBytes: -1 }), /maxBytes must be a non-negative finite number \(got number -1\)/],
-    [() => new Ledger({ previewChars: 'long' }), /previewChars must be a non-negative finite number/],
+    [() => new Ledger({ previewChars: 'long' }), /previewChars must be a non-negative integer/],
     [() => new Ledger('big'), /options must be an object/],
     [() => new Ledger().recordSync({ toolName: 't', content: 'x' }), /toolCallId must be a non-empty string \(got undefined\)/],
     [() => new Ledger().recordSync({ toolCallId: 'c', toolName: 't', content: 42 }), /content must be a string or a Buffer \(got number 42\)/],

@@ -16,28 +16,32 @@ const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'symfonic-needs-'))
 afterAll(() => fs.rmSync(empty, { recursive: true, force: true }))
 
 const NEEDS = {
+  '__test__/bounds.test.js': ['redis-server', 'sqlite3'],
+  '__test__/external-memory.test.js': ['cargo'],
   '__test__/recall-store-answers.test.js': ['redis-server'],
+  '__test__/safety.test.js': ['cargo'],
   '__test__/store-cluster.test.js': ['redis-server', 'redis-cli'],
   '__test__/store-eviction.test.js': ['redis-server'],
   '__test__/store-faults.test.js': ['redis-server'],
-  '__test__/store-redis.test.js': ['redis-server'],
+  '__test__/store-redis.test.js': ['redis-server', 'cargo'],
   '__test__/store-rows.test.js': ['redis-server', 'sqlite3'],
-  '__test__/store-sqlite.test.js': ['sqlite3'],
-  '__test__/stubs-real.test.js': ['sqlite3'],
+  '__test__/store-sqlite.test.js': ['sqlite3', 'cargo'],
+  '__test__/stubs-real.test.js': ['sqlite3', 'cargo'],
 }
 
 function listTests(env) {
   return spawnSync(process.execPath, [path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'), '--listTests'], { cwd: root, encoding: 'utf8', env: { HOME: os.homedir(), ...env } })
 }
 
-test('every test file that starts redis-server or runs sqlite3 or redis-cli declares it', () => {
+test('every test file that starts redis-server, runs sqlite3 or redis-cli, or builds the test hooks with cargo declares it', () => {
   const uses = {}
   for (const name of fs.readdirSync(__dirname).filter((n) => n.endsWith('.test.js') && n !== path.basename(__filename))) {
     const src = fs.readFileSync(path.join(__dirname, name), 'utf8')
     const bins = []
     if (/startRedis|startCluster/.test(src)) bins.push('redis-server')
     if (/startCluster/.test(src)) bins.push('redis-cli')
-    if (/execFileSync\('sqlite3'/.test(src)) bins.push('sqlite3')
+    if (/\b(execFileSync|spawn|spawnSync)\('sqlite3'/.test(src)) bins.push('sqlite3')
+    if (/support\/hooks\.js/.test(src)) bins.push('cargo')
     if (bins.length > 0) uses[`__test__/${name}`] = bins.sort()
   }
   const sorted = Object.fromEntries(Object.entries(NEEDS).map(([f, b]) => [f, [...b].sort()]))
@@ -56,10 +60,11 @@ test('without the programs, jest leaves out exactly the files that need them, an
   const skipped = gate(root, { PATH: empty })
   expect(skipped.map((s) => s.file)).toEqual(Object.keys(NEEDS))
   expect(notice(skipped).split('\n')).toEqual([
-    '8 test files not run: redis-cli, redis-server, sqlite3 are not on the PATH.',
+    '11 test files not run: cargo, redis-cli, redis-server, sqlite3 are not on the PATH.',
+    '  cargo (a Rust toolchain, as for npm install from a clone: https://rustup.rs): external-memory.test.js, safety.test.js, store-redis.test.js, store-sqlite.test.js, stubs-real.test.js',
     '  redis-cli (Debian/Ubuntu: sudo apt-get install redis-tools; macOS: brew install redis): store-cluster.test.js',
-    '  redis-server (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis): recall-store-answers.test.js, store-cluster.test.js, store-eviction.test.js, store-faults.test.js, store-redis.test.js, store-rows.test.js',
-    '  sqlite3 (Debian/Ubuntu: sudo apt-get install sqlite3; macOS: brew install sqlite): store-rows.test.js, store-sqlite.test.js, stubs-real.test.js',
+    '  redis-server (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis): bounds.test.js, recall-store-answers.test.js, store-cluster.test.js, store-eviction.test.js, store-faults.test.js, store-redis.test.js, store-rows.test.js',
+    '  sqlite3 (Debian/Ubuntu: sudo apt-get install sqlite3; macOS: brew install sqlite): bounds.test.js, store-rows.test.js, store-sqlite.test.js, stubs-real.test.js',
     'Install them and run npm test again to run these files too.',
   ])
 })
@@ -67,10 +72,10 @@ test('without the programs, jest leaves out exactly the files that need them, an
 test('under CI a missing program fails the run, naming it', () => {
   const r = listTests({ PATH: empty, CI: 'true' })
   expect(r.status).not.toBe(0)
-  expect(r.stderr).toMatch(/CI=true: a program the tests need is missing, which fails the run instead of skipping them \(\.ci\/run installs them\)\.\n8 test files not run: redis-cli, redis-server, sqlite3/)
+  expect(r.stderr).toMatch(/CI=true: a program the tests need is missing, which fails the run instead of skipping them \(\.ci\/run installs them\)\.\n11 test files not run: cargo, redis-cli, redis-server, sqlite3/)
   expect(() => gate(root, { PATH: empty, CI: 'false' })).not.toThrow()
   // A CI machine that cannot have a program names it; the others still fail the run.
-  expect(gate(root, { PATH: empty, CI: 'true', SYMFONIC_TESTS_WITHOUT: 'redis-server,redis-cli,sqlite3' })).toHaveLength(8)
+  expect(gate(root, { PATH: empty, CI: 'true', SYMFONIC_TESTS_WITHOUT: 'redis-server,redis-cli,sqlite3,cargo' })).toHaveLength(11)
   expect(() => gate(root, { PATH: empty, CI: 'true', SYMFONIC_TESTS_WITHOUT: 'redis-server,redis-cli' })).toThrow(/sqlite3/)
 })
 

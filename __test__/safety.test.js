@@ -1,10 +1,13 @@
 'use strict'
+// needs: cargo
 // Hardening of the native layer, through the package entry: stub fields can't
 // forge lines, refusals carry a `code`, and a panic in Rust is a JS error
-// rather than an abort of the process.
+// rather than an abort of the process. The collision and the panic are
+// reached through test hooks, in the test build (support/hooks.js).
 
 const { spawnSync } = require('node:child_process')
 const path = require('node:path')
+const hooks = require('./support/hooks.js')
 const { Ledger } = require('..')
 
 const ROOT = path.join(__dirname, '..')
@@ -67,7 +70,7 @@ describe('stub fields stay on their line', () => {
 
 describe('refusals carry a code', () => {
   test('a mem-id collision is ERR_SYMFONIC_MEM_ID_COLLISION, sync and async', async () => {
-    const ledger = new Ledger()
+    const ledger = new (hooks.load().Ledger)()
     const first = ledger.recordSync(input('one'))
     ledger.__forceMemIdForTest(first.memId)
     expect(ledger.recordSync(input('one'))).toEqual(first) // the same result is still fine
@@ -117,7 +120,7 @@ describe('a panic in Rust', () => {
         console.log(JSON.stringify(out))
       })
     `
-    const child = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' })
+    const child = spawnSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8', env: hooks.env })
     expect(child.signal).toBeNull()
     expect(child.status).toBe(0)
     const out = JSON.parse(child.stdout)

@@ -1,5 +1,5 @@
 'use strict'
-// needs: redis-server
+// needs: redis-server, cargo
 // The Redis store below the Ledger, against a real redis-server (Debian's
 // `redis-server`, installed by .ci/run when absent) started here on a free
 // port of 127.0.0.1 without persistence: two processes on one server, namespaces
@@ -9,6 +9,7 @@ const { execFile } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
+const hooks = require('./support/hooks.js')
 const { Ledger, recall } = require('..')
 
 const CHILD = path.join(__dirname, 'support', 'redis-child.js')
@@ -113,6 +114,7 @@ describe('replicas: several processes on one Redis', () => {
   })
 
   test('a different result under an id another replica holds is refused', async () => {
+    const { Ledger } = hooks.load()
     const a = new Ledger({ store: url })
     const b = new Ledger({ store: url })
     a.__forceMemIdForTest('trm_cccccccccccc')

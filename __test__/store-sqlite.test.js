@@ -1,5 +1,5 @@
 'use strict'
-// needs: sqlite3
+// needs: sqlite3, cargo
 // The SQLite store below the Ledger, on real files in the OS temp dir: restarts
 // (a new process on the same file), a writer killed with SIGKILL, two processes
 // on one file, TTL expiry, eviction from memory, and store errors.
@@ -8,6 +8,7 @@ const { execFileSync, spawn } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
+const hooks = require('./support/hooks.js')
 const { Ledger, recall } = require('..')
 
 const CHILD = path.join(__dirname, 'support', 'store-child.js')
@@ -27,8 +28,8 @@ function sqlite(db, sql) {
   }
 }
 
-function child(args) {
-  return execFileSync(process.execPath, [CHILD, ...args], { encoding: 'utf8' })
+function child(args, env) {
+  return execFileSync(process.execPath, [CHILD, ...args], { encoding: 'utf8', env })
 }
 
 // Spawns a child and calls onLine for each line it prints; resolves with its exit.
@@ -62,8 +63,9 @@ describe('new Ledger({ store })', () => {
     expect(() => new Ledger({ store: 'sqlite:' })).toThrow(/store must be 'sqlite:<path>'/)
     expect(() => new Ledger({ store: 'sqlite::memory' })).toThrow(/not supported/)
     expect(() => new Ledger({ store: 'sqlite:file:x.db' })).toThrow(/not supported/)
-    expect(() => new Ledger({ store: [] })).toThrow(/an array of Redis URLs/)
-    expect(() => new Ledger({ store: ['sqlite:x'] })).toThrow(/an array of Redis URLs/)
+    expect(() => new Ledger({ store: [] })).toThrow(/^new Ledger\(options\): a list of Redis seed URLs may not be empty$/)
+    expect(() => new Ledger({ store: ['sqlite:x'] })).toThrow(/a Redis store is 'redis:\/\/host:port\/db', got 'sqlite:x'/)
+    expect(() => new Ledger({ store: 42 })).toThrow(/^new Ledger\(options\): store must be a string or an array of strings \(got number 42\)$/)
     expect(() => new Ledger({ timeoutMs: 0 })).toThrow(/timeoutMs must be a positive number of milliseconds/)
     expect(() => new Ledger({ timeoutMs: Infinity })).toThrow(TypeError)
     expect(() => new Ledger({ ttlSeconds: 0 })).toThrow(/ttlSeconds must be a positive number/)
@@ -188,10 +190,10 @@ describe('two processes on one file', () => {
 
   test('a different result under an id another process stored is refused', async () => {
     const db = dbFile()
-    const ledger = new Ledger({ store: `sqlite:${db}` })
+    const ledger = new (hooks.load().Ledger)({ store: `sqlite:${db}` })
     ledger.__forceMemIdForTest('trm_aaaaaaaaaaaa')
     await ledger.record({ toolCallId: 'c', toolName: 't', content: 'the first result' })
-    expect(child(['collide', db, 'trm_aaaaaaaaaaaa']).trim()).toBe('ERR_SYMFONIC_MEM_ID_COLLISION')
+    expect(child(['collide', db, 'trm_aaaaaaaaaaaa'], hooks.env).trim()).toBe('ERR_SYMFONIC_MEM_ID_COLLISION')
     expect(await ledger.fetch('trm_aaaaaaaaaaaa', { format: 'full' })).toBe('the first result')
   })
 })

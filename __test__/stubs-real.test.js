@@ -1,5 +1,5 @@
 'use strict'
-// needs: sqlite3
+// needs: sqlite3, cargo
 // Stub v2 on real payloads (fixtures/payloads, with their sources and
 // licenses): every fact a stub states is checked against the whole payload,
 // computed here independently (counts, ranges, columns and their kinds,
@@ -15,7 +15,7 @@ const path = require('node:path')
 const { execFileSync } = require('node:child_process')
 const { Ledger, recall } = require('..')
 const { compactToolMessages } = require('../langchain')
-const binding = require('../lib/native.js')
+const hooks = require('./support/hooks.js')
 const { AIMessage, HumanMessage, ToolMessage } = require('@langchain/core/messages')
 
 const DIR = path.join(__dirname, '..', 'fixtures', 'payloads')
@@ -401,7 +401,7 @@ describe('stubs already stored are never rewritten', () => {
   const q = (s) => `'${s.replace(/'/g, "''")}'`
   // A row as an earlier build wrote it, sealed as the store seals what it writes.
   const rewrite = (db, row) => {
-    const seal = binding.__rowSealForTest(row, false)
+    const seal = hooks.load().binding.__rowSealForTest(row, false)
     sql(db, `UPDATE entries SET stub = ${q(row.stub)}, schema = ${q(row.schema)}, summary = ${q(row.summary)}, preview = ${q(row.preview)}, seal = ${q(seal)} WHERE mem_id = '${row.memId}'`)
   }
 

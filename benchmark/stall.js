@@ -146,14 +146,15 @@ async function pingedIdle(ms, n) {
   return out
 }
 
+// How long after a burst its collections are watched for.
+const AFTER_MS = 300
+
 /**
- * The collection the bursts no longer pay for: one burst whose ledger is
- * kept, then the longest stall over the quiet spell after it and 100 ms
- * more, when V8 hears of the growth (lib/external.js) and collects, and the
- * full collections seen in that window.
+ * One burst whose ledger is kept, then the longest stall over the AFTER_MS
+ * after it, while V8 collects what it heard of (each record reports its
+ * memory when it settles), and the full collections seen in that window.
  */
 async function afterSpell(payloads) {
-  const { QUIET_MS } = require('../lib/external.js')
   const ledger = new Ledger({ maxBytes: 2 ** 32 })
   await record20(ledger, payloads)
   let full = 0
@@ -163,7 +164,7 @@ async function afterSpell(payloads) {
   gcs.observe({ entryTypes: ['gc'] })
   const h = turns()
   h.enable()
-  await new Promise((r) => setTimeout(r, QUIET_MS + 100))
+  await new Promise((r) => setTimeout(r, AFTER_MS))
   h.disable()
   gcs.disconnect()
   ledger.clear()

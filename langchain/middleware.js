@@ -6,7 +6,7 @@
 
 const { Ledger } = require('../index.js')
 const { resolveOptions, namespaceResolver, TOOL_MEMORY_KEYS } = require('./options.js')
-const { optionsObject, checkLedger, checkBoolean } = require('../lib/options.js')
+const { optionsObject, checkLedger, checkBoolean, checkNamespace } = require('../lib/options.js')
 const { storeOf } = require('../lib/ledger.js')
 const { offloaded } = require('./offload.js')
 const { reporter } = require('./report.js')
@@ -26,9 +26,7 @@ function setup(options, fn) {
   const o = optionsObject(fn, options, TOOL_MEMORY_KEYS)
   // Every method compaction and the recall tool will call.
   if (o.ledger != null) checkLedger(fn, o.ledger, ['record', 'fetch', 'handle', 'stub'])
-  if (o.namespace != null && typeof o.namespace !== 'string' && typeof o.namespace !== 'function') {
-    throw new TypeError(`${fn}: namespace must be a string or a function of the run config, got ${typeof o.namespace}`)
-  }
+  checkNamespace(fn, o.namespace)
   if (o.offload !== undefined) checkBoolean(fn, 'offload', o.offload)
   if (o.recallMaxChars != null) checkCap(fn, 'recallMaxChars', o.recallMaxChars)
   // Offload takes payloads out of the state: only a ledger with a store may hold them then.

@@ -9,7 +9,7 @@ const { tool } = require('@langchain/core/tools')
 // zod/v4 exists in zod >= 3.25 and in zod 4: the same API (and .meta) either way.
 const { z } = require('zod/v4')
 const { STUB_HEADER, isTool, infoOf, toolCallIndex, codePoints } = require('./messages.js')
-const { checkLedger, optionsObject, fail } = require('../lib/options.js')
+const { checkLedger, optionsObject, fail, checkNamespace } = require('../lib/options.js')
 const { RECALL_TOOL_NAME, namespaceResolver } = require('./options.js')
 const { cacheFor, recordOnce } = require('./compact.js')
 const { unknownArguments } = require('../lib/recall-args.js')
@@ -156,9 +156,7 @@ const isErrorAnswer = (t) => /^\[(tool_memory (error|not found)|recall: )/.test(
 function createRecallToolResultTool(ledger, options, fn = 'createRecallToolResultTool(ledger, options)', report = null) {
   checkLedger(fn, ledger, ['fetch'])
   const o = optionsObject(fn, options, ['namespace', 'maxOutputChars'])
-  if (o.namespace != null && typeof o.namespace !== 'string' && typeof o.namespace !== 'function') {
-    throw new TypeError(`${fn}: namespace must be a string or a function of the run config, got ${typeof o.namespace}`)
-  }
+  checkNamespace(fn, o.namespace)
   const maxOutputChars = o.maxOutputChars == null ? MAX_OUTPUT_CHARS : checkCap(fn, 'maxOutputChars', o.maxOutputChars)
   const nsOf = namespaceResolver(o.namespace)
   const answered = (memId, ns, opts, text, refilled) => {

@@ -10,74 +10,61 @@ const MEM_ID_ERROR = '[tool_memory error: mem_id must be a non-empty string]'
 const ECHO_CHARS = 200
 
 const { fail, isPlainObject, checkKeys, checkLedger } = require('./options.js')
-const { isLong, recordInSlices, resized } = require('./crossing.js')
-const { InFlight, weightOf } = require('./in-flight.js')
+const { InFlight, weightOf, resized } = require('./in-flight.js')
 const { argumentMistake } = require('./recall-args.js')
-const external = require('./external.js')
-
-function optionalString(where, name, v) {
-  if (v === undefined || v === null) return undefined
-  if (typeof v !== 'string') throw fail(where, `${name} must be a string`, v)
-  return v
-}
-
-// A namespace scopes entries (a thread, a tenant): it crosses as UTF-8, where a
-// lone surrogate would become U+FFFD and two namespaces could alias. Refused.
-function namespaceOf(where, v) {
-  const ns = optionalString(where, 'namespace', v)
-  if (ns !== undefined && !ns.isWellFormed()) throw fail(where, 'namespace must be well-formed text (it holds a lone surrogate)', ns)
-  return ns
-}
 
 function requiredString(where, name, v) {
   if (typeof v !== 'string' || v.length === 0) throw fail(where, `${name} must be a non-empty string`, v)
   return v
 }
 
-function count(where, name, v) {
-  if (v === undefined || v === null) return undefined
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw fail(where, `${name} must be a non-negative finite number`, v)
+// What each option may be, for every call that takes it: true, or what it
+// must be (the TypeError's wording, written here once). The native side
+// trusts what passes. Within the types, fetch keeps the reference's rules:
+// an unknown format is the summary, a negative offset is 0, a max_chars of
+// 0 or less reads to the end.
+const OPTION_TYPES = {
+  maxBytes: (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0) || 'a non-negative finite number',
+  previewChars: (v) => (Number.isSafeInteger(v) && v >= 0) || 'a non-negative integer',
+  // Its shape ('sqlite:<path>', a Redis URL) is checked where it is parsed, natively.
+  store: (v) => typeof v === 'string' || (Array.isArray(v) && v.every((u) => typeof u === 'string')) || 'a string or an array of strings',
+  ttlSeconds: (v) => (typeof v === 'number' && v > 0) || 'a positive number of seconds or Infinity',
+  timeoutMs: (v) => (typeof v === 'number' && v > 0 && v <= 86_400_000) || 'a positive number of milliseconds (at most 86400000, a day)',
+  // A namespace scopes entries (a thread, a tenant): it crosses as UTF-8,
+  // where a lone surrogate would become U+FFFD and two namespaces could alias.
+  namespace: (v) => (typeof v === 'string' && v.isWellFormed()) || 'well-formed text (a string without lone surrogates)',
+  format: (v) => typeof v === 'string' || "a string ('summary' or 'full')",
+  query: (v) => typeof v === 'string' || 'a string',
+  jsonPath: (v) => typeof v === 'string' || 'a string',
+  pattern: (v) => typeof v === 'string' || 'a string (a regular expression)',
+  ignoreCase: (v) => typeof v === 'boolean' || 'a boolean',
+  context: (v) => Number.isFinite(v) || 'a finite number',
+  lines: (v) => typeof v === 'string' || "a string ('120-180', '120' or '120-')",
+  countOnly: (v) => typeof v === 'boolean' || 'a boolean',
+  raw: (v) => typeof v === 'boolean' || 'a boolean',
+  paths: (v) => typeof v === 'boolean' || 'a boolean',
+  offset: (v) => Number.isFinite(v) || 'a finite number',
+  maxChars: (v) => Number.isFinite(v) || 'a finite number',
+}
+
+/** `v` if option `name` may be it; undefined (absent) stays undefined. */
+function option(where, name, v) {
+  if (v === undefined) return undefined
+  const ok = OPTION_TYPES[name](v)
+  if (ok !== true) throw fail(where, `${name} must be ${ok}`, v)
   return v
 }
 
-// A time to live: positive seconds (fractions allowed) or Infinity.
-function ttlSeconds(where, v) {
-  if (v === undefined || v === null) return undefined
-  if (typeof v !== 'number' || Number.isNaN(v) || v <= 0 || v === -Infinity) {
-    throw fail(where, 'ttlSeconds must be a positive number of seconds or Infinity', v)
-  }
-  return v
-}
-
-const STORE_SHAPE = "store must be 'sqlite:<path>' (e.g. 'sqlite:./ledger.db'), 'sqlite::memory:', a Redis URL 'redis://host:port/db', or an array of Redis URLs (a cluster's seed nodes)"
-
-function storeSpec(where, v) {
-  if (v === undefined || v === null) return undefined
-  if (typeof v === 'string' && /^(sqlite:.|rediss?:\/\/.)/.test(v)) return v
-  if (Array.isArray(v) && v.length > 0 && v.every((u) => typeof u === 'string' && /^rediss?:\/\/./.test(u))) return v.slice()
-  throw fail(where, STORE_SHAPE, v)
-}
-
-// A bound on store calls: positive milliseconds, at most a day.
-function timeoutMs(where, v) {
-  if (v === undefined || v === null) return undefined
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > 86_400_000) {
-    throw fail(where, 'timeoutMs must be a positive number of milliseconds (at most 86400000, a day)', v)
-  }
-  return v
-}
-
+// The options of `new Ledger` and `Ledger.open`, where null also means absent.
 function ledgerOptions(options, where = 'new Ledger(options)') {
   if (options === undefined || options === null) return undefined
   if (!isPlainObject(options)) throw fail(where, 'options must be an object', options)
-  checkKeys(where, options, ['maxBytes', 'previewChars', 'store', 'ttlSeconds', 'timeoutMs'])
-  return {
-    maxBytes: count(where, 'maxBytes', options.maxBytes),
-    previewChars: count(where, 'previewChars', options.previewChars),
-    store: storeSpec(where, options.store),
-    ttlSeconds: ttlSeconds(where, options.ttlSeconds),
-    timeoutMs: timeoutMs(where, options.timeoutMs),
-  }
+  const keys = ['maxBytes', 'previewChars', 'store', 'ttlSeconds', 'timeoutMs']
+  checkKeys(where, options, keys)
+  const out = {}
+  for (const k of keys) out[k] = option(where, k, options[k] ?? undefined)
+  if (Array.isArray(out.store)) out.store = out.store.slice()
+  return out
 }
 
 function content(where, v) {
@@ -154,8 +141,8 @@ function recordInput(where, input) {
     toolName: requiredString(where, 'toolName', input.toolName),
     toolArgs: summaryArgs(where, input.toolArgs),
     content: content(where, input.content),
-    namespace: namespaceOf(where, input.namespace),
-    ttlSeconds: ttlSeconds(where, input.ttlSeconds),
+    namespace: option(where, 'namespace', input.namespace ?? undefined),
+    ttlSeconds: option(where, 'ttlSeconds', input.ttlSeconds ?? undefined),
   }
 }
 
@@ -164,27 +151,6 @@ const FETCH_KEYS = ['format', 'query', 'offset', 'maxChars', 'jsonPath', 'patter
 const RECALL_KEYS = [...FETCH_KEYS, 'maxOutputChars']
 const STUB_KEYS = ['namespace', 'previewChars']
 const ENTRY_KEYS = ['namespace']
-
-// What each fetch/stub option may be. `undefined` means absent; a value of the
-// wrong type (null, '5', NaN) is a TypeError naming the option. Within the
-// types, fetch keeps the reference's rules: an unknown format is the summary,
-// a negative offset is 0, a max_chars of 0 or less reads to the end.
-const OPTION_TYPES = {
-  format: (v) => typeof v === 'string' || "a string ('summary' or 'full')",
-  query: (v) => typeof v === 'string' || 'a string',
-  jsonPath: (v) => typeof v === 'string' || 'a string',
-  pattern: (v) => typeof v === 'string' || 'a string (a regular expression)',
-  ignoreCase: (v) => typeof v === 'boolean' || 'a boolean',
-  context: (v) => Number.isFinite(v) || 'a finite number',
-  lines: (v) => typeof v === 'string' || "a string ('120-180', '120' or '120-')",
-  countOnly: (v) => typeof v === 'boolean' || 'a boolean',
-  raw: (v) => typeof v === 'boolean' || 'a boolean',
-  paths: (v) => typeof v === 'boolean' || 'a boolean',
-  namespace: (v) => (typeof v === 'string' && v.isWellFormed()) || 'well-formed text (a string without lone surrogates)',
-  offset: (v) => Number.isFinite(v) || 'a finite number',
-  maxChars: (v) => Number.isFinite(v) || 'a finite number',
-  previewChars: (v) => (Number.isSafeInteger(v) && v >= 0) || 'a non-negative integer',
-}
 
 function fetchOptions(where, options, keys = FETCH_KEYS) {
   if (options === undefined || options === null) return undefined
@@ -196,14 +162,9 @@ function fetchOptions(where, options, keys = FETCH_KEYS) {
   }
   if (!isPlainObject(options)) throw fail(where, 'options must be an object', options)
   checkKeys(where, options, keys)
+  // Here null is a value of the wrong type, not an absent option.
   const out = {}
-  for (const k of keys) {
-    const v = options[k]
-    if (v === undefined) continue
-    const ok = OPTION_TYPES[k](v)
-    if (ok !== true) throw fail(where, `${k} must be ${ok}`, v)
-    out[k] = v
-  }
+  for (const k of keys) if (options[k] !== undefined) out[k] = option(where, k, options[k])
   return out
 }
 
@@ -250,6 +211,8 @@ function rejecting(f) {
 
 // Each ledger's records in flight (lib/in-flight.js).
 const inFlight = new WeakMap()
+// `Ledger.open`'s mark on the ledger it makes, so that a TypeError names it.
+const OPEN = Symbol('Ledger.open')
 
 class Ledger extends binding.Ledger {
   /**
@@ -258,7 +221,7 @@ class Ledger extends binding.Ledger {
    * the open's error (`ERR_SYMFONIC_STORE`, `ERR_SYMFONIC_STORE_TIMEOUT`).
    */
   static async open(options) {
-    const ledger = new this(ledgerOptions(options, 'Ledger.open(options)'))
+    const ledger = new this(options, OPEN)
     try {
       await ledger.__opened()
     } catch (e) {
@@ -268,11 +231,19 @@ class Ledger extends binding.Ledger {
     return ledger
   }
 
-  constructor(options) {
-    const o = ledgerOptions(options)
-    super(o)
+  constructor(options, via) {
+    const where = via === OPEN ? 'Ledger.open(options)' : 'new Ledger(options)'
+    const o = ledgerOptions(options, where)
+    try {
+      super(o)
+    } catch (e) {
+      // The store spec's shape is checked where it is parsed, natively.
+      throw e && e.code === 'ERR_INVALID_ARG_TYPE' ? new TypeError(`${where}: ${e.message}`) : e
+    }
     if (o && o.store) stores.set(this, o.store)
-    inFlight.set(this, new InFlight(o && o.maxBytes !== undefined ? o.maxBytes : binding.DEFAULT_MAX_BYTES))
+    const maxBytes = o && o.maxBytes !== undefined ? o.maxBytes : binding.DEFAULT_MAX_BYTES
+    const boundMs = o && o.store ? (o.timeoutMs ?? binding.DEFAULT_TIMEOUT_MS) : null
+    inFlight.set(this, new InFlight(maxBytes, boundMs))
   }
 
   record(input) {
@@ -284,15 +255,14 @@ class Ledger extends binding.Ledger {
     }
     const c = checked.content
     const len = c.length
+    const startedAt = Date.now()
     const start = () => {
       // A Buffer that waited its turn is read now: it must be the one given.
       if (c.length !== len) throw resized(len, c)
-      return isLong(c) ? recordInSlices(c, (into) => super.record({ ...checked, content: into }), checked.toolCallId) : super.record(checked)
+      return super.record(checked, startedAt)
     }
     // A Buffer over the limit never waits its turn: the native call refuses it by its length.
-    const p = inFlight.get(this).run(weightOf(c), start, c.length > binding.MAX_CONTENT_BYTES)
-    external.recordBegins()
-    return p.finally(external.recordSettles)
+    return inFlight.get(this).run(weightOf(c), start, c.length > binding.MAX_CONTENT_BYTES)
   }
 
   recordSync(input) {

@@ -134,6 +134,14 @@ function checkLogger(fn, logger) {
   return logger
 }
 
+/** The LangChain integration's `namespace` option: a string, a function of the run config, or nothing. */
+function checkNamespace(fn, v) {
+  if (v != null && typeof v !== 'string' && typeof v !== 'function') {
+    throw new TypeError(`${fn}: namespace must be a string or a function of the run config, got ${typeof v}`)
+  }
+  return v
+}
+
 /** An event callback: a function, or nothing. */
 function checkCallback(fn, name, v) {
   if (v === undefined || v === null) return undefined
@@ -141,4 +149,4 @@ function checkCallback(fn, name, v) {
   return v
 }
 
-module.exports = { describe, fail, isPlainObject, closest, checkKeys, optionsObject, checkLedger, checkCount, checkOneOf, checkBoolean, checkLogger, checkCallback }
+module.exports = { describe, fail, isPlainObject, closest, checkKeys, optionsObject, checkLedger, checkCount, checkOneOf, checkBoolean, checkLogger, checkCallback, checkNamespace }

@@ -97,8 +97,8 @@ pub fn type_error(env: &Env, message: &str) -> Error<Code> {
 
 /// Runs an entry point's body, turning a panic into
 /// `@symfonic/core: internal error (panic): <message>` (code `ERR_SYMFONIC_INTERNAL`).
-/// Used by every sync function and method, and by every task's `compute`
-/// (which runs on the libuv pool, where an unwinding panic would abort).
+/// Used by every function and method (a panic in a call's future on the
+/// runtime is caught where it is spawned, `napi_ledger::spawn`).
 pub fn guard<T>(f: impl FnOnce() -> JsResult<T>) -> JsResult<T> {
     // Unwind safety: the ledger recovers its poisoned lock (see `Ledger::lock`)
     // and every other value touched here is dropped with the failed call.
@@ -121,10 +121,10 @@ pub fn panic_error(payload: Box<dyn Any + Send>) -> Error<Code> {
     )
 }
 
-/// For an `AsyncTask`'s `resolve` (on the JS thread): a coded error as the JS
-/// error object to reject with. napi-rs rejects a task with a plain `Error`
-/// (status `Status`), so the coded one is built here and handed over by
-/// reference, which napi-rs passes to the promise as is.
+/// For a deferred promise settled on the JS thread: a coded error as the JS
+/// error object to reject with. napi-rs rejects with a plain `Error` (status
+/// `Status`), so the coded one is built here and handed over by reference,
+/// which napi-rs passes to the promise as is.
 pub fn rejection(env: &Env, e: Error<Code>) -> Error {
     // SAFETY: called on the JS thread with its live env; the value is created
     // in the current handle scope and referenced before it ends.

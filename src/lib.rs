@@ -1,9 +1,10 @@
 #![deny(clippy::all)]
-//! @symfonic/core: the napi layer. All logic lives in `core` (no napi types);
-//! the `napi_*` modules only convert arguments and map errors.
+//! @symfonic/core: the napi binding. All logic lives in the `symfonic-core`
+//! crate (no napi types); these modules convert arguments, map errors (in
+//! `error`) and call it.
 
 mod error;
-pub mod napi_crossing;
-pub mod napi_external;
+#[cfg(feature = "test-hooks")]
+pub mod hooks;
 pub mod napi_ledger;
 mod napi_text;

@@ -1,22 +1,17 @@
-//! napi bindings for the Ledger: argument conversion, and where each call
-//! runs. Without a store: cheap answers on the JS thread, the rest as libuv
-//! tasks (`tasks`), each with a sync twin sharing the same work. With a
-//! store: every call that may reach it is a future on the store runtime
-//! (`spawn`), bounded by the ledger's `timeoutMs`; its sync twins refuse a
-//! store on a file or a server (they would block the JS thread on it).
-//! External-memory reports go through `napi_external`.
-//! Programmer-error checks with precise `TypeError`s live in `lib/ledger.js`;
-//! the checks here are the backstop for callers of the raw binding.
+//! napi bindings for the Ledger: arguments converted, then each async call a
+//! future on the core's runtime (`spawn`), settled on the JS thread; the sync
+//! twins run the same core code on the calling thread. Argument types and
+//! option names were checked by the JS entry (`lib/ledger.js`): this layer
+//! converts them as they come.
 
-use std::sync::atomic::AtomicI64;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::error::{closed_error, guard, ledger_error, napi_error, store_error, type_error, Code, JsResult};
-use crate::napi_external::{release, sync};
 use crate::napi_text::{ContentRef, JsStr, JsText};
 use symfonic_core::ids::mem_id_for as core_mem_id;
 use symfonic_core::ledger::{
@@ -34,6 +29,10 @@ pub const MAX_OUTPUT_CHARS: u32 = MAX_OUT as u32;
 #[napi]
 pub const DEFAULT_MAX_BYTES: u32 = core::DEFAULT_MAX_BYTES as u32;
 
+/// The default `timeoutMs` of a ledger with a store (5000).
+#[napi]
+pub const DEFAULT_TIMEOUT_MS: u32 = DEFAULT_TIMEOUT.as_millis() as u32;
+
 /// The most bytes of UTF-8 `record` accepts (4,000,000,000); a Buffer longer
 /// than this is refused by its length, before anything is copied.
 #[napi]
@@ -42,21 +41,18 @@ pub const MAX_CONTENT_BYTES: u32 = MAX_CONTENT as u32;
 mod lookups;
 mod objects;
 mod spawn;
-mod tasks;
 pub use objects::{
-    row_seal_for_test, ClearOptions, EntryOptions, FetchOptions, LedgerOptions, LedgerStats, RecordInput,
-    StubOptions, ToolResultHandle,
+    ClearOptions, EntryOptions, FetchOptions, LedgerOptions, LedgerStats, RecordInput, StubOptions,
+    ToolResultHandle,
 };
-use spawn::{rejected, spawn};
-use tasks::Read;
-pub use tasks::{FetchTask, PanicTask, RecordTask};
+pub(crate) use spawn::{rejected, spawn};
 
 /// An archive of large tool results, keyed by memory id and namespace, bounded
 /// by bytes with least-recently-used eviction. Keeps payloads out of the prompt:
 /// the conversation carries a stub; `recall` returns the slice the model needs.
 #[napi(custom_finalize)]
 pub struct Ledger {
-    inner: Arc<core::Ledger>,
+    pub(crate) inner: Arc<core::Ledger>,
     /// Bytes reported to V8 as external memory.
     reported: Arc<AtomicI64>,
 }
@@ -76,30 +72,13 @@ pub(crate) fn to_handle(h: core::Handle) -> ToolResultHandle {
     }
 }
 
-/// A size option: a non-negative finite number (floored), else a TypeError.
-fn non_negative(env: &Env, name: &str, v: f64) -> JsResult<usize> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(v as usize)
+/// A `ttlSeconds` as the JS entry checked it: `Infinity`, or positive seconds
+/// (rounded up to the millisecond).
+fn ttl(v: f64) -> Ttl {
+    if v.is_finite() {
+        Ttl::Millis((v * 1000.0).ceil() as u64)
     } else {
-        Err(type_error(
-            env,
-            &format!("new Ledger(options): {name} must be a non-negative finite number"),
-        ))
-    }
-}
-
-/// A `ttlSeconds`: a positive number of seconds (fractions allowed, rounded
-/// up to the millisecond), or `Infinity` for no expiry; else a TypeError.
-fn ttl(env: &Env, where_: &str, v: f64) -> JsResult<Ttl> {
-    if v == f64::INFINITY {
-        Ok(Ttl::Never)
-    } else if v.is_finite() && v > 0.0 {
-        Ok(Ttl::Millis((v * 1000.0).ceil().min(u64::MAX as f64) as u64))
-    } else {
-        Err(type_error(
-            env,
-            &format!("{where_}: ttlSeconds must be a positive number of seconds or Infinity"),
-        ))
+        Ttl::Never
     }
 }
 
@@ -107,19 +86,19 @@ fn nullable(s: Option<String>) -> Either<String, Null> {
     s.map_or(Either::B(Null), Either::A)
 }
 
-fn request(input: RecordInput) -> std::result::Result<RecordRequest, LedgerError> {
-    Ok(RecordRequest {
+/// The request, its content copied now (see `Content::payload`).
+fn request(input: RecordInput) -> Result<std::result::Result<RecordRequest, LedgerError>> {
+    let content = match input.content.payload()? {
+        Ok(c) => c,
+        Err(e) => return Ok(Err(e)),
+    };
+    Ok(Ok(RecordRequest {
         namespace: input.namespace.unwrap_or_default(),
         tool_call_id: input.tool_call_id,
         tool_name: input.tool_name,
         tool_args: input.tool_args,
-        content: input.content.payload()?,
-    })
-}
-
-/// A record's `ttlSeconds`: absent means the ledger's.
-fn record_ttl(env: &Env, where_: &str, v: Option<f64>) -> JsResult<Ttl> {
-    v.map_or(Ok(Ttl::Default), |t| ttl(env, where_, t))
+        content,
+    }))
 }
 
 fn fetch_spec(options: Option<FetchOptions>) -> (FetchSpec, String) {
@@ -140,31 +119,38 @@ fn fetch_spec(options: Option<FetchOptions>) -> (FetchSpec, String) {
     }
 }
 
+/// A recall cap as the JS entry passes it (a whole number, at least 1), or the default.
 fn max_output(x: Option<f64>) -> usize {
-    match x {
-        Some(v) if v.is_finite() && v >= 1.0 => v.floor().min(usize::MAX as f64) as usize,
-        Some(v) if v == f64::INFINITY => usize::MAX,
-        _ => MAX_OUT,
+    x.map_or(MAX_OUT, |v| v.min(usize::MAX as f64) as usize)
+}
+
+/// When a call that began at `started` (ms since the epoch) began, on this
+/// process's monotonic clock; now when not given.
+fn began(started: Option<f64>) -> Instant {
+    let now = Instant::now();
+    let Some(ms) = started else { return now };
+    let epoch = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    let ago = epoch.saturating_sub(Duration::from_secs_f64(ms.max(0.0) / 1000.0));
+    now.checked_sub(ago).unwrap_or(now)
+}
+
+/// Brings the bytes reported to V8 for `inner` (in `reported`) up to what it
+/// holds now, so that V8 weighs a ledger by its payloads when it collects.
+fn report(env: &Env, inner: &core::Ledger, reported: &AtomicI64) {
+    let now = inner.stats().bytes as i64;
+    let before = reported.swap(now, Ordering::AcqRel);
+    if now != before {
+        // A failed hint only makes GC timing worse; never fail the call for it.
+        let _ = env.adjust_external_memory(now - before);
     }
 }
 
-/// A `timeoutMs`: a positive finite number of milliseconds, else a TypeError.
-fn timeout(env: &Env, v: f64) -> JsResult<Duration> {
-    if v.is_finite() && v > 0.0 && v <= 86_400_000.0 {
-        Ok(Duration::from_micros((v * 1000.0).ceil() as u64))
-    } else {
-        Err(type_error(
-            env,
-            "Ledger: timeoutMs must be a positive number of milliseconds (at most a day)",
-        ))
+/// A ledger is gone: what was reported for it is released.
+fn release(env: &Env, reported: &AtomicI64) {
+    let held = reported.swap(0, Ordering::AcqRel);
+    if held != 0 {
+        let _ = env.adjust_external_memory(-held);
     }
-}
-
-/// A promise: already resolved (answered without the store), or settled by the store runtime.
-type Now<'env, V> = Either<PromiseRaw<'env, V>, Object<'env>>;
-
-fn resolved<V: ToNapiValue + FromNapiValue, W>(env: &Env, v: V) -> JsResult<Either<PromiseRaw<'_, V>, W>> {
-    PromiseRaw::resolve(env, v).map(Either::A).map_err(napi_error)
 }
 
 fn store_spec(env: &Env, store: Either<String, Vec<String>>) -> JsResult<StoreSpec> {
@@ -172,7 +158,8 @@ fn store_spec(env: &Env, store: Either<String, Vec<String>>) -> JsResult<StoreSp
         Either::A(s) => StoreSpec::parse(&s),
         Either::B(seeds) => StoreSpec::parse_seeds(&seeds),
     };
-    parsed.map_err(|m| type_error(env, &format!("new Ledger(options): {m}")))
+    // The one wording of a store spec's shape (the JS entry names the call).
+    parsed.map_err(|m| type_error(env, &m))
 }
 
 #[napi]
@@ -185,29 +172,22 @@ impl Ledger {
     #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, options: Option<LedgerOptions>) -> Result<Self, Code> {
         guard(|| {
-            let mut config = LedgerConfig::default();
-            let (mut spec, mut ttl_ms, mut bound) = (None, None, DEFAULT_TIMEOUT);
-            if let Some(o) = options {
-                if let Some(m) = o.max_bytes {
-                    config.max_bytes = non_negative(&env, "maxBytes", m)?;
-                }
-                if let Some(p) = o.preview_chars {
-                    config.preview_chars = non_negative(&env, "previewChars", p)?;
-                }
-                if let Some(t) = o.timeout_ms {
-                    bound = timeout(&env, t)?;
-                }
-                if let Some(t) = o.ttl_seconds {
-                    if let Ttl::Millis(ms) = ttl(&env, "new Ledger(options)", t)? {
-                        ttl_ms = Some(ms);
-                    }
-                }
-                if let Some(s) = o.store {
-                    spec = Some(store_spec(&env, s)?);
-                }
-            }
-            let inner = match spec {
-                Some(spec) => core::Ledger::over(config, spec, ttl_ms, bound),
+            let o = options.unwrap_or_default();
+            let config = LedgerConfig {
+                max_bytes: o.max_bytes.map_or(core::DEFAULT_MAX_BYTES, |m| m as usize),
+                preview_chars: o
+                    .preview_chars
+                    .map_or(core::DEFAULT_PREVIEW_CHARS, |p| p as usize),
+            };
+            let ttl_ms = match o.ttl_seconds.map(ttl) {
+                Some(Ttl::Millis(ms)) => Some(ms),
+                _ => None,
+            };
+            let bound = o.timeout_ms.map_or(DEFAULT_TIMEOUT, |t| {
+                Duration::from_micros((t * 1000.0).ceil() as u64)
+            });
+            let inner = match o.store {
+                Some(s) => core::Ledger::over(config, store_spec(&env, s)?, ttl_ms, bound),
                 None => core::Ledger::with_store(config, None, ttl_ms),
             };
             Ok(Ledger {
@@ -217,43 +197,37 @@ impl Ledger {
         })
     }
 
-    /// `work(ledger, deadline)` on the store runtime: a promise of its value,
-    /// settled once the external memory it may have grown is reported.
-    fn on_store<'env, T, F, Fut>(&self, env: &'env Env, work: F) -> JsResult<Object<'env>>
+    /// `work(ledger, deadline)` on the runtime, for a call that began at
+    /// `start`: a promise of its value, settled once the memory it may have
+    /// grown is reported to V8. Rejects with `ERR_SYMFONIC_CLOSED` once the
+    /// ledger is closed.
+    fn call<'env, T, F, Fut>(
+        &self,
+        env: &'env Env,
+        method: &str,
+        start: Instant,
+        work: F,
+    ) -> JsResult<Object<'env>>
     where
         F: FnOnce(Arc<core::Ledger>, Deadline) -> Fut,
         Fut: std::future::Future<Output = JsResult<T>> + Send + 'static,
         T: ToNapiValue + Send + 'static,
     {
-        let (inner, reported) = (self.inner.clone(), self.reported.clone());
         // Admitted now, on the JS thread: a `close` called before the task
         // is first polled waits for it instead of refusing it.
-        let admitted = inner.admit();
-        let work = work(inner.clone(), inner.deadline());
+        let Some(admitted) = self.inner.admit() else {
+            return rejected(env, closed_error(method));
+        };
+        let (inner, reported) = (self.inner.clone(), self.reported.clone());
+        let work = work(inner.clone(), inner.deadline_since(start));
         let work = async move {
             let _admitted = admitted;
             work.await
         };
         spawn(env, work, move |env, v| {
-            sync(env, &inner, &reported);
+            report(env, &inner, &reported);
             Ok(v)
         })
-    }
-
-    /// A sync twin on a ledger whose store waits on a file or a server: refused.
-    fn sync_allowed(&self, env: &Env, method: &str, instead: &str) -> JsResult<()> {
-        if self.inner.is_closed() {
-            return Err(closed_error(method));
-        }
-        if !self.inner.store_in_memory() {
-            return Err(type_error(
-                env,
-                &format!(
-                    "{method}: this ledger's store is a file or a server, and a sync call would block the JS thread on it; use {instead}"
-                ),
-            ));
-        }
-        Ok(())
     }
 
     /// Records a tool result off the JS thread and resolves to its handle. Recording
@@ -270,33 +244,30 @@ impl Ledger {
     /// within `timeoutMs` (the outcome is then unknown unless the message says the
     /// result was not recorded; recording it again is always safe).
     /// `ERR_SYMFONIC_CLOSED` once the ledger is closed.
+    /// `startedAt` (internal, from the JS entry): when the call began, in ms
+    /// since the epoch, so that its bound counts the time it waited to start.
     #[napi(ts_return_type = "Promise<ToolResultHandle>", catch_unwind)]
     pub fn record<'env>(
         &self,
         env: &'env Env,
         input: RecordInput,
-    ) -> Result<Either<AsyncTask<RecordTask>, Object<'env>>, Code> {
+        started_at: Option<f64>,
+    ) -> Result<Object<'env>, Code> {
         guard(|| {
-            let ttl = record_ttl(env, "Ledger.record(input)", input.ttl_seconds)?;
-            if self.inner.is_closed() {
-                return rejected(env, closed_error("Ledger.record(input)")).map(Either::B);
-            }
-            // Refused at the call, before any turn of the event loop (the JS
-            // entry makes it a rejection): it never waits behind other work.
-            let req = request(input).map_err(ledger_error)?;
-            if !self.inner.has_store() {
-                return Ok(Either::A(AsyncTask::new(RecordTask {
-                    inner: self.inner.clone(),
-                    reported: self.reported.clone(),
-                    req: Some(req),
-                    ttl,
-                })));
-            }
-            self.on_store(env, move |inner, deadline| async move {
-                let h = inner.record_async(req, ttl, deadline).await;
-                h.map(to_handle).map_err(ledger_error)
-            })
-            .map(Either::B)
+            let start = began(started_at);
+            let ttl = input.ttl_seconds.map_or(Ttl::Default, ttl);
+            // Refused at the call (the JS entry makes it a rejection), before
+            // any turn of the event loop: it never waits behind other work.
+            let req = request(input).map_err(napi_error)?.map_err(ledger_error)?;
+            self.call(
+                env,
+                "Ledger.record(input)",
+                start,
+                move |inner, deadline| async move {
+                    let h = inner.record_async(req, ttl, deadline).await;
+                    h.map(to_handle).map_err(ledger_error)
+                },
+            )
         })
     }
 
@@ -306,40 +277,16 @@ impl Ledger {
     #[napi(catch_unwind)]
     pub fn record_sync(&self, env: Env, input: RecordInput) -> Result<ToolResultHandle, Code> {
         guard(|| {
-            let ttl = record_ttl(&env, "Ledger.recordSync(input)", input.ttl_seconds)?;
-            self.sync_allowed(&env, "Ledger.recordSync(input)", "await ledger.record(input)")?;
+            if self.inner.is_closing() {
+                return Err(closed_error("Ledger.recordSync(input)"));
+            }
+            let ttl = input.ttl_seconds.map_or(Ttl::Default, ttl);
             let h = request(input)
+                .map_err(napi_error)?
                 .and_then(|req| self.inner.record_with(req, ttl))
                 .map_err(ledger_error)?;
-            sync(&env, &self.inner, &self.reported);
+            report(&env, &self.inner, &self.reported);
             Ok(to_handle(h))
-        })
-    }
-
-    /// Internal, for tests only: every following record of this ledger gets
-    /// `memId` instead of its hash (`null` restores hashing), so that the
-    /// collision refusal can be exercised. Not in the typings.
-    #[doc(hidden)]
-    #[napi(js_name = "__forceMemIdForTest", skip_typescript, catch_unwind)]
-    pub fn force_mem_id_for_test(&self, mem_id: Option<String>) -> Result<(), Code> {
-        guard(|| {
-            self.inner.force_mem_id(mem_id);
-            Ok(())
-        })
-    }
-
-    /// Internal, for tests only: panics, on the calling thread (`async` false) or
-    /// on the libuv pool (`async` true, returning a promise), to show that a panic
-    /// becomes a JS error rather than an abort. Not in the typings.
-    #[doc(hidden)]
-    #[napi(js_name = "__panicForTest", skip_typescript, catch_unwind)]
-    pub fn panic_for_test(&self, on_pool: bool) -> Result<Either<(), AsyncTask<PanicTask>>, Code> {
-        guard(|| {
-            if on_pool {
-                Ok(Either::B(AsyncTask::new(PanicTask)))
-            } else {
-                panic!("deliberate panic for a test (sync)")
-            }
         })
     }
 
@@ -364,34 +311,30 @@ impl Ledger {
     /// `ERR_SYMFONIC_CLOSED`. Closing again resolves at once. Also
     /// `[Symbol.asyncDispose]`, for `await using`.
     #[napi(ts_return_type = "Promise<void>", catch_unwind)]
-    pub fn close<'env>(&self, env: &'env Env) -> Result<Now<'env, ()>, Code> {
+    pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>, Code> {
         guard(|| {
-            if !self.inner.has_store() {
-                self.inner.close_now();
-                release(env, &self.reported);
-                return resolved(env, ());
-            }
-            let inner = self.inner.clone();
-            let reported = self.reported.clone();
+            // Later calls are refused from now on, on the JS thread.
+            let first = self.inner.mark_closed();
+            let (inner, reported) = (self.inner.clone(), self.reported.clone());
             spawn(
                 env,
-                async move { inner.close().await.map_err(store_error) },
+                async move {
+                    if first {
+                        inner.shut().await.map_err(store_error)?;
+                    }
+                    Ok(())
+                },
                 move |env, ()| {
                     release(env, &reported);
                     Ok(())
                 },
             )
-            .map(Either::B)
         })
     }
 
-    /// Reads an archived result (see `FetchOptions` for the precedence). Cheap
-    /// answers (a range, the summary, an indexed json path, anything on a
-    /// payload up to 64 KiB, a query that the payload's query index confines
-    /// to a few blocks) are computed on the calling thread and returned as an
-    /// already resolved Promise; scans and copies of large payloads run on the
-    /// libuv pool, and with a store, a memory miss reads it on the store's own
-    /// runtime, bounded by `timeoutMs`.
+    /// Reads an archived result (see `FetchOptions` for the precedence), off
+    /// the JS thread; with a store, a memory miss reads the store, bounded by
+    /// `timeoutMs`.
     /// Unknown ids, and ids from another namespace, answer
     /// `[tool_memory not found: <id> in namespace '<ns>']` (`in the default namespace` for `""`);
     /// a failed or timed-out store read answers
@@ -406,12 +349,16 @@ impl Ledger {
         env: &'env Env,
         mem_id: String,
         options: Option<FetchOptions>,
-    ) -> Result<Either3<PromiseRaw<'env, JsText>, AsyncTask<FetchTask>, Object<'env>>, Code> {
+    ) -> Result<Object<'env>, Code> {
         guard(|| {
+            let (spec, namespace) = fetch_spec(options);
             self.read(
                 env,
-                self.fetch_task(mem_id, options),
                 "Ledger.fetch(memId, options)",
+                namespace,
+                mem_id,
+                spec,
+                usize::MAX,
             )
         })
     }
@@ -426,13 +373,13 @@ impl Ledger {
         options: Option<FetchOptions>,
     ) -> Result<JsText, Code> {
         guard(|| {
-            self.sync_allowed(
-                &env,
-                "Ledger.fetchSync(memId, options)",
-                "await ledger.fetch(memId, options)",
-            )?;
-            let out = JsText(self.fetch_task(mem_id, options).run());
-            self.sync_store_memory(&env);
+            if self.inner.is_closing() {
+                return Err(closed_error("Ledger.fetchSync(memId, options)"));
+            }
+            let (spec, namespace) = fetch_spec(options);
+            let out = JsText(self.inner.fetch(&namespace, &mem_id, &spec));
+            // A reload from the store may have grown the memory held.
+            report(&env, &self.inner, &self.reported);
             Ok(out)
         })
     }
@@ -447,81 +394,39 @@ impl Ledger {
         mem_id: String,
         options: Option<FetchOptions>,
         max_output_chars: Option<f64>,
-    ) -> Result<Either3<PromiseRaw<'env, JsText>, AsyncTask<FetchTask>, Object<'env>>, Code> {
+    ) -> Result<Object<'env>, Code> {
         guard(|| {
             let (mut spec, namespace) = fetch_spec(options);
             if spec.keyed() {
                 spec.full = true;
             }
-            let task = FetchTask {
-                inner: self.inner.clone(),
-                reported: self.reported.clone(),
+            let max = max_output(max_output_chars);
+            self.read(
+                env,
+                "recall(ledger, memId, options)",
                 namespace,
                 mem_id,
-                read: Read::Recall(spec, max_output(max_output_chars)),
-            };
-            self.read(env, task, "recall(ledger, memId, options)")
+                spec,
+                max,
+            )
         })
     }
 
-    /// The task's answer as a resolved Promise when it is cheap (see
-    /// `core::quick`); else the task itself, for the pool (no store), or the
-    /// read on the store runtime.
+    /// A fetch (`max` `usize::MAX`) or a recall, on the runtime.
     fn read<'env>(
         &self,
         env: &'env Env,
-        task: FetchTask,
         method: &str,
-    ) -> JsResult<Either3<PromiseRaw<'env, JsText>, AsyncTask<FetchTask>, Object<'env>>> {
-        if self.inner.is_closed() {
-            return rejected(env, closed_error(method)).map(Either3::C);
-        }
-        let (spec, max) = match &task.read {
-            Read::Fetch(spec) => (spec, usize::MAX),
-            Read::Recall(spec, max) => (spec, *max),
-        };
-        if let Some(text) = self.inner.answer_quick(&task.namespace, &task.mem_id, spec, max) {
-            return Ok(Either3::A(
-                PromiseRaw::resolve(env, JsText(text)).map_err(napi_error)?,
-            ));
-        }
-        if !self.inner.has_store() {
-            return Ok(Either3::B(AsyncTask::new(task)));
-        }
-        let FetchTask {
-            namespace,
-            mem_id,
-            read,
-            ..
-        } = task;
-        let (spec, max) = match read {
-            Read::Fetch(spec) => (spec, usize::MAX),
-            Read::Recall(spec, max) => (spec, max),
-        };
-        let method = method.to_string();
-        self.on_store(env, move |inner, deadline| async move {
+        namespace: String,
+        mem_id: String,
+        spec: FetchSpec,
+        max: usize,
+    ) -> JsResult<Object<'env>> {
+        let m = method.to_string();
+        self.call(env, method, Instant::now(), move |inner, deadline| async move {
             let text = inner.read_async(namespace, mem_id, spec, max, deadline).await;
-            text.map(JsText).map_err(|_| closed_error(&method))
+            text.map(JsText).map_err(|_| closed_error(&m))
         })
-        .map(Either3::C)
-    }
-
-    fn fetch_task(&self, mem_id: String, options: Option<FetchOptions>) -> FetchTask {
-        let (spec, namespace) = fetch_spec(options);
-        FetchTask {
-            inner: self.inner.clone(),
-            reported: self.reported.clone(),
-            namespace,
-            mem_id,
-            read: Read::Fetch(spec),
-        }
-    }
-
-    /// External memory after a call that may have reloaded an entry from the store.
-    fn sync_store_memory(&self, env: &Env) {
-        if self.inner.has_store() {
-            sync(env, &self.inner, &self.reported);
-        }
     }
 
     /// Entries, bytes held, fetch hits and misses, evictions, store hits, misses and errors.
@@ -546,11 +451,15 @@ impl Ledger {
 impl ObjectFinalize for Ledger {
     fn finalize(self, env: Env) -> Result<()> {
         release(&env, &self.reported);
-        // Unless a call still holds the ledger (its thread then drops it), its
-        // payloads are freed as removed entries are, off the JS thread; its
-        // store, if any, is closed where the last holder drops it.
+        // Unless a call still holds the ledger (it then drops it), its
+        // payloads are freed on the runtime, not on the JS thread; its store,
+        // if any, is closed where the last holder drops it.
         if Arc::strong_count(&self.inner) == 1 {
-            self.inner.forget_in_memory();
+            let inner = self.inner.clone();
+            match symfonic_core::runtime::runtime() {
+                Ok(rt) => drop(rt.spawn_blocking(move || inner.forget_cached())),
+                Err(_) => inner.forget_cached(),
+            }
         }
         Ok(())
     }
@@ -578,9 +487,7 @@ pub fn cap_recall_output(
     contiguous_from: Option<f64>,
 ) -> Result<JsText, Code> {
     guard(|| {
-        let from = contiguous_from
-            .filter(|x| x.is_finite() && *x >= 0.0)
-            .map(|x| x as usize);
+        let from = contiguous_from.map(|x| x as usize);
         Ok(JsText(cap_output(
             &text.0,
             &mem_id,

@@ -5,26 +5,40 @@
 
 use napi::bindgen_prelude::*;
 
-use crate::napi_crossing::Crossing;
 use symfonic_core::ledger::{check_content_len, LedgerError};
-use symfonic_core::text::Payload;
+use symfonic_core::text::{Payload, Shared};
 use symfonic_core::transcode;
 use symfonic_core::wtf8::Wtf8Buf;
 
-/// A payload crossing into Rust: the one copy the JS thread makes, and
-/// nothing more. A Buffer's bytes are copied as they are (validated later);
-/// a JS string's UTF-16 units are copied out (see [`js_units`]). Turning
-/// either into its stored form is `Payload::settle`'s work, which an async
-/// `record` runs on the libuv pool: the JS thread no longer pays V8's UTF-8
-/// length pass, its UTF-8 encoder, nor the U+FFFD check and re-read that
-/// lone surrogates needed (measured on a 5 MB payload: 5.9 to 12.4 ms before).
-pub struct Content(std::result::Result<Payload, usize>);
+/// A payload given to `record`, taken by [`Content::payload`] within the
+/// call: a Buffer is kept alive and read where the record is settled; a
+/// string's UTF-16 units are copied, the one copy the JS thread makes, into
+/// a spare buffer whose pages are mapped (`transcode::spare`). Turning it
+/// into its stored form is `Payload::settle`'s work, off the JS thread for
+/// an async `record`.
+pub struct Content {
+    env: sys::napi_env,
+    value: sys::napi_value,
+}
 
 impl Content {
-    /// The payload, or the refusal of a Buffer over `MAX_CONTENT_BYTES`,
-    /// which was measured and never copied.
-    pub(crate) fn payload(self) -> std::result::Result<Payload, LedgerError> {
-        self.0.map_err(|bytes| LedgerError::ContentTooLarge { bytes })
+    /// The payload; or the refusal of a Buffer over `MAX_CONTENT_BYTES`, by
+    /// its length, before anything is read.
+    pub(crate) fn payload(self) -> Result<std::result::Result<Payload, LedgerError>> {
+        let (env, value) = (self.env, self.value);
+        // SAFETY: `value` is an argument of the call still running.
+        if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
+            // A Buffer's bytes are never fewer once settled (an invalid byte
+            // becomes 3): one over the limit is refused by its length alone.
+            if let Err(e) = check_content_len(bytes.len()) {
+                return Ok(Err(e));
+            }
+            // A reference keeps it alive (released on the JS thread once
+            // dropped); the JS side must not change it until the record settles.
+            let buffer = unsafe { Buffer::from_napi_value(env, value)? };
+            return Ok(Ok(Payload::Shared(Shared(Box::new(buffer)))));
+        }
+        Ok(Ok(Payload::Utf16(unsafe { js_units(env, value)? })))
     }
 }
 
@@ -39,10 +53,7 @@ impl TypeName for Content {
 }
 
 /// A Buffer's bytes, borrowed for the duration of the call.
-pub(crate) unsafe fn buffer_bytes<'a>(
-    env: sys::napi_env,
-    value: sys::napi_value,
-) -> Result<Option<&'a [u8]>> {
+unsafe fn buffer_bytes<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Option<&'a [u8]>> {
     let mut is_buffer = false;
     check_status!(unsafe { sys::napi_is_buffer(env, value, &mut is_buffer) })?;
     if !is_buffer {
@@ -58,105 +69,39 @@ pub(crate) unsafe fn buffer_bytes<'a>(
     }))
 }
 
+/// What the conversion says of another value (the JS entry lets none through).
 fn not_content() -> Error {
-    Error::new(
-        Status::InvalidArg,
-        "content must be a string or a Buffer".to_string(),
-    )
+    Error::new(Status::InvalidArg, "expected a string or a Buffer".to_string())
 }
 
 impl FromNapiValue for Content {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-        if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
-            // A Buffer's bytes are never fewer once settled (an invalid byte
-            // becomes 3): one over the limit is refused by its length alone.
-            if check_content_len(bytes.len()).is_err() {
-                return Ok(Content(Err(bytes.len())));
-            }
-            return Ok(Content(Ok(Payload::Bytes(bytes.to_vec()))));
-        }
-        let mut kind = 0;
-        check_status!(unsafe { sys::napi_typeof(env, value, &mut kind) })?;
-        if kind == sys::ValueType::napi_object {
-            // A string that crossed in slices (see `napi_crossing`); any other
-            // object fails the class's type-tag check.
-            let mut crossing = unsafe { ClassInstance::<Crossing>::from_napi_value(env, value) }
-                .map_err(|_| not_content())?;
-            return Ok(Content(Ok(crossing.take()?)));
-        }
-        unsafe { js_units(env, value) }.map(|units| Content(Ok(Payload::Utf16(units))))
+        Ok(Content { env, value })
     }
 }
 
-/// A JS string's UTF-16 units, lone surrogates included: the one copy. The
-/// length query without a buffer is O(1) (no pass over the string); the copy
-/// is a memcpy for a string V8 holds as two-byte, a widening copy for a
-/// one-byte one. (N-API cannot tell which a string is, so a narrower copy of
-/// one-byte strings cannot be chosen safely: `napi_get_value_string_latin1`
-/// would silently truncate a two-byte string.)
+/// A JS string's UTF-16 units, lone surrogates included: the one copy (a
+/// memcpy for a string V8 holds as two-byte, a widening copy for a one-byte
+/// one). The length query without a buffer is O(1).
 unsafe fn js_units(env: sys::napi_env, value: sys::napi_value) -> Result<Vec<u16>> {
     let mut kind = 0;
     check_status!(unsafe { sys::napi_typeof(env, value, &mut kind) })?;
     if kind != sys::ValueType::napi_string {
         return Err(not_content());
     }
-    let units = unsafe { units_len(env, value)? };
-    // One more unit for the terminating NUL that V8 writes. A recycled buffer
-    // has its pages mapped already (see `transcode::recycle`).
-    let mut wide = transcode::recycle::take(units + 1);
-    unsafe { append_units(env, value, units, &mut wide)? };
-    Ok(wide)
-}
-
-/// The number of UTF-16 units of the JS string `value` (O(1), no pass over it).
-pub(crate) unsafe fn units_len(env: sys::napi_env, value: sys::napi_value) -> Result<usize> {
     let mut units = 0usize;
     check_status!(unsafe {
         sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut units)
     })?;
-    Ok(units)
-}
-
-/// Appends the `units` UTF-16 units of the JS string `value` to `out`: the one
-/// copy, written by V8 straight into `out`'s spare capacity.
-pub(crate) unsafe fn append_units(
-    env: sys::napi_env,
-    value: sys::napi_value,
-    units: usize,
-    out: &mut Vec<u16>,
-) -> Result<()> {
-    out.reserve(units + 1); // V8 writes a terminating NUL too
-    let len = out.len();
+    // One more unit for the terminating NUL that V8 writes.
+    let mut out = transcode::spare::units(units + 1);
     let mut written = 0usize;
-    // SAFETY: room for `units` + 1 units was reserved past `len`.
     check_status!(unsafe {
-        sys::napi_get_value_string_utf16(env, value, out.as_mut_ptr().add(len), units + 1, &mut written)
+        sys::napi_get_value_string_utf16(env, value, out.as_mut_ptr(), units + 1, &mut written)
     })?;
-    // SAFETY: V8 wrote `written` <= units units after `len`.
-    unsafe { out.set_len(len + written.min(units)) };
-    Ok(())
-}
-
-/// Copies the `len` units of the JS string `value`, all at most U+00FF (the
-/// caller checked), as Latin-1 into `buf`'s memory, one byte a unit; returns
-/// the number written. For a string V8 holds as one-byte this is a memcpy of
-/// half the bytes of the UTF-16 copy. (A unit above U+00FF would be
-/// truncated, hence the caller's check.)
-pub(crate) unsafe fn copy_latin1(
-    env: sys::napi_env,
-    value: sys::napi_value,
-    len: usize,
-    buf: &mut Vec<u16>,
-) -> Result<usize> {
-    // One more byte for the terminating NUL that V8 writes.
-    buf.reserve(len / 2 + 1);
-    let room = transcode::stream::latin1_room(buf);
-    let mut written = 0usize;
-    // SAFETY: `room` is `buf`'s memory, at least `len + 1` bytes.
-    check_status!(unsafe {
-        sys::napi_get_value_string_latin1(env, value, room.as_mut_ptr().cast(), len + 1, &mut written)
-    })?;
-    Ok(written.min(len))
+    // SAFETY: V8 wrote `written` <= units units.
+    unsafe { out.set_len(written.min(units)) };
+    Ok(out)
 }
 
 /// Content for hashing only: a Buffer is read in place, not copied. The borrow
@@ -185,7 +130,7 @@ impl FromNapiValue for ContentRef {
         // Sync by nature (an id is returned), with `record`'s transcoder.
         let units = unsafe { js_units(env, value)? };
         let bytes = transcode::from_utf16(&units).into_bytes();
-        transcode::recycle::give_back(units);
+        transcode::spare::give_back(units);
         Ok(ContentRef(std::borrow::Cow::Owned(bytes)))
     }
 }
@@ -209,7 +154,7 @@ impl FromNapiValue for JsStr {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
         let units = unsafe { js_units(env, value)? };
         let text = transcode::from_utf16(&units).into_wtf8_buf();
-        transcode::recycle::give_back(units);
+        transcode::spare::give_back(units);
         Ok(JsStr(text))
     }
 }

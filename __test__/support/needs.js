@@ -16,6 +16,8 @@ const INSTALL = {
   'redis-server': 'Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis',
   'redis-cli': 'Debian/Ubuntu: sudo apt-get install redis-tools; macOS: brew install redis',
   sqlite3: 'Debian/Ubuntu: sudo apt-get install sqlite3; macOS: brew install sqlite',
+  // The tests of internals build the addon with its test hooks (__test__/support/hooks.js).
+  cargo: 'a Rust toolchain, as for npm install from a clone: https://rustup.rs',
 }
 
 /** The programs each test file under `dirs` declares with `// needs: a, b`. */

@@ -5,6 +5,7 @@
 //   record <db> <n>      record n results, printing "ack <memId>" after each
 //   read <db> <idsFile>  print, as JSON, each id's handle, stub and answers
 //   collide <db> <memId> record a different result under memId; print the error code
+//                        (run over the test build: support/hooks.js env)
 
 const fs = require('node:fs')
 const { Ledger, recall } = require('../..')

@@ -241,7 +241,7 @@ async function main() {
   }
   const spell = await stall.afterSpell(nonAscii)
   thread.push([
-    `the collection V8 runs once it hears of a burst's 100 MB, the ledger kept: longest stall over the quiet spell after the burst and 100 ms more (${spell.full} full collection${spell.full === 1 ? '' : 's'})`,
+    `the collections V8 runs as it hears of a burst's 100 MB, the ledger kept: longest stall over the 300 ms after the burst (${spell.full} full collection${spell.full === 1 ? '' : 's'})`,
     fmtMs(spell.maxMs),
     '',
   ])

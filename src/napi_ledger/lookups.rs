@@ -1,22 +1,21 @@
 //! The Ledger's lookups and removals (`handle`, `stub`, `has`, `delete`,
-//! `clear`): Promises answered at once from memory (or without a store),
-//! else on the store runtime.
+//! `clear`), each a future on the runtime like every async call.
+
+use std::time::Instant;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use super::objects::{ClearOptions, EntryOptions, StubOptions, ToolResultHandle};
-use super::spawn::rejected;
-use super::{resolved, to_handle, Ledger, Now};
+use super::objects::{ClearOptions, EntryOptions, StubOptions};
+use super::{to_handle, Ledger};
 use crate::error::{closed_error, guard, store_error, Code, JsResult};
-use crate::napi_external::sync;
 use symfonic_core::ledger::{self as core, Found};
 
 #[napi]
 impl Ledger {
-    /// A lookup that does not count as a hit or a miss: answered at once from
-    /// memory (or without a store), else on the store runtime (a read, the
-    /// entry rebuilt and kept in memory); `then` makes the JS value.
+    /// A lookup that does not count as a hit or a miss: from memory, else
+    /// from the store (a read, the entry rebuilt and kept in memory); `then`
+    /// makes the JS value.
     fn lookup<'env, V, F>(
         &self,
         env: &'env Env,
@@ -24,32 +23,23 @@ impl Ledger {
         mem_id: String,
         namespace: String,
         then: F,
-    ) -> JsResult<Now<'env, V>>
+    ) -> JsResult<Object<'env>>
     where
-        V: ToNapiValue + FromNapiValue + Send + 'static,
+        V: ToNapiValue + Send + 'static,
         F: FnOnce(&core::Ledger, Found) -> V + Send + 'static,
     {
-        if self.inner.is_closed() {
-            return rejected(env, closed_error(method)).map(Either::B);
-        }
-        let here = self.inner.in_memory(&namespace, &mem_id);
-        if here.is_some() || !self.inner.has_store() {
-            let found = here.map_or(Found::Missing, Found::Entry);
-            return resolved(env, then(&self.inner, found));
-        }
-        let method = method.to_string();
-        self.on_store(env, move |inner, deadline| async move {
+        let m = method.to_string();
+        self.call(env, method, Instant::now(), move |inner, deadline| async move {
             let found = inner.find_async(&namespace, &mem_id, false, deadline).await;
             let found = found.map_err(|e| {
                 if inner.is_shut() {
-                    closed_error(&method)
+                    closed_error(&m)
                 } else {
                     store_error(e)
                 }
             })?;
             Ok(then(&inner, found))
         })
-        .map(Either::B)
     }
 
     /// The handle of an archived result in `options.namespace` (default `""`), or null. With a store, a memory miss
@@ -61,7 +51,7 @@ impl Ledger {
         env: &'env Env,
         mem_id: String,
         options: Option<EntryOptions>,
-    ) -> Result<Now<'env, Option<ToolResultHandle>>, Code> {
+    ) -> Result<Object<'env>, Code> {
         guard(|| {
             self.lookup(
                 env,
@@ -87,10 +77,10 @@ impl Ledger {
         env: &'env Env,
         mem_id: String,
         options: Option<StubOptions>,
-    ) -> Result<Now<'env, Option<String>>, Code> {
+    ) -> Result<Object<'env>, Code> {
         guard(|| {
             let (namespace, preview) = options.map_or((None, None), |o| (o.namespace, o.preview_chars));
-            let preview = preview.filter(|p| p.is_finite() && *p >= 0.0).map(|p| p as usize);
+            let preview = preview.map(|p| p as usize);
             self.lookup(
                 env,
                 "Ledger.stub(memId, options)",
@@ -114,7 +104,7 @@ impl Ledger {
         env: &'env Env,
         mem_id: String,
         options: Option<EntryOptions>,
-    ) -> Result<Now<'env, bool>, Code> {
+    ) -> Result<Object<'env>, Code> {
         guard(|| {
             let ns = options.and_then(|o| o.namespace).unwrap_or_default();
             self.lookup(env, "Ledger.has(memId, options)", mem_id, ns, |_, f| {
@@ -132,49 +122,42 @@ impl Ledger {
         env: &'env Env,
         mem_id: String,
         options: Option<EntryOptions>,
-    ) -> Result<Now<'env, bool>, Code> {
+    ) -> Result<Object<'env>, Code> {
         guard(|| {
-            if self.inner.is_closed() {
-                return rejected(env, closed_error("Ledger.delete(memId, options)")).map(Either::B);
-            }
             let ns = options.and_then(|o| o.namespace).unwrap_or_default();
-            if !self.inner.has_store() {
-                let removed = self.inner.try_delete(&ns, &mem_id).map_err(store_error)?;
-                sync(env, &self.inner, &self.reported);
-                return resolved(env, removed);
-            }
-            self.on_store(env, move |inner, deadline| async move {
-                inner
-                    .delete_async(&ns, &mem_id, deadline)
-                    .await
-                    .map_err(store_error)
+            let method = "Ledger.delete(memId, options)";
+            self.call(env, method, Instant::now(), move |inner, deadline| async move {
+                let removed = inner.delete_async(&ns, &mem_id, deadline).await;
+                removed.map_err(|e| {
+                    if inner.is_shut() {
+                        closed_error(method)
+                    } else {
+                        store_error(e)
+                    }
+                })
             })
-            .map(Either::B)
         })
     }
 
     /// Removes every entry, or only those of `options.namespace` (from the store too);
     /// resolves to how many were removed. A failed store clear rejects with
     /// `ERR_SYMFONIC_STORE` (`ERR_SYMFONIC_STORE_TIMEOUT` past `timeoutMs`).
-    /// Without a store the entries are gone when `clear` returns.
     #[napi(ts_return_type = "Promise<number>", catch_unwind)]
-    pub fn clear<'env>(&self, env: &'env Env, options: Option<ClearOptions>) -> Result<Now<'env, u32>, Code> {
+    pub fn clear<'env>(&self, env: &'env Env, options: Option<ClearOptions>) -> Result<Object<'env>, Code> {
         guard(|| {
-            if self.inner.is_closed() {
-                return rejected(env, closed_error("Ledger.clear(options)")).map(Either::B);
-            }
             let namespace = options.and_then(|o| o.namespace);
-            if !self.inner.has_store() {
-                // Done now, so that a clear not awaited has cleared all the same.
-                let n = self.inner.try_clear(namespace.as_deref()).map_err(store_error)?;
-                sync(env, &self.inner, &self.reported);
-                return resolved(env, n.min(u32::MAX as usize) as u32);
-            }
-            self.on_store(env, move |inner, deadline| async move {
+            let method = "Ledger.clear(options)";
+            self.call(env, method, Instant::now(), move |inner, deadline| async move {
                 let n = inner.clear_async(namespace.as_deref(), deadline).await;
-                n.map(|n| n.min(u32::MAX as usize) as u32).map_err(store_error)
+                let n = n.map_err(|e| {
+                    if inner.is_shut() {
+                        closed_error(method)
+                    } else {
+                        store_error(e)
+                    }
+                })?;
+                Ok(n.min(u32::MAX as usize) as u32)
             })
-            .map(Either::B)
         })
     }
 }

@@ -9,6 +9,7 @@ use crate::napi_text::{Content, JsStr};
 
 /// Options for `new Ledger(options)`.
 #[napi(object)]
+#[derive(Default)]
 pub struct LedgerOptions {
     /// Bound on the bytes of payload (and its indexes) held. Past it, the least
     /// recently used entries are evicted (an entry that alone exceeds it is kept
@@ -34,8 +35,9 @@ pub struct LedgerOptions {
     /// `await Ledger.open(options)` rejects with it.
     #[napi(ts_type = "string | string[]")]
     pub store: Option<Either<String, Vec<String>>>,
-    /// Bound, in milliseconds, on each call that reaches the store, end to end
-    /// (waiting for the store to open, queueing, the store's answer). Past it
+    /// Bound, in milliseconds, on each call of a ledger with a store, end to
+    /// end (waiting its turn among the records in flight, for the store to
+    /// open, for a CPU, the store's answer), whatever the payload's size. Past it
     /// the call rejects with `ERR_SYMFONIC_STORE_TIMEOUT` (`fetch` and `recall`
     /// answer `[tool_memory error: ...]`). Default 5000.
     pub timeout_ms: Option<f64>,
@@ -60,11 +62,12 @@ pub struct RecordInput {
     /// The result: a string (kept exactly, lone surrogates included), or a Buffer
     /// of UTF-8 (read without a JS string in between; invalid sequences become U+FFFD).
     /// At most 4,000,000,000 bytes of UTF-8 (a longer Buffer is refused by its
-    /// length, before it is copied). An async `record` may read a Buffer after
-    /// the call (a long one over the next turns of the event loop, any one
-    /// once its turn comes among the records in flight): it must not be
-    /// modified until the record settles (one detached or resized before then
-    /// rejects the record with a `TypeError`).
+    /// length, before it is read). A string is copied when its record starts
+    /// (at the call, or, when the ledger's records in flight weigh a quarter
+    /// of `maxBytes` already, once its turn comes); a Buffer is read off the
+    /// JS thread as the record runs: it must not be modified, detached or
+    /// transferred until the record settles (one resized or detached before
+    /// its turn rejects the record with a `TypeError`).
     #[napi(ts_type = "string | Buffer")]
     pub content: Content,
     /// Scope of the entry, e.g. a conversation's thread id. Default `""`. At most
@@ -200,27 +203,4 @@ pub struct LedgerStats {
     /// Store operations that failed; each one was a rejected `record`, a thrown
     /// error or a `[tool_memory error: ...]` answer.
     pub store_errors: f64,
-}
-
-/// Internal, for tests only: the seal a store writes beside the row of
-/// `handle` (with `wtf8`: a payload holding lone surrogates), so that a test
-/// can write a row as an earlier release did (a v1 stub) that reads back as sound.
-#[napi(js_name = "__rowSealForTest")]
-pub fn row_seal_for_test(handle: ToolResultHandle, wtf8: bool) -> String {
-    let text = |v: Either<String, Null>| match v {
-        Either::A(s) => Some(s),
-        Either::B(Null) => None,
-    };
-    let h = symfonic_core::ledger::Handle {
-        mem_id: handle.mem_id,
-        namespace: handle.namespace,
-        tool_name: handle.tool_name,
-        tool_call_id: handle.tool_call_id,
-        size_chars: handle.size_chars as usize,
-        summary: handle.summary,
-        schema: text(handle.schema),
-        preview: text(handle.preview),
-        stub: handle.stub,
-    };
-    symfonic_core::store::row::seal(&h, wtf8)
 }

@@ -1,10 +1,13 @@
-//! Promises settled by the store runtime: a ledger with a store runs each
-//! call as a future on `core::runtime` (never on the libuv pool, whose four
-//! threads a hung store would hold) and settles a deferred promise on the JS
-//! thread when it ends. Warnings the stores queued (configuration gaps) are
-//! handed to `process.emitWarning` there too.
+//! Promises settled by the runtime: every async call of a ledger is a future
+//! on `core::runtime` (never on the libuv pool, whose four threads a hung
+//! store would hold), which settles a deferred promise on the JS thread when
+//! it ends. Warnings the stores queued (configuration gaps) are handed to
+//! `process.emitWarning` there too.
 
 use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use napi::bindgen_prelude::*;
 
@@ -24,13 +27,10 @@ where
     let rt = runtime::runtime().map_err(|e| Error::new(Code::Store, e))?;
     let (deferred, promise) = env.create_deferred().map_err(napi_error)?;
     rt.spawn(async move {
-        // The work runs as a task of its own, so that a panic in it ends
-        // here as an error, and the promise still settles.
-        let out = match tokio::spawn(fut).await {
-            Ok(v) => v,
-            Err(e) if e.is_panic() => Err(panic_error(e.into_panic())),
-            Err(_) => Err(Error::new(Code::Internal, "the call was cancelled".to_string())),
-        };
+        // A panic in the work ends here as an error, and the promise still settles.
+        let out = Caught(Box::pin(fut))
+            .await
+            .unwrap_or_else(|p| Err(panic_error(p)));
         deferred.resolve(move |env: Env| {
             emit_warnings(&env);
             match out {
@@ -42,8 +42,24 @@ where
     Ok(promise)
 }
 
+/// A future whose panic is its output, as an error.
+struct Caught<F>(Pin<Box<F>>);
+
+impl<F: Future> Future for Caught<F> {
+    type Output = std::thread::Result<F::Output>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let fut = self.0.as_mut();
+        match catch_unwind(AssertUnwindSafe(|| fut.poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Err(panic) => Poll::Ready(Err(panic)),
+        }
+    }
+}
+
 /// A promise rejected with `e` (for an async method called on a closed
-/// ledger, or with an argument the binding refuses).
+/// ledger, or with content refused by its size).
 pub(crate) fn rejected<'env>(env: &'env Env, e: Error<Code>) -> JsResult<Object<'env>> {
     spawn(env, async move { Err::<(), _>(e) }, |_, ()| Ok(()))
 }

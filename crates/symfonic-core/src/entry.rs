@@ -72,11 +72,6 @@ impl Entry {
         let b = self.text.as_bytes();
         has_query_index(b.len()).then(|| self.blocks.get_or_init(|| Blocks::build(b)))
     }
-
-    /// The query index if it has been built.
-    pub fn built_blocks(&self) -> Option<&Blocks> {
-        self.blocks.get()
-    }
 }
 
 impl AsRef<[u8]> for Entry {

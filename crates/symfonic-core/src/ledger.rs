@@ -1,13 +1,13 @@
 //! The ledger: archived tool results keyed by (namespace, mem id), bounded by
 //! payload bytes with least-recently-used eviction. The lock is held only to
 //! look up or insert an `Arc<Entry>`; analysis and slicing run outside it, so
-//! concurrent async fetches on the libuv pool do not serialise.
+//! concurrent calls do not serialise.
 //!
-//! With a store below (`backing`), every call that may reach the store has an
-//! async form (`*_async`) run on the store runtime (`crate::runtime`) and
-//! bounded end to end by the ledger's `timeout`; the sync forms of such a
-//! ledger wait for the async ones (for tests, and for a store in memory).
-//! A ledger without a store never touches the runtime.
+//! Every call has an async form (`*_async`), run on the runtime
+//! (`crate::runtime`); with a store below (`backing`), it is bounded end to
+//! end by the ledger's `timeout`. The sync forms run on the calling thread,
+//! and with a store wait for the async ones (for tests, and for a store in
+//! memory).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -164,12 +164,13 @@ pub struct Shared {
     /// When the last sweep ran (Unix ms).
     last_sweep: AtomicU64,
     /// Test hook: the id every record gets instead of its hash (see `force_mem_id`).
+    #[cfg(any(test, feature = "test-hooks"))]
     forced_id: Mutex<Option<String>>,
     /// `close` was called: new calls are refused where they start (the JS
     /// boundary, the sync API).
     closing: AtomicBool,
     /// The calls admitted before `close` have ended: the core refuses too.
-    closed: AtomicBool,
+    shut: AtomicBool,
     /// Calls admitted at the JS boundary and not yet ended ([`Admitted`]).
     admitted: AtomicUsize,
     /// Async calls in flight: `close` waits for them before releasing the store.
@@ -220,7 +221,7 @@ impl Ledger {
     }
 
     /// A ledger over the store `spec` names, which starts opening now, in the
-    /// background (on the store runtime: nothing here waits for it). Calls
+    /// background (on the runtime: nothing here waits for it). Calls
     /// wait for the open within their own bound; a failed open is retried by
     /// the next call. See [`opened`](Self::opened).
     pub fn over(config: LedgerConfig, spec: StoreSpec, ttl_ms: Option<u64>, timeout: Duration) -> Self {
@@ -251,9 +252,10 @@ impl Ledger {
                 ttl_ms,
                 timeout: DEFAULT_TIMEOUT,
                 last_sweep: AtomicU64::new(now_ms()),
+                #[cfg(any(test, feature = "test-hooks"))]
                 forced_id: Mutex::new(None),
                 closing: AtomicBool::new(false),
-                closed: AtomicBool::new(false),
+                shut: AtomicBool::new(false),
                 admitted: AtomicUsize::new(0),
                 in_flight: AtomicUsize::new(0),
                 idle: Notify::new(),
@@ -261,10 +263,10 @@ impl Ledger {
         }
     }
 
-    /// Internal, for tests only: gives every following record the id `mem_id`
-    /// (`None` restores hashing), which is how the collision refusal is reached
-    /// without finding two payloads whose 48-bit ids collide.
-    #[doc(hidden)]
+    /// Test hook (cargo feature `test-hooks`): gives every following record
+    /// the id `mem_id` (`None` restores hashing), which is how the collision
+    /// refusal is reached without finding two payloads whose 48-bit ids collide.
+    #[cfg(any(test, feature = "test-hooks"))]
     pub fn force_mem_id(&self, mem_id: Option<String>) {
         *self.forced_id.lock().unwrap_or_else(|e| e.into_inner()) = mem_id;
     }
@@ -285,13 +287,18 @@ impl Ledger {
         if !self.mark_closed() {
             return Ok(());
         }
+        self.shut().await
+    }
+
+    /// The rest of [`close`](Self::close) once [`mark_closed`](Shared::mark_closed)
+    /// returned true.
+    pub async fn shut(&self) -> Result<(), StoreError> {
         // The calls admitted before it end first (each within its own bound),
         // then the core refuses, then what is still in flight ends.
         self.until_zero(&self.admitted).await;
-        self.closed.store(true, Ordering::SeqCst);
+        self.shut.store(true, Ordering::SeqCst);
         self.until_zero(&self.in_flight).await;
-        // What they admitted meanwhile goes too.
-        self.forget_in_memory();
+        self.forget_cached();
         match &self.backing {
             Some(b) => b.close().await,
             None => Ok(()),
@@ -304,7 +311,7 @@ impl Ledger {
     pub fn admit(&self) -> Option<Admitted> {
         self.admitted.fetch_add(1, Ordering::SeqCst);
         let call = Admitted(self.shared.clone());
-        (!self.is_closed()).then_some(call)
+        (!self.is_closing()).then_some(call)
     }
 }
 
@@ -328,37 +335,21 @@ impl Shared {
         self.backing.is_some()
     }
 
-    /// Whether the store (if any) lives in this process's memory, so that a
-    /// call waits on nothing outside it (the sync API is then fine on the JS thread).
-    pub fn store_in_memory(&self) -> bool {
-        self.backing.as_ref().is_none_or(Backing::in_memory)
-    }
-
-    /// The part of `close` that waits on nothing: later calls fail, the
-    /// in-memory entries are freed. False if it was closed already.
+    /// The part of `close` that waits on nothing: later calls are refused.
+    /// False if it was closed already.
     pub fn mark_closed(&self) -> bool {
-        if self.closing.swap(true, Ordering::SeqCst) {
-            return false;
-        }
-        self.forget_in_memory();
-        true
+        !self.closing.swap(true, Ordering::SeqCst)
     }
 
-    /// `close` with nothing to wait for (no store): the core refuses at once.
-    pub fn close_now(&self) {
-        self.mark_closed();
-        self.closed.store(true, Ordering::SeqCst);
-    }
-
-    /// Whether `close` was called: new calls are refused.
-    pub fn is_closed(&self) -> bool {
+    /// Whether `close` was called: new calls are refused where they start.
+    pub fn is_closing(&self) -> bool {
         self.closing.load(Ordering::SeqCst)
     }
 
     /// Whether the core refuses calls: `close` was called and the calls
     /// admitted before it have ended.
     pub fn is_shut(&self) -> bool {
-        self.closed.load(Ordering::SeqCst)
+        self.shut.load(Ordering::SeqCst)
     }
 
     /// Counts an async call in flight, unless the ledger is closed.
@@ -379,9 +370,17 @@ impl Shared {
         }
     }
 
-    /// A new deadline: the ledger's bound from now.
+    /// A new deadline: the ledger's bound from now (none without a store).
     pub fn deadline(&self) -> Deadline {
-        Deadline::after(self.timeout)
+        self.deadline_since(std::time::Instant::now())
+    }
+
+    /// The deadline of a call that started at `start`.
+    pub fn deadline_since(&self, start: std::time::Instant) -> Deadline {
+        if self.backing.is_none() {
+            return Deadline::none();
+        }
+        Deadline::since(start, self.timeout)
     }
 
     fn lock(&self) -> Locked<'_> {
@@ -390,8 +389,12 @@ impl Shared {
         Locked(Some(self.lru.lock().unwrap_or_else(|e| e.into_inner())))
     }
 
+    /// The id a test forced on every record, if any (never in a release build).
     fn forced(&self) -> Option<String> {
-        self.forced_id.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        #[cfg(any(test, feature = "test-hooks"))]
+        return self.forced_id.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        #[cfg(not(any(test, feature = "test-hooks")))]
+        None
     }
 
     fn expiry(&self, ttl: Ttl, now: u64) -> Option<u64> {
@@ -432,11 +435,9 @@ impl Shared {
         self.lock().stats
     }
 
-    /// Drops every in-memory entry, leaving the store's rows alone: for a
-    /// ledger going away, so that its payloads are freed the way removed
-    /// entries are (off the calling thread when large), and the rest of it
-    /// (a store's connection) where it is dropped.
-    pub fn forget_in_memory(&self) {
+    /// Drops every entry the LRU holds, leaving the store's rows alone: for a
+    /// ledger going away (its store is released where the ledger is dropped).
+    pub fn forget_cached(&self) {
         self.lock().remove_where(|_, _| true);
     }
 }

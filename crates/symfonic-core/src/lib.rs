@@ -1,16 +1,12 @@
 //! The engine: plain Rust, no napi types, covered by `cargo test`.
 
 pub mod clock;
-pub mod cpu;
 pub mod display;
 pub mod entry;
-pub mod external;
 pub mod ids;
 pub mod json;
 pub mod ledger;
 pub mod outline;
-pub mod quick;
-pub mod reap;
 pub mod recall;
 pub mod runtime;
 pub mod search;

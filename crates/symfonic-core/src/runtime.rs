@@ -1,20 +1,15 @@
-//! Where store calls run: one process-wide tokio runtime that this crate
+//! Where every async call runs: one process-wide tokio runtime this crate
 //! owns (two worker threads, built on first use, never dropped), and the
-//! deadline every store call carries.
+//! deadline each call carries.
 //!
-//! Why a runtime of our own: a call on a ledger with a store waits on a
-//! server or a file lock; waiting on the libuv pool would hold one of its
-//! four threads (12 fetches against a hung Redis took 5, 10 and 12.2 s for a
-//! 5 s bound, and the app's own `fs.readFile` queued behind them). Here a
-//! wait is a parked future, and a hung store costs each caller its bound and
-//! nothing else. The runtime outlives every ledger and every napi env (the
-//! Redis client's reconnect tasks are spawned on it), and `cargo test` drives
-//! it as is.
-//!
-//! CPU work of a store call (analysing a payload, re-indexing a reloaded one)
-//! runs on the runtime's blocking pool through [`cpu`], at most
-//! [`cpu_slots`] at a time, so that 200 calls in flight do not become 200
-//! threads indexing megabytes at once.
+//! A call that waits on a server or a file lock is a parked future here, so
+//! a hung store costs each caller its bound and nothing else. CPU work
+//! (analysing a payload, re-indexing a reloaded one, answering a read) runs
+//! on the runtime's blocking pool through [`cpu`], at most [`cpu_slots`] at
+//! a time, so that 200 calls in flight do not become 200 threads indexing
+//! megabytes at once. The runtime outlives every ledger and every napi env
+//! (the Redis client's reconnect tasks are spawned on it), and `cargo test`
+//! drives it as is.
 
 use std::future::Future;
 use std::sync::OnceLock;
@@ -36,7 +31,7 @@ pub fn runtime() -> Result<&'static Runtime, String> {
             .enable_io()
             .enable_time()
             .build()
-            .map_err(|e| format!("could not start the store runtime: {e}"))
+            .map_err(|e| format!("could not start the runtime: {e}"))
     })
     .as_ref()
     .map_err(Clone::clone)
@@ -49,15 +44,14 @@ pub fn block_on<F: Future>(f: F) -> Result<F::Output, String> {
     Ok(runtime()?.block_on(f))
 }
 
-/// How many CPU stages of store calls run at once: one per CPU, between 2 and 4
-/// (libuv's pool, which runs the same work for ledgers without a store, has 4).
+/// How many CPU stages run at once: one per CPU, between 2 and 4.
 pub fn cpu_slots() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4))
 }
 
 /// Runs `f` on the runtime's blocking pool once one of [`cpu_slots`] is
-/// free; `None` if `deadline` passes first (then `f` never runs). Once
-/// started, `f` runs to its end.
+/// free; `None` if `deadline` passes first. Work still running then is
+/// abandoned: it keeps its slot until it ends, and its output is dropped.
 pub async fn cpu<T, F>(deadline: Deadline, f: F) -> Option<T>
 where
     T: Send + 'static,
@@ -70,16 +64,36 @@ where
         return None;
     }
     let permit = deadline.within(slots.acquire()).await?.ok()?;
-    let out = tokio::task::spawn_blocking(f).await;
-    drop(permit);
-    match out {
+    let work = tokio::task::spawn_blocking(move || {
+        let _slot = permit;
+        f()
+    });
+    match deadline.within(work).await? {
         Ok(v) => Some(v),
         // The closure panicked: carry the panic to the caller's own guard.
-        Err(e) => std::panic::resume_unwind(e.into_panic()),
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(_) => None,
     }
 }
 
-/// When a store call must have answered by: its start plus the ledger's bound.
+/// Work on payloads up to this many bytes runs in the calling task: a hop to
+/// the blocking pool and back costs more than it does.
+pub const INLINE_BYTES: usize = 64 << 10;
+
+/// [`cpu`] for work on a payload of `bytes` bytes: in the calling task when
+/// it is at most [`INLINE_BYTES`], else on the blocking pool.
+pub async fn cpu_for<T, F>(deadline: Deadline, bytes: usize, f: F) -> Option<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    if bytes > INLINE_BYTES {
+        return cpu(deadline, f).await;
+    }
+    (!deadline.passed()).then(f)
+}
+
+/// When a call must have answered by: its start plus the ledger's bound.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Deadline {
     pub at: Instant,
@@ -90,11 +104,20 @@ pub struct Deadline {
 impl Deadline {
     /// `bound` from now.
     pub fn after(bound: Duration) -> Deadline {
-        let now = Instant::now();
+        Deadline::since(Instant::now(), bound)
+    }
+
+    /// No bound (a ledger without a store: nothing outside the process to wait on).
+    pub fn none() -> Deadline {
+        Deadline::after(Duration::from_secs(86_400 * 365))
+    }
+
+    /// `bound` from `start`, which may be in the past (the call waited before).
+    pub fn since(start: Instant, bound: Duration) -> Deadline {
         Deadline {
-            at: now
+            at: start
                 .checked_add(bound)
-                .unwrap_or(now + Duration::from_secs(86_400 * 365)),
+                .unwrap_or(start + Duration::from_secs(86_400 * 365)),
             bound,
         }
     }

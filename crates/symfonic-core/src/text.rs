@@ -4,8 +4,9 @@
 
 use std::borrow::Cow;
 
-use crate::ids::HashedAhead;
-use crate::{transcode, wtf8};
+use crate::transcode;
+pub use crate::transcode::Settled;
+use crate::wtf8;
 
 mod count;
 pub use count::{count_chars, mark_index};
@@ -15,8 +16,8 @@ const MARK_EVERY: usize = 4096;
 
 /// A payload as it crossed from JS, already owned. A JS string crosses as
 /// its UTF-16 units and a Buffer as its bytes, not yet transcoded: that work
-/// is [`settle`](Payload::settle)'s, which `Ledger::record_with` runs first
-/// (on the libuv pool for an async record, so the JS thread only copies).
+/// is [`settle`](Payload::settle)'s, which a record runs first (off the JS
+/// thread for an async record, so the JS thread only copies).
 #[derive(Debug)]
 pub enum Payload {
     /// Known to be ASCII: no scan needed.
@@ -30,36 +31,50 @@ pub enum Payload {
     /// A Buffer's bytes, not yet validated as UTF-8 (unsettled; invalid
     /// sequences become U+FFFD).
     Bytes(Vec<u8>),
-    /// A long JS string transcoded as it crossed (see `transcode::stream`),
-    /// its thread finishing the last slice.
-    Streamed(transcode::stream::Streamed),
-    /// A long Buffer's bytes, gathered in slice buffers as they crossed (see
-    /// `transcode::pieces`; unsettled, as `Bytes`).
-    Pieces(transcode::pieces::Pieces),
+    /// Bytes held elsewhere (a JS Buffer the binding keeps alive), copied
+    /// when settled, as `Bytes`.
+    Shared(Shared),
+}
+
+/// Bytes held elsewhere, readable from any thread until dropped.
+pub struct Shared(pub Box<dyn AsRef<[u8]> + Send + Sync>);
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Shared({} bytes)", (*self.0).as_ref().len())
+    }
 }
 
 impl Payload {
+    /// Its size as it crossed, in bytes (UTF-16: two a unit).
+    pub fn len(&self) -> usize {
+        match self {
+            Payload::Ascii(s) | Payload::Utf8(s) => s.len(),
+            Payload::Wtf8(b) | Payload::Bytes(b) => b.len(),
+            Payload::Shared(b) => (*b.0).as_ref().len(),
+            Payload::Utf16(u) => 2 * u.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The stored form: UTF-16 transcoded (SIMD) to UTF-8, or to WTF-8 when it
     /// holds lone surrogates; bytes validated (SIMD), invalid ones replaced.
-    /// The UTF-16 buffer is released here, as soon as the UTF-8 exists: kept
-    /// for the next crossing if `transcode::recycle` has room, else freed.
-    /// With the memory id, when it was hashed as the payload crossed
-    /// (`transcode::stream`).
-    pub fn settle(self) -> (Settled, Option<HashedAhead>) {
-        let settled = match self {
+    pub fn settle(self) -> Settled {
+        match self {
             Payload::Ascii(s) => Settled::Ascii(s),
             Payload::Utf8(s) => Settled::Utf8(s),
             Payload::Wtf8(b) => Settled::Wtf8(b),
             Payload::Utf16(units) => {
                 let settled = transcode::from_utf16(&units);
-                transcode::recycle::give_back(units);
+                transcode::spare::give_back(units);
                 settled
             }
             Payload::Bytes(bytes) => transcode::from_utf8_lossy(bytes),
-            Payload::Streamed(s) => return s.settle(),
-            Payload::Pieces(p) => transcode::from_utf8_lossy(p.join()),
-        };
-        (settled, None)
+            Payload::Shared(b) => transcode::from_utf8_lossy((*b.0).as_ref().to_vec()),
+        }
     }
 }
 
@@ -73,52 +88,6 @@ impl Default for Payload {
 impl From<&str> for Payload {
     fn from(s: &str) -> Self {
         Payload::Utf8(s.to_owned())
-    }
-}
-
-/// A payload in its stored form, as [`Payload::settle`] makes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Settled {
-    /// Known to be ASCII: no scan needed.
-    Ascii(String),
-    /// Well-formed text.
-    Utf8(String),
-    /// WTF-8, lone surrogates possible (see `crate::wtf8`).
-    Wtf8(Vec<u8>),
-}
-
-impl Settled {
-    /// The bytes that are stored and hashed: UTF-8, or WTF-8.
-    pub fn as_bytes(&self) -> &[u8] {
-        match self {
-            Settled::Ascii(s) | Settled::Utf8(s) => s.as_bytes(),
-            Settled::Wtf8(b) => b,
-        }
-    }
-
-    /// Display text: a lone surrogate as U+FFFD, the same length in bytes, so
-    /// a JSON index built on it applies to the stored bytes.
-    pub fn lossy(&self) -> Cow<'_, str> {
-        match self {
-            Settled::Ascii(s) | Settled::Utf8(s) => Cow::Borrowed(s),
-            Settled::Wtf8(b) => wtf8::to_string_lossy(b),
-        }
-    }
-
-    /// The stored bytes, owned.
-    pub fn into_bytes(self) -> Vec<u8> {
-        match self {
-            Settled::Ascii(s) | Settled::Utf8(s) => s.into_bytes(),
-            Settled::Wtf8(b) => b,
-        }
-    }
-
-    /// The text for JS, marked UTF-8 when it is known to be.
-    pub fn into_wtf8_buf(self) -> wtf8::Wtf8Buf {
-        match self {
-            Settled::Ascii(s) | Settled::Utf8(s) => wtf8::Wtf8Buf::from_string(s),
-            Settled::Wtf8(b) => wtf8::Wtf8Buf::from_bytes(b, false),
-        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Transcoding a payload as it crossed from JS into its stored form, with
 //! SIMD (simdutf): a JS string arrives as its UTF-16 units (the one copy the
-//! JS thread makes), a Buffer as its bytes, and both are settled here, on the
-//! libuv pool for an async `record`.
+//! JS thread makes), a Buffer as its bytes, and both are settled here, off
+//! the JS thread.
 //!
 //! A string's stored form is its UTF-8 when it is well-formed (so ids and the
 //! fast paths of well-formed text are what they always were), and its WTF-8
@@ -18,26 +18,62 @@ use std::mem::MaybeUninit;
 
 use simdutf::ErrorCode;
 
-use crate::text::Settled;
 use crate::wtf8;
 
-mod halves;
-pub mod pieces;
-pub mod recycle;
-pub mod stream;
+pub mod spare;
+
+/// A payload in its stored form, as `text::Payload::settle` makes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settled {
+    /// Known to be ASCII: no scan needed.
+    Ascii(String),
+    /// Well-formed text.
+    Utf8(String),
+    /// WTF-8, lone surrogates possible (see `crate::wtf8`).
+    Wtf8(Vec<u8>),
+}
+
+impl Settled {
+    /// The bytes that are stored and hashed: UTF-8, or WTF-8.
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Settled::Ascii(s) | Settled::Utf8(s) => s.as_bytes(),
+            Settled::Wtf8(b) => b,
+        }
+    }
+
+    /// Display text: a lone surrogate as U+FFFD, the same length in bytes, so
+    /// a JSON index built on it applies to the stored bytes.
+    pub fn lossy(&self) -> Cow<'_, str> {
+        match self {
+            Settled::Ascii(s) | Settled::Utf8(s) => Cow::Borrowed(s),
+            Settled::Wtf8(b) => wtf8::to_string_lossy(b),
+        }
+    }
+
+    /// The stored bytes, owned.
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Settled::Ascii(s) | Settled::Utf8(s) => s.into_bytes(),
+            Settled::Wtf8(b) => b,
+        }
+    }
+
+    /// The text for JS, marked UTF-8 when it is known to be.
+    pub fn into_wtf8_buf(self) -> wtf8::Wtf8Buf {
+        match self {
+            Settled::Ascii(s) | Settled::Utf8(s) => wtf8::Wtf8Buf::from_string(s),
+            Settled::Wtf8(b) => wtf8::Wtf8Buf::from_bytes(b, false),
+        }
+    }
+}
 
 const HIGH: std::ops::Range<u16> = 0xD800..0xDC00;
 const LOW: std::ops::Range<u16> = 0xDC00..0xE000;
 
 /// The stored form of a JS string's UTF-16 units: `Ascii` or `Utf8` when
-/// well-formed, `Wtf8` (lone surrogates kept) otherwise. Long well-formed
-/// strings are transcoded in two halves by two threads (`halves.rs`).
+/// well-formed, `Wtf8` (lone surrogates kept) otherwise.
 pub fn from_utf16(units: &[u16]) -> Settled {
-    if units.len() >= halves::PARALLEL_MIN_UNITS {
-        if let Some(s) = halves::from_utf16(units) {
-            return s;
-        }
-    }
     if let Some(s) = ascii(units) {
         return Settled::Ascii(s);
     }
@@ -65,7 +101,7 @@ const ASCII_BLOCK: usize = 1024;
 /// it is known to be ASCII (both vectorised); `None` at the first block that
 /// is not, before anything is allocated if that is the first. ASCII is the
 /// common case (JSON tool results), and this pass replaces the three of the
-/// general path: settling a 5 MB catalog took 0.37 ms against 0.95 ms.
+/// general path (a third of its time on a 5 MB catalog).
 fn ascii(units: &[u16]) -> Option<String> {
     if !is_ascii(&units[..units.len().min(ASCII_BLOCK)]) {
         return None;
@@ -86,27 +122,16 @@ fn is_ascii(block: &[u16]) -> bool {
     block.iter().fold(0u16, |acc, &u| acc | u) < 0x80
 }
 
-/// Units transcoded between two yields of the CPU (about 0.1 ms into mapped
-/// pages), so that the event loop's thread never waits behind a whole
-/// payload for a scheduler tick. With 20 records of 5 MB in flight on the
-/// 2-vCPU VM, 20 runs each, these yields took the event loop's longest stall
-/// from 5.4 to 3.9 ms (median) and its p99 from 3.5 to 2.2 ms.
-const CHUNK_UNITS: usize = 128 << 10;
-
 /// Writes `units` as bytes into `dst` (same length) a block at a time,
 /// checking each block is ASCII first; `false` at the first one that is not.
-/// Yields the CPU every `CHUNK_UNITS`.
 fn narrow(units: &[u16], dst: &mut [MaybeUninit<u8>]) -> bool {
     let blocks = units.chunks(ASCII_BLOCK).zip(dst.chunks_mut(ASCII_BLOCK));
-    for (i, (block, to)) in blocks.enumerate() {
+    for (block, to) in blocks {
         if !is_ascii(block) {
             return false;
         }
         for (d, &u) in to.iter_mut().zip(block) {
             d.write(u as u8);
-        }
-        if (i + 1) % (CHUNK_UNITS / ASCII_BLOCK) == 0 {
-            std::thread::yield_now();
         }
     }
     true

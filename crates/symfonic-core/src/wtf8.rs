@@ -10,8 +10,6 @@
 
 use std::borrow::Cow;
 
-use crate::transcode::is_utf8;
-
 /// UTF-8 of U+FFFD, what a lone surrogate looks like in display text.
 const REPLACEMENT: [u8; 3] = [0xEF, 0xBF, 0xBD];
 
@@ -238,6 +236,11 @@ pub fn to_string_lossy(b: &[u8]) -> Cow<'_, str> {
         return Cow::Owned(unsafe { String::from_utf8_unchecked(v) });
     }
     Cow::Owned(String::from_utf8_lossy(&v).into_owned())
+}
+
+/// Whether `b` is valid UTF-8 (SIMD).
+fn is_utf8(b: &[u8]) -> bool {
+    simdutf::validate_utf8(b)
 }
 
 #[cfg(test)]

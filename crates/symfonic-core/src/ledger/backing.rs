@@ -1,5 +1,5 @@
 //! The store below a ledger, and its open. A ledger made over a store's name
-//! starts opening it at once, in the background on the store runtime (a
+//! starts opening it at once, in the background on the runtime (a
 //! SQLite file opened and swept, a Redis server connected and its settings
 //! read), so that making a ledger never waits; each call waits for the open
 //! within its own bound. A failed open is remembered until the next call,
@@ -26,7 +26,6 @@ enum State {
 
 pub(super) struct Backing {
     spec: Option<StoreSpec>,
-    in_memory: bool,
     timeout: Duration,
     state: Arc<Mutex<State>>,
 }
@@ -44,7 +43,6 @@ impl Backing {
     pub(super) fn open(store: Arc<dyn Store>) -> Backing {
         Backing {
             spec: None,
-            in_memory: store.in_memory(),
             timeout: Duration::ZERO,
             state: Arc::new(Mutex::new(State::Open(store))),
         }
@@ -53,7 +51,6 @@ impl Backing {
     /// The store `spec` names, opening from now on.
     pub(super) fn opening(spec: StoreSpec, timeout: Duration) -> Backing {
         let b = Backing {
-            in_memory: spec.in_memory(),
             spec: Some(spec),
             timeout,
             state: Arc::new(Mutex::new(State::Idle(None))),
@@ -64,10 +61,6 @@ impl Backing {
         }
         drop(state);
         b
-    }
-
-    pub(super) fn in_memory(&self) -> bool {
-        self.in_memory
     }
 
     /// Starts an open on the runtime; the channel its result comes on.

@@ -1,6 +1,5 @@
-//! Reading the ledger: fetch and recall answers (on the calling thread when
-//! they are cheap, see `crate::quick`), handles and stubs. A memory miss with
-//! a store below reads the store (`find_async`, on the store runtime) and
+//! Reading the ledger: fetch and recall answers, handles and stubs. A memory
+//! miss with a store below reads the store (`find_async`, on the runtime) and
 //! rebuilds the entry from its row; the sync forms wait for it.
 
 use std::sync::Arc;
@@ -9,7 +8,7 @@ use super::build::restub;
 use super::{rebuild_entry, wait, Entry, Handle, Key, Ledger, LedgerError};
 use crate::clock::now_ms;
 use crate::recall::{self, FetchSpec};
-use crate::runtime::{cpu, Deadline};
+use crate::runtime::{cpu_for, Deadline};
 use crate::store::{Lookup, StoreError};
 use crate::wtf8::Wtf8Buf;
 
@@ -33,55 +32,6 @@ impl Found {
 }
 
 impl Ledger {
-    /// The answer of [`fetch`](Self::fetch) (`max_output` `usize::MAX`) or
-    /// [`recall`](Self::recall), if it is cheap enough for the calling thread
-    /// (see `crate::quick`); `None` leaves it to another thread, uncounted. A
-    /// memory miss with a store below is not cheap (it reads the store); one
-    /// without a store is "not found", counted as a miss.
-    pub fn answer_quick(
-        &self,
-        namespace: &str,
-        mem_id: &str,
-        spec: &FetchSpec,
-        max_output: usize,
-    ) -> Option<Wtf8Buf> {
-        let key: Key = (namespace.to_string(), mem_id.to_string());
-        let now = now_ms();
-        let mut lru = self.lock();
-        let live = lru
-            .map
-            .get(&key)
-            .map(|s| s.entry.clone())
-            .filter(|e| !e.expired(now));
-        let Some(entry) = live else {
-            if self.backing.is_some() {
-                return None;
-            }
-            lru.touch(&key, now); // drops an expired entry, as `try_get` does
-            lru.stats.misses += 1;
-            drop(lru);
-            let miss = recall::not_found(mem_id, namespace).into();
-            return Some(if max_output == usize::MAX {
-                miss
-            } else {
-                recall::cap_output(&miss, mem_id, max_output, None)
-            });
-        };
-        drop(lru);
-        // Answered outside the lock, then counted and made most recent.
-        let answer = crate::quick::quick_answer(&entry, spec, max_output)?;
-        let answer = if max_output == usize::MAX {
-            answer.into_buf()
-        } else {
-            recall::cap_answer(&entry, answer, max_output)
-        };
-        let mut lru = self.lock();
-        lru.touch(&key, now);
-        lru.stats.hits += 1;
-        drop(lru);
-        Some(answer)
-    }
-
     /// The entry under the key, from memory or (a miss) from the store,
     /// counting a hit or a miss when `count` (a fetch), else neither (a peek).
     pub async fn find_async(
@@ -131,7 +81,8 @@ impl Ledger {
         };
         let verify = self.forced().is_none();
         // Re-validating and re-indexing a payload is CPU work: off the runtime's workers.
-        let rebuilt = cpu(deadline, move || rebuild_entry(stored, verify))
+        let bytes = stored.content.len();
+        let rebuilt = cpu_for(deadline, bytes, move || rebuild_entry(stored, verify))
             .await
             .unwrap_or_else(|| {
                 Err(StoreError::timeout(
@@ -153,16 +104,6 @@ impl Ledger {
                 Err(existing) => existing,
             },
         ))
-    }
-
-    /// The live entry in memory, if any, without counting or reordering (never the store).
-    pub fn in_memory(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
-        let key: Key = (namespace.to_string(), mem_id.to_string());
-        let lru = self.lock();
-        lru.map
-            .get(&key)
-            .map(|s| s.entry.clone())
-            .filter(|e| !e.expired(now_ms()))
     }
 
     /// [`find_async`](Self::find_async) for the sync API: memory only without a
@@ -278,9 +219,9 @@ impl Ledger {
         )
     }
 
-    /// A fetch (`max_output` `usize::MAX`) or a recall on the store runtime:
-    /// the lookup (and a store read on a miss) within `deadline`, the answer
-    /// on the blocking pool. Only a closed ledger is an error.
+    /// A fetch (`max_output` `usize::MAX`) or a recall on the runtime: the
+    /// lookup (and a store read on a miss), then the answer on the blocking
+    /// pool, all within `deadline`. Only a closed ledger is an error.
     pub async fn read_async(
         self: Arc<Self>,
         namespace: String,
@@ -299,15 +240,24 @@ impl Ledger {
         if !matches!(found, Ok(Found::Entry(_))) {
             return Ok(Self::answer(found, &namespace, &mem_id, &spec, max_output));
         }
-        // Slicing or scanning a large payload: off the runtime's workers. It
-        // runs even past the deadline, as the lookup did answer in time.
+        let bytes = match &found {
+            Ok(Found::Entry(e)) => e.text.as_bytes().len(),
+            _ => 0,
+        };
         let (ns, id) = (namespace.clone(), mem_id.clone());
-        let answer = cpu(
-            Deadline::after(std::time::Duration::from_secs(86_400)),
-            move || Self::answer(found, &ns, &id, &spec, max_output),
-        )
+        let answer = cpu_for(deadline, bytes, move || {
+            Self::answer(found, &ns, &id, &spec, max_output)
+        })
         .await;
-        Ok(answer.unwrap_or_else(|| recall::not_found(&mem_id, &namespace).into()))
+        Ok(answer.unwrap_or_else(|| {
+            let late = StoreError::timeout("get", "answering", &deadline, false);
+            let text = Wtf8Buf::from(recall::store_failed(&mem_id, &late));
+            if max_output == usize::MAX {
+                text
+            } else {
+                recall::cap_output(&text, &mem_id, max_output, None)
+            }
+        }))
     }
 
     pub fn handle(&self, namespace: &str, mem_id: &str) -> Option<Handle> {

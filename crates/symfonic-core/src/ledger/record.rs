@@ -1,6 +1,6 @@
 //! Recording a result: the payload settled, analysed (its JSON index, id
 //! and code points at once), admitted under its id, and written through to
-//! the store when there is one (`record_async`, on the store runtime); the
+//! the store when there is one (`record_async`, on the runtime); the
 //! same result again is the same handle.
 
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use super::{
 use crate::clock::now_ms;
 use crate::ids::mem_id_for;
 use crate::json::analyze_str_with;
-use crate::runtime::{self, cpu, Deadline};
+use crate::runtime::{self, cpu_for, Deadline};
 use crate::store::{Bytes, NewEntry, PutOutcome, Store, StoreError};
 use crate::text::Text;
 
@@ -40,11 +40,10 @@ impl Ledger {
     /// [`record`](Self::record) with the entry's time to live. With a store,
     /// returns only once the store has the entry, and refuses an id the store
     /// holds for a different result (recorded by any process sharing it).
-    /// The content is settled first (transcoded, see [`Payload::settle`]):
-    /// for an async record this runs on the libuv pool, like the rest.
+    /// The content is settled first (transcoded, see [`Payload::settle`]).
     /// With a store, this waits for [`record_async`](Self::record_async).
     pub fn record_with(&self, req: RecordRequest, ttl: Ttl) -> Result<Handle, LedgerError> {
-        if self.is_closed() {
+        if self.is_closing() {
             return Err(LedgerError::Closed);
         }
         if self.backing.is_some() {
@@ -75,7 +74,8 @@ impl Ledger {
         let store = self.store(deadline).await.map_err(|e| self.refused(e))?;
         let shared = self.shared.clone();
         let encode = store.is_some();
-        let p = cpu(deadline, move || shared.prepare(req, ttl, encode))
+        let bytes = req.content.len();
+        let p = cpu_for(deadline, bytes, move || shared.prepare(req, ttl, encode))
             .await
             .ok_or_else(|| {
                 let e = StoreError::timeout("put", "waiting to analyse the result", &deadline, false);
@@ -148,20 +148,17 @@ impl Shared {
     /// as a new entry; encoded for the store with `encode`.
     fn prepare(&self, mut req: RecordRequest, ttl: Ttl, encode: bool) -> Result<Prepared, LedgerError> {
         check_namespace(&req.namespace)?;
-        let (content, hashed) = std::mem::take(&mut req.content).settle();
-        // An id hashed while the string crossed counts for this call id only.
-        let hashed = hashed.and_then(|h| h.for_call(&req.tool_call_id));
+        let content = std::mem::take(&mut req.content).settle();
         check_content_len(content.as_bytes().len())?;
         // JSON analysis of WTF-8 runs on its display form (same byte length).
         let view = content.lossy();
-        // The id hash (unless it was hashed as the string crossed) and the
-        // code-point count run beside the JSON pass, on whichever of its
-        // threads is free first.
+        // The id hash and the code-point count run beside the JSON pass, on
+        // whichever of its threads is free first.
         let forced = self.forced();
         let (json, mem_id, counted) = analyze_str_with(
             &view,
             &|| {
-                let id = forced.clone().or_else(|| hashed.clone());
+                let id = forced.clone();
                 id.unwrap_or_else(|| mem_id_for(&req.tool_call_id, content.as_bytes()))
             },
             &|| Text::count(&content),

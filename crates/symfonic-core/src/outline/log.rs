@@ -13,7 +13,6 @@ mod suggest;
 
 use super::lines::{self, fit_lines, numbered, Lines};
 use super::{Fact, Outline, PreviewStyle};
-use crate::cpu;
 use level::{level, FIRST_NON_ERROR, SEVERITIES};
 use stamp::{timestamp, Range};
 use suggest::{error_pattern, Spellings};
@@ -214,7 +213,7 @@ fn scan_halves(text: &str) -> Scan<'_> {
     // A line end is a char boundary: both halves are whole lines.
     let (first, second) = text.split_at(m);
     std::thread::scope(|s| {
-        let other = cpu::spawn_beside(s, move || Scan::of(second));
+        let other = std::thread::Builder::new().spawn_scoped(s, move || Scan::of(second));
         let a = Scan::of(first);
         let b = match other {
             Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),

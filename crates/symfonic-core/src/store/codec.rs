@@ -1,7 +1,5 @@
-//! Payload compression for stores: zstd at level 1. Measured on the
-//! benchmark's 5 MB JSON catalog and 5 MB text log (README, "Storage"), it
-//! compresses about as fast as lz4 (lz4_flex) with 2× (JSON) to 8× (log)
-//! smaller output, and decompresses at 2–4 GB/s.
+//! Payload compression for stores: zstd at level 1, about as fast as lz4 with
+//! a much smaller output on JSON and logs (benchmark/README.md, "Stores").
 //! The codec is stored per row, so rows written by another codec stay readable.
 //! Stored bytes are untrusted (see `row`): decoding never allocates more
 //! than the stored bytes can expand to, and never aborts on a failed allocation.
@@ -15,8 +13,7 @@ const LEVEL: i32 = 1;
 /// Below this, a payload is stored as is: the frame overhead is not worth it.
 const MIN_BYTES: usize = 256;
 /// The most a zstd frame can expand: each block of at most 128 KiB takes 4
-/// bytes or more (an RLE block: 3 of header, 1 of content). Measured: 1 GB
-/// of zeros compresses 32,748 to 1 at level 1.
+/// bytes or more (an RLE block: 3 of header, 1 of content).
 pub const MAX_ZSTD_RATIO: usize = 1 << 15;
 
 /// The payload as stored: its codec and bytes.

@@ -204,11 +204,6 @@ pub trait Store: Send + Sync {
     /// Releases the store (connections, threads) once the operations in
     /// flight have ended; later operations fail.
     fn close(&self) -> StoreFuture<()>;
-    /// Whether the store lives in this process's memory (nothing it does waits
-    /// on a disk, a lock held elsewhere or a server).
-    fn in_memory(&self) -> bool {
-        false
-    }
 }
 
 /// How a store is named in `new Ledger({ store })`.
@@ -256,11 +251,6 @@ impl StoreSpec {
     /// (a one-element list is a single URL).
     pub fn parse_seeds(urls: &[String]) -> Result<StoreSpec, String> {
         redis::RedisSpec::parse_seeds(urls).map(StoreSpec::Redis)
-    }
-
-    /// Whether the store lives in this process's memory.
-    pub fn in_memory(&self) -> bool {
-        matches!(self, StoreSpec::SqliteMemory)
     }
 
     /// Opens the store (a SQLite file opened, created if missing and swept;
@@ -422,4 +412,4 @@ mod tests {
 }
 
 #[cfg(test)]
-mod ledger_tests;
+mod suite_tests;

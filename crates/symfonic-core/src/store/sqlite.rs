@@ -545,10 +545,6 @@ impl Store for SqliteStore {
             writer.await
         })
     }
-
-    fn in_memory(&self) -> bool {
-        self.readers.is_none()
-    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,6 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::text::Settled;
 
 /// What the stored form must be: the scalar WTF-8 (UTF-8 when well-formed),
 /// `Ascii` exactly when every unit is ASCII, `Wtf8` exactly when a unit is lone.
@@ -164,83 +163,6 @@ fn a_long_text_with_sparse_lone_surrogates() {
     }
     check(&u);
     check(&units(&"ascii only, quite long ".repeat(50_000)));
-}
-
-/// Long enough for the two-thread path (`halves.rs`), odd and even.
-fn long_lens() -> [usize; 2] {
-    [halves::PARALLEL_MIN_UNITS, halves::PARALLEL_MIN_UNITS + 7]
-}
-
-#[test]
-fn long_strings_in_two_halves_are_the_one_thread_result() {
-    for len in long_lens() {
-        for filler in fillers(len) {
-            check(&filler);
-            assert!(halves::from_utf16(&filler).is_some(), "two threads did it");
-        }
-    }
-}
-
-#[test]
-fn a_long_ascii_string_hands_over_wherever_its_first_non_ascii_unit_is() {
-    for len in long_lens() {
-        let mid = len / 2;
-        for at in [1, ASCII_BLOCK, mid - 1, mid, mid + 1, len - ASCII_BLOCK, len - 1] {
-            for unit in [0xE9, 0x65E5, 0xD800, 0xDFFF] {
-                let mut u = vec![b'q' as u16; len];
-                u[at] = unit;
-                check(&u);
-            }
-        }
-    }
-}
-
-#[test]
-fn a_pair_across_the_middle_stays_whole() {
-    for len in long_lens() {
-        // The pair at every position around the cut: before, on, after it.
-        for shift in 0..4 {
-            let mid = len / 2;
-            let mut u = vec![0xE9u16; len];
-            u[mid - 2 + shift] = 0xD83D;
-            u[mid - 1 + shift] = 0xDE00;
-            check(&u);
-            let mut a = vec![b'a' as u16; len];
-            a[mid - 2 + shift] = 0xD83D;
-            a[mid - 1 + shift] = 0xDE00;
-            check(&a);
-        }
-    }
-}
-
-#[test]
-fn pairs_across_every_chunk_edge_stay_whole() {
-    // Text of surrogate pairs only, shifted by zero to three units: the
-    // conversion's chunk edges (every 128 Ki units of each half) fall inside
-    // pairs, beside them, and on BMP text after them.
-    for prefix in ["", "a", "é😀", "日a😀"] {
-        let s = format!("{prefix}{}", "😀".repeat(halves::PARALLEL_MIN_UNITS / 2 + 3));
-        let u = units(&s);
-        check(&u);
-        assert!(halves::from_utf16(&u).is_some());
-        assert_eq!(from_utf16(&u).as_bytes(), s.as_bytes());
-    }
-}
-
-#[test]
-fn a_lone_surrogate_in_either_half_takes_the_lossless_path() {
-    for len in long_lens() {
-        let mid = len / 2;
-        for at in [0, mid - 1, mid, mid + 1, len - 1] {
-            for (unit, filler) in [(0xD800, 0xE9u16), (0xDC00, 0x65E5), (0xDBFF, b'z' as u16)] {
-                let mut u = vec![filler; len];
-                u[at] = unit;
-                check(&u);
-                assert!(matches!(from_utf16(&u), Settled::Wtf8(_)));
-                assert!(halves::from_utf16(&u).is_none(), "left to the one-thread path");
-            }
-        }
-    }
 }
 
 #[test]

@@ -1,11 +1,10 @@
 //! Building the structural index: one validating walk over the payload
 //! (`scalar.rs`, recording into `walker.rs`), split across two threads for
-//! large payloads, the second on another CPU (`crate::cpu`).
+//! large payloads.
 
 use super::scan;
 use super::walker::{State, Stop, Walker};
 use super::*;
-use crate::cpu;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
@@ -110,8 +109,7 @@ fn build_inner<R: Send + Sync, S: Send + Sync>(
             a.run(start, State::Value, nowhere)?;
         }
         Some((m, is_obj)) => std::thread::scope(|s| {
-            // Two walkers on one CPU take as long as one (see `crate::cpu`).
-            let second = cpu::spawn_beside(s, move || {
+            let second = std::thread::Builder::new().spawn_scoped(s, move || {
                 let mut w = Walker::new(b, 1);
                 w.open(m, is_obj);
                 let stop = if is_obj {

@@ -1,7 +1,7 @@
 //! Text reads and capped answers, through a ledger as `recall` answers them.
 
-use crate::quick::tests::ledger_with;
 use crate::recall::FetchSpec;
+use crate::testing::ledger_with;
 use crate::text::count_chars;
 
 fn reads(pattern: Option<&str>, ignore_case: bool, context: f64, lines: Option<&str>) -> FetchSpec {

@@ -7,7 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::ledger::{Handle, Ledger, LedgerConfig, LedgerError, RecordRequest, Ttl};
+use crate::ledger::{Handle, Ledger, LedgerConfig, RecordRequest};
 use crate::recall::FetchSpec;
 use crate::runtime::{block_on, DEFAULT_TIMEOUT};
 use crate::store::blocking::{d, handle, Blocking};
@@ -115,24 +115,28 @@ fn raw<T: redis::FromRedisValue>(server: &RedisServer, cmd: &mut redis::Cmd) -> 
     cmd.query(&mut c).unwrap()
 }
 
+// What every store does is tested once for all, in store/suite_tests.rs.
+
 #[test]
-fn entries_round_trip_compressed_under_tagged_keys() {
+fn entries_are_compressed_under_tagged_keys_with_an_index() {
     let server = RedisServer::start();
-    let (a, b) = (open(&server.url()), open(&server.url()));
-    let h = handle("thread-1", "trm_000000000001", "c");
+    let s = open(&server.url());
     let big = "row,".repeat(10_000);
-    assert_eq!(put(&a, &h, big.as_bytes(), false, None), PutOutcome::Inserted);
-    let lone = b"x\xed\xa0\x80y".to_vec();
-    let h2 = handle("we{ird}%*", "trm_000000000002", "c");
-    assert_eq!(put(&a, &h2, &lone, true, None), PutOutcome::Inserted);
-    let got = b.get_now("thread-1", "trm_000000000001").unwrap().unwrap();
-    assert_eq!(got.handle, h);
-    assert_eq!(got.content, big.as_bytes());
-    let got = b.get_now("we{ird}%*", "trm_000000000002").unwrap().unwrap();
-    assert_eq!((got.content, got.wtf8, got.handle), (lone, true, h2));
-    assert_eq!(b.get_now("other", "trm_000000000001").unwrap(), None);
-    let keys: Vec<String> = raw(&server, redis::cmd("KEYS").arg("*trm_*"));
-    let mut keys = keys;
+    put(
+        &s,
+        &handle("thread-1", "trm_000000000001", "c"),
+        big.as_bytes(),
+        false,
+        None,
+    );
+    put(
+        &s,
+        &handle("we{ird}%*", "trm_000000000002", "c"),
+        b"x\xed\xa0\x80y",
+        true,
+        None,
+    );
+    let mut keys: Vec<String> = raw(&server, redis::cmd("KEYS").arg("*trm_*"));
     keys.sort();
     assert_eq!(
         keys,
@@ -171,31 +175,12 @@ fn the_prefix_comes_from_the_url() {
 }
 
 #[test]
-fn a_different_result_under_a_stored_id_is_a_collision_in_any_client() {
+fn a_row_stored_raw_is_decoded_to_judge_a_collision() {
     let server = RedisServer::start();
-    let (a, b) = (open(&server.url()), open(&server.url()));
+    let s = open(&server.url());
     let h = handle("", "trm_00000000000a", "c");
     let big = "same payload ".repeat(100);
-    assert_eq!(put(&a, &h, big.as_bytes(), false, None), PutOutcome::Inserted);
-    assert_eq!(put(&b, &h, big.as_bytes(), false, None), PutOutcome::Existing);
-    let other = "other payload".repeat(100);
-    assert_eq!(put(&b, &h, other.as_bytes(), false, None), PutOutcome::Collision);
-    assert_eq!(
-        put(
-            &b,
-            &handle("", "trm_00000000000a", "d"),
-            big.as_bytes(),
-            false,
-            None
-        ),
-        PutOutcome::Collision
-    );
-    // Same length, other bytes.
-    let same_len = "same paylOad ".repeat(100);
-    assert_eq!(
-        put(&b, &h, same_len.as_bytes(), false, None),
-        PutOutcome::Collision
-    );
+    assert_eq!(put(&s, &h, big.as_bytes(), false, None), PutOutcome::Inserted);
     // Stored raw (another codec's bytes) but the same result: decoded and compared.
     let key = "symfonic:{%}:trm_00000000000a";
     let _: () = raw(
@@ -203,63 +188,20 @@ fn a_different_result_under_a_stored_id_is_a_collision_in_any_client() {
         redis::cmd("HSET").arg(key).arg("codec").arg(0).arg("p").arg(&big),
     );
     assert_eq!(
-        put(&b, &h, big.as_bytes(), false, Some(now_ms() + 60_000)),
+        put(&s, &h, big.as_bytes(), false, Some(now_ms() + 60_000)),
         PutOutcome::Existing
     );
+    let same_len = "same paylOad ".repeat(100);
     assert_eq!(
-        put(&b, &h, same_len.as_bytes(), false, None),
+        put(&s, &h, same_len.as_bytes(), false, None),
         PutOutcome::Collision
-    );
-    assert_eq!(
-        a.get_now("", "trm_00000000000a").unwrap().unwrap().content,
-        big.as_bytes()
     );
     let ttl: i64 = raw(&server, redis::cmd("PTTL").arg(key));
     assert!(ttl > 50_000, "{ttl}");
-    assert_eq!(
-        put(
-            &b,
-            &handle("x", "trm_00000000000a", "c"),
-            other.as_bytes(),
-            false,
-            None
-        ),
-        PutOutcome::Inserted
-    );
 }
 
 #[test]
-fn many_threads_racing_on_one_id_store_one_result() {
-    let server = RedisServer::start();
-    let url = server.url();
-    let workers: Vec<_> = (0..8)
-        .map(|t| {
-            let url = url.clone();
-            std::thread::spawn(move || {
-                let s = open(&url);
-                let h = handle("race", "trm_0000000000r1", "c");
-                let content = format!("result {}", t % 2);
-                s.put_now(&h, content.as_bytes(), false, None).unwrap()
-            })
-        })
-        .collect();
-    let outcomes: Vec<_> = workers.into_iter().map(|w| w.join().unwrap()).collect();
-    assert_eq!(outcomes.iter().filter(|o| **o == PutOutcome::Inserted).count(), 1);
-    let stored = open(&url)
-        .get_now("race", "trm_0000000000r1")
-        .unwrap()
-        .unwrap()
-        .content;
-    let winner = stored.last().copied().unwrap();
-    for (t, o) in outcomes.iter().enumerate() {
-        let mine = format!("result {}", t % 2).into_bytes();
-        let expected_same = mine.last().copied().unwrap() == winner;
-        assert_eq!(*o != PutOutcome::Collision, expected_same, "{t}: {o:?}");
-    }
-}
-
-#[test]
-fn expiry_is_redis_expire_and_honoured_on_read() {
+fn expiry_is_redis_expire() {
     let server = RedisServer::start();
     let s = open(&server.url());
     let now = now_ms();
@@ -277,15 +219,9 @@ fn expiry_is_redis_expire_and_honoured_on_read() {
         false,
         Some(now + 60_000),
     );
-    put(&s, &handle("", "trm_0000000000e3", "c"), b"never", false, None);
     let ttl: i64 = raw(&server, redis::cmd("PTTL").arg("symfonic:{%}:trm_0000000000e2"));
     assert!(ttl > 50_000 && ttl <= 60_000, "{ttl}");
-    let end = Instant::now() + Duration::from_secs(2);
-    while s.get_now("", "trm_0000000000e1").unwrap().is_some() {
-        assert!(Instant::now() < end, "not expired");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    // Redis removed the key itself.
+    // Redis removes the key itself.
     let end = Instant::now() + Duration::from_secs(2);
     loop {
         let n: i64 = raw(&server, redis::cmd("EXISTS").arg("symfonic:{%}:trm_0000000000e1"));
@@ -295,32 +231,22 @@ fn expiry_is_redis_expire_and_honoured_on_read() {
         assert!(Instant::now() < end, "Redis did not expire the key");
         std::thread::sleep(Duration::from_millis(20));
     }
-    // An expired id is free for another result; recording again resets the expiry.
-    let h = handle("", "trm_0000000000e1", "c");
-    assert_eq!(put(&s, &h, b"new", false, None), PutOutcome::Inserted);
+    // Recording again without an expiry persists the key.
     let h2 = handle("", "trm_0000000000e2", "c");
     assert_eq!(put(&s, &h2, b"kept", false, None), PutOutcome::Existing);
     let ttl: i64 = raw(&server, redis::cmd("PTTL").arg("symfonic:{%}:trm_0000000000e2"));
     assert_eq!(ttl, -1, "persisted");
     assert_eq!(
-        s.get_now("", "trm_0000000000e2").unwrap().unwrap().expires_at,
-        None
+        s.sweep_now().unwrap(),
+        0,
+        "nothing for the sweep: Redis expires keys"
     );
-    assert_eq!(s.sweep_now().unwrap(), 0);
 }
 
 #[test]
-fn delete_and_clear_scan_without_keys() {
+fn clear_scans_without_keys_and_leaves_other_keys_alone() {
     let server = RedisServer::start();
     let s = open(&server.url());
-    for (ns, id) in [
-        ("a", "trm_000000000001"),
-        ("a", "trm_000000000002"),
-        ("b", "trm_000000000001"),
-        ("a*", "trm_000000000001"),
-    ] {
-        put(&s, &handle(ns, id, "c"), b"x", false, None);
-    }
     for i in 0..2500 {
         put(
             &s,
@@ -330,13 +256,10 @@ fn delete_and_clear_scan_without_keys() {
             None,
         );
     }
+    put(&s, &handle("b", "trm_000000000001", "c"), b"x", false, None);
     let _: () = raw(&server, redis::cmd("SET").arg("unrelated").arg("1"));
-    assert!(s.delete_now("a", "trm_000000000001").unwrap());
-    assert!(!s.delete_now("a", "trm_000000000001").unwrap());
-    assert_eq!(s.clear_now(Some("a")).unwrap(), 1, "'a*' is not a pattern");
     assert_eq!(s.clear_now(Some("many")).unwrap(), 2500);
-    assert!(s.get_now("a*", "trm_000000000001").unwrap().is_some());
-    assert_eq!(s.clear_now(None).unwrap(), 2);
+    assert_eq!(s.clear_now(None).unwrap(), 1);
     let keys: Vec<String> = raw(&server, redis::cmd("KEYS").arg("*"));
     assert_eq!(keys, ["unrelated"]);
 }
@@ -609,124 +532,6 @@ fn full() -> FetchSpec {
         full: true,
         ..FetchSpec::default()
     }
-}
-
-#[test]
-fn a_second_ledger_recalls_what_the_first_recorded() {
-    let server = RedisServer::start();
-    let json = format!(
-        "{{\"rows\":[{}]}}",
-        (0..500)
-            .map(|i| format!("{{\"id\":{i},\"name\":\"item {i}\"}}"))
-            .collect::<Vec<_>>()
-            .join(",")
-    );
-    let a = ledger(&server.url(), usize::MAX, None);
-    let b = ledger(&server.url(), usize::MAX, None);
-    let hj = a.record(req("j", Payload::Utf8(json.clone()))).unwrap();
-    let ht = a
-        .record(req("t", Payload::Wtf8(b"head \xed\xa0\x80 tail".to_vec())))
-        .unwrap();
-    assert_eq!(b.stub("ns", &hj.mem_id, None).unwrap(), hj.stub);
-    assert_eq!(b.handle("ns", &ht.mem_id).unwrap(), ht);
-    let path = FetchSpec {
-        json_path: Some("rows[-1].name".into()),
-        ..full()
-    };
-    assert_eq!(b.fetch("ns", &hj.mem_id, &path), "\"item 499\"");
-    assert_eq!(b.fetch("ns", &hj.mem_id, &full()), json.as_str());
-    assert_eq!(
-        b.fetch("ns", &ht.mem_id, &full()).as_bytes(),
-        b"head \xed\xa0\x80 tail"
-    );
-    let s = b.stats();
-    assert_eq!((s.store_hits, s.store_misses, s.store_errors), (2, 0, 0));
-    // Collisions across replicas.
-    a.force_mem_id(Some("trm_aaaaaaaaaaaa".into()));
-    b.force_mem_id(Some("trm_aaaaaaaaaaaa".into()));
-    a.record(req("c", "one".into())).unwrap();
-    assert!(matches!(
-        b.record(req("c", "two".into())),
-        Err(LedgerError::Collision { .. })
-    ));
-    b.force_mem_id(None);
-    // A row that does not match its id is refused, never served.
-    let key = format!("symfonic:{{ns}}:{}", hj.mem_id);
-    let _: () = raw(&server, redis::cmd("HSET").arg(&key).arg("call").arg("other"));
-    let c = ledger(&server.url(), usize::MAX, None);
-    let e = c.try_handle("ns", &hj.mem_id).unwrap_err();
-    assert!(e.message.contains("seal"), "{e}");
-    // Another payload under a sound seal: refused by the id.
-    let hx = b.record(req("x", "abc".into())).unwrap();
-    let keyx = format!("symfonic:{{ns}}:{}", hx.mem_id);
-    let _: () = raw(&server, redis::cmd("HSET").arg(&keyx).arg("p").arg("cba"));
-    let e = c.try_handle("ns", &hx.mem_id).unwrap_err();
-    assert!(e.message.contains("does not match its payload"), "{e}");
-    // Recording the result again repairs it.
-    c.record(req("x", "abc".into())).unwrap();
-    let d = ledger(&server.url(), usize::MAX, None);
-    assert_eq!(d.fetch("ns", &hx.mem_id, &full()), "abc");
-    assert!(c.try_delete("ns", &hx.mem_id).unwrap());
-    // delete and clear reach the store.
-    assert!(c.try_delete("ns", &ht.mem_id).unwrap());
-    assert!(c.try_handle("ns", &ht.mem_id).unwrap().is_none());
-    assert_eq!(c.try_clear(Some("ns")).unwrap(), 2);
-}
-
-#[test]
-fn ledger_ttl_expires_entries_in_redis() {
-    let server = RedisServer::start();
-    let a = ledger(&server.url(), usize::MAX, Some(50));
-    let short = a.record(req("a", "short lived".into())).unwrap();
-    let forever = a.record_with(req("b", "forever".into()), Ttl::Never).unwrap();
-    let b = ledger(&server.url(), usize::MAX, None);
-    assert!(b.handle("ns", &short.mem_id).is_some());
-    let end = Instant::now() + Duration::from_secs(2);
-    let c = ledger(&server.url(), usize::MAX, None);
-    while c.try_handle("ns", &short.mem_id).unwrap().is_some() {
-        assert!(Instant::now() < end);
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    assert_eq!(c.fetch("ns", &forever.mem_id, &full()), "forever");
-}
-
-#[test]
-fn ledger_store_failures_are_errors_and_answers() {
-    let mut server = RedisServer::start();
-    let l = ledger(&server.url(), 1, None);
-    let h = l.record(req("1", "one".into())).unwrap();
-    l.record(req("2", "two".into())).unwrap(); // evicts the first from memory
-    server.stop();
-    let err = l.record(req("3", "three".into())).unwrap_err();
-    assert!(matches!(&err, LedgerError::Store(e) if e.op == "put"), "{err}");
-    let answer = l.fetch("ns", &h.mem_id, &full());
-    let text = String::from_utf8(answer.as_bytes().to_vec()).unwrap();
-    assert!(
-        text.starts_with(&format!(
-            "[tool_memory error: store read failed for {}: store get failed: ",
-            h.mem_id
-        )),
-        "{text}"
-    );
-    // The model's answer names no address and no server error.
-    let answer = l
-        .recall("ns", &h.mem_id, &full(), 1000)
-        .to_string_lossy()
-        .into_owned();
-    assert!(
-        answer
-            == format!(
-                "[tool_memory error: the store could not be read for {}; try again later]",
-                h.mem_id
-            )
-            || answer
-                == format!(
-                    "[tool_memory error: the store did not answer in time for {}; try again later]",
-                    h.mem_id
-                ),
-        "{answer}"
-    );
-    assert_eq!(l.stats().store_errors, 3);
 }
 
 #[test]

@@ -1,0 +1,129 @@
+'use strict'
+// needs: redis-server, sqlite3
+// Every call settles within its bound (`timeoutMs`, plus scheduling slack),
+// whatever the payload's size and however many calls wait ahead of it:
+// against a Redis that hangs (SIGSTOP) and a SQLite file whose write lock
+// another process holds, with records large enough to wait their turn among
+// the records in flight (lib/in-flight.js), and for a 1 GB record. Work that
+// outlives its caller is abandoned: the ledger, its store and the event loop
+// carry on.
+
+const { spawn } = require('node:child_process')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { performance } = require('node:perf_hooks')
+const { Ledger } = require('..')
+const { startRedis } = require('./support/redis-server.js')
+
+const BOUND = 1000 // timeoutMs of the ledgers below
+const SLACK = 600 // past the bound: scheduling on a shared machine
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'symfonic-bounds-'))
+const servers = []
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()))
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+function timed(t0, p) {
+  return p.then(
+    (value) => ({ ms: performance.now() - t0, value }),
+    (error) => ({ ms: performance.now() - t0, error }),
+  )
+}
+
+// 12 records just past the old slice size (262,145 chars) and 4 of 5 MB:
+// with maxBytes 64 MiB (16 MiB in flight), most wait their turn.
+const payloads = [
+  ...Array.from({ length: 12 }, (_, i) => `${i}:` + 'x'.repeat(262_145 - 2 - String(i).length)),
+  ...Array.from({ length: 4 }, (_, i) => `big ${i} ` + 'y'.repeat(5 * 2 ** 20)),
+]
+
+async function recordAll(ledger, tag) {
+  const t0 = performance.now()
+  return Promise.all(payloads.map((content, i) => timed(t0, ledger.record({ toolCallId: `${tag}${i}`, toolName: 't', content }))))
+}
+
+function expectBounded(done) {
+  for (const d of done) {
+    expect(d.ms).toBeLessThan(BOUND + SLACK)
+    expect(d.error).toMatchObject({ code: 'ERR_SYMFONIC_STORE_TIMEOUT' })
+    expect(d.error.message).toMatch(/no answer within 1000 ms/)
+  }
+  // Some waited their turn and were refused there, never sent.
+  const queued = done.filter((d) => /waiting for the records in flight ahead of it; the result was not recorded$/.test(d.error.message))
+  expect(queued.length).toBeGreaterThan(0)
+}
+
+test('a hung Redis: records of every size settle within their bound, queued ones included', async () => {
+  const server = await startRedis()
+  servers.push(server)
+  const ledger = await Ledger.open({ store: server.url, timeoutMs: BOUND, maxBytes: 64 * 2 ** 20 })
+  server.pause()
+  try {
+    expectBounded(await recordAll(ledger, 'r'))
+  } finally {
+    server.resume()
+  }
+  // Resumed, the same ledger records again.
+  const h = await ledger.record({ toolCallId: 'after', toolName: 't', content: 'after the stall' })
+  expect(await ledger.fetch(h.memId, { format: 'full' })).toBe('after the stall')
+  await ledger.close()
+}, 30000)
+
+test('a SQLite write lock held by another process: records of every size settle within their bound', async () => {
+  const db = path.join(dir, 'locked.db')
+  await (await Ledger.open({ store: `sqlite:${db}` })).close()
+  const holder = spawn('sqlite3', [db], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const exited = new Promise((r) => holder.on('exit', r))
+  try {
+    await new Promise((resolve, reject) => {
+      holder.on('error', (e) => reject(e.code === 'ENOENT' ? new Error('this test needs the sqlite3 command (apt-get install sqlite3)') : e))
+      holder.stdout.on('data', (d) => String(d).includes('locked') && resolve())
+      holder.stdin.write("BEGIN IMMEDIATE;\nSELECT 'locked';\n")
+    })
+    const ledger = new Ledger({ store: `sqlite:${db}`, timeoutMs: BOUND, maxBytes: 64 * 2 ** 20 })
+    const done = await recordAll(ledger, 's')
+    expectBounded(done)
+    // The lock was never obtained: nothing was written.
+    for (const d of done) expect(d.error.message).toMatch(/the result was not recorded$/)
+    holder.stdin.write('COMMIT;\n.quit\n')
+    await exited
+    const h = await ledger.record({ toolCallId: 'after', toolName: 't', content: 'after the lock' })
+    expect(await ledger.fetch(h.memId, { format: 'full' })).toBe('after the lock')
+    await ledger.close()
+  } finally {
+    holder.kill('SIGKILL')
+    await exited
+  }
+}, 30000)
+
+test('a 1 GB record settles within its bound; the work it leaves is abandoned and the ledger carries on', async () => {
+  const db = path.join(dir, 'big.db')
+  const ledger = await Ledger.open({ store: `sqlite:${db}`, timeoutMs: BOUND })
+  let big = Buffer.alloc(2 ** 30, '2026-01-01 INFO a line of a very long log\n')
+  const t0 = performance.now()
+  const r = await timed(t0, ledger.record({ toolCallId: 'big', toolName: 't', content: big }))
+  big = null
+  expect(r.ms).toBeLessThan(BOUND + SLACK)
+  expect(r.error).toMatchObject({ code: 'ERR_SYMFONIC_STORE_TIMEOUT' })
+  expect(r.error.message).toMatch(/no answer within 1000 ms/)
+  // The next calls settle within their own bounds while the abandoned work
+  // still runs, and succeed once it has ended.
+  for (let i = 0; ; i++) {
+    const t1 = performance.now()
+    const small = await timed(t1, ledger.record({ toolCallId: `small${i}`, toolName: 't', content: `a small result ${i}` }))
+    expect(small.ms).toBeLessThan(BOUND + SLACK)
+    if (small.error === undefined) {
+      const t2 = performance.now()
+      expect(await ledger.fetch(small.value.memId, { format: 'full' })).toBe(`a small result ${i}`)
+      expect(performance.now() - t2).toBeLessThan(BOUND + SLACK)
+      break
+    }
+    expect(small.error).toMatchObject({ code: 'ERR_SYMFONIC_STORE_TIMEOUT' })
+    expect(i).toBeLessThan(20)
+  }
+  expect(ledger.stats().entries).toBe(1)
+  await ledger.close()
+}, 30000)
