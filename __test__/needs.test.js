@@ -22,7 +22,7 @@ const NEEDS = {
   '__test__/safety.test.js': ['cargo'],
   '__test__/store-cluster.test.js': ['redis-server', 'redis-cli'],
   '__test__/store-eviction.test.js': ['redis-server'],
-  '__test__/store-faults.test.js': ['redis-server'],
+  '__test__/store-faults.test.js': ['redis-server', 'sqlite3'],
   '__test__/store-redis.test.js': ['redis-server', 'cargo'],
   '__test__/store-rows.test.js': ['redis-server', 'sqlite3'],
   '__test__/store-sqlite.test.js': ['sqlite3', 'cargo'],
@@ -64,7 +64,7 @@ test('without the programs, jest leaves out exactly the files that need them, an
     '  cargo (a Rust toolchain, as for npm install from a clone: https://rustup.rs): external-memory.test.js, safety.test.js, store-redis.test.js, store-sqlite.test.js, stubs-real.test.js',
     '  redis-cli (Debian/Ubuntu: sudo apt-get install redis-tools; macOS: brew install redis): store-cluster.test.js',
     '  redis-server (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis): bounds.test.js, recall-store-answers.test.js, store-cluster.test.js, store-eviction.test.js, store-faults.test.js, store-redis.test.js, store-rows.test.js',
-    '  sqlite3 (Debian/Ubuntu: sudo apt-get install sqlite3; macOS: brew install sqlite): bounds.test.js, store-rows.test.js, store-sqlite.test.js, stubs-real.test.js',
+    '  sqlite3 (Debian/Ubuntu: sudo apt-get install sqlite3; macOS: brew install sqlite): bounds.test.js, store-faults.test.js, store-rows.test.js, store-sqlite.test.js, stubs-real.test.js',
     'Install them and run npm test again to run these files too.',
   ])
 })
@@ -82,11 +82,11 @@ test('under CI a missing program fails the run, naming it', () => {
 test('with the programs on the PATH nothing is left out', () => {
   const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'symfonic-needs-bin-'))
   try {
-    for (const b of ['redis-server', 'redis-cli', 'sqlite3']) fs.writeFileSync(path.join(bin, b), '#!/bin/sh\n', { mode: 0o755 })
+    for (const b of ['redis-server', 'redis-cli', 'sqlite3', 'cargo']) fs.writeFileSync(path.join(bin, b), '#!/bin/sh\n', { mode: 0o755 })
     expect(gate(root, { PATH: `${empty}${path.delimiter}${bin}`, CI: 'true' })).toEqual([])
     // Not executable: not a program.
     fs.chmodSync(path.join(bin, 'sqlite3'), 0o644)
-    expect(gate(root, { PATH: bin }).map((s) => s.missing)).toEqual([['sqlite3'], ['sqlite3'], ['sqlite3']])
+    expect(gate(root, { PATH: bin }).map((s) => s.missing)).toEqual([['sqlite3'], ['sqlite3'], ['sqlite3'], ['sqlite3'], ['sqlite3']])
   } finally {
     fs.rmSync(bin, { recursive: true, force: true })
   }

@@ -1,5 +1,5 @@
 'use strict'
-// needs: redis-server
+// needs: redis-server, sqlite3
 // Stores that fail the way servers and disks do, against real processes
 // started (and always stopped) here: a Redis that hangs (SIGSTOP), a Redis
 // killed and restarted with AOF `always`, a SQLite file whose write lock
