@@ -152,8 +152,16 @@ export interface EntryOptions {
  * (each one code point, never half of a pair); the stub shows them as U+FFFD.
  */
 export interface FetchOptions {
-  /** `'summary'` (the stub; also for any unknown value) or `'full'` (the payload). */
-  format?: 'summary' | 'full'
+  /**
+   * The answer's form: `'summary'` (the stub; also for any unknown value),
+   * `'full'` (the payload), `'count'` (with `pattern` or `query`: the count
+   * of matching lines or matches alone), `'paths'` (with `jsonPath`:
+   * `[path, value]` pairs, each path an RFC 9535 Normalized Path such as
+   * `$['rows'][3]['id']`), or `'raw'` (JSON nodes as written and `lines`
+   * without their `N:` numbers; by default nodes are compact, without
+   * insignificant whitespace and with printable `\uXXXX` escapes decoded).
+   */
+  format?: 'summary' | 'full' | 'count' | 'paths' | 'raw'
   /**
    * A substring: up to 5 windows of 400 code points either side of its matches,
    * each behind `(offset N, line L)` (case-insensitive matches when there is no
@@ -175,7 +183,7 @@ export interface FetchOptions {
   maxChars?: number
   /**
    * A path into a JSON payload: RFC 9535 JSONPath (`$.rows[-1].price`, `$..sku`, `$.items[?@.stock==0].sku`), an RFC 6901 pointer (`#/a/b`), or a lenient form (`rows.0.price`); see docs/jsonpath.md.
-   * Nodes come back compact (see `raw`); a list that selects nothing because of a
+   * Nodes come back compact (see `format`); a list that selects nothing because of a
    * missing key or a type mismatch says where matching stopped and what is there.
    */
   jsonPath?: string
@@ -192,25 +200,12 @@ export interface FetchOptions {
   context?: number
   /**
    * A 1-based inclusive line range: `'120-180'`, `'120'`, or `'120-'` (to the
-   * end). Alone, the lines as `N:text` (with `raw`, the payload's own text);
+   * end). Alone, the lines as `N:text` (with format `raw`, the payload's own text);
    * with `pattern` or `query`, the lines searched.
    */
   lines?: string
   /** The entry's namespace. Default `""`. */
   namespace?: string
-  /** For `pattern` and `query`: the count of matching lines (or matches) alone. Default false. */
-  countOnly?: boolean
-  /**
-   * The payload's own text: JSON nodes as written (default: compact, no
-   * insignificant whitespace, printable `\uXXXX` escapes decoded) and
-   * `lines` without their `N:` numbers. Default false.
-   */
-  raw?: boolean
-  /**
-   * For `jsonPath`: `[path, value]` pairs, each path an RFC 9535
-   * Normalized Path (`$['rows'][3]['id']`). Default false.
-   */
-  paths?: boolean
 }
 
 /** Options for `new Ledger(options)`. */

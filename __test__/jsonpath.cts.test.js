@@ -72,7 +72,7 @@ describe('RFC 9535 compliance suite through ledger.fetch', () => {
       const wants = t.result_paths ? [t.result_paths] : t.results_paths
       if (t.invalid_selector || !wants) continue
       const { memId } = await ledger.record({ toolCallId: `p${i}`, toolName: 'cts', content: JSON.stringify(t.document) })
-      const answer = await ledger.fetch(memId, { jsonPath: t.selector, paths: true })
+      const answer = await ledger.fetch(memId, { jsonPath: t.selector, format: 'paths' })
       const explained = answer.startsWith(`[recall: json_path '`) && / (not found|selects nothing): /.test(answer)
       const got = explained ? [] : JSON.parse(answer)
       const paths = got.map(([p]) => p)

@@ -43,7 +43,7 @@ describe('json_path against JSON.parse', () => {
         expect(JSON.parse(answer)).toEqual(expected)
         // Compact: what JSON.stringify writes, from the payload's own tokens.
         expect(answer).toBe(JSON.stringify(expected))
-        expect(text.includes(ledger.fetchSync(memId, { jsonPath: path, raw: true }))).toBe(true)
+        expect(text.includes(ledger.fetchSync(memId, { jsonPath: path, format: 'raw' }))).toBe(true)
         checked++
       }),
       { seed: SEED, numRuns: 400 },

@@ -297,7 +297,7 @@ describe('recall_tool_result through the agent', () => {
     expect(answer('r_full').startsWith(CATALOG_JSON.slice(0, 40000))).toBe(true)
     expect(answer('r_full').includes(memId)).toBe(true)
     expect(answer('r_summary')).toBe(await ledger.stub(memId, { namespace: 'rt' }))
-    expect(answer('r_badformat')).toMatch(/^\[recall: format "everything" is not a format: 'summary' \(the stub\) or 'full'/)
+    expect(answer('r_badformat')).toMatch(/^\[recall: format "everything" is not a format: 'summary' \(the stub\), 'full' \(the whole result\), 'count'/)
     expect(answer('r_unknown')).toBe("[tool_memory not found: trm_000000000000 in namespace 'rt']")
     const badId = '[tool_memory error: mem_id must be a non-empty string]'
     expect(answer('r_empty')).toBe(badId)
@@ -391,14 +391,14 @@ describe('the recall tool on its own', () => {
     const t = createRecallToolResultTool(new Ledger())
     expect(t.name).toBe('recall_tool_result')
     const schema = toJsonSchema(t.schema)
-    expect(Object.keys(schema.properties)).toEqual(['mem_id', 'json_path', 'pattern', 'ignore_case', 'context', 'lines', 'query', 'offset', 'max_chars', 'format', 'count_only', 'paths', 'raw'])
+    expect(Object.keys(schema.properties)).toEqual(['mem_id', 'json_path', 'pattern', 'ignore_case', 'context', 'lines', 'query', 'offset', 'max_chars', 'format'])
     const types = Object.fromEntries(Object.entries(schema.properties).map(([k, p]) => [k, p.type]))
-    expect(types).toEqual({ mem_id: 'string', json_path: 'string', pattern: 'string', ignore_case: 'boolean', context: 'integer', lines: 'string', query: 'string', offset: 'integer', max_chars: 'integer', format: 'string', count_only: 'boolean', paths: 'boolean', raw: 'boolean' })
+    expect(types).toEqual({ mem_id: 'string', json_path: 'string', pattern: 'string', ignore_case: 'boolean', context: 'integer', lines: 'string', query: 'string', offset: 'integer', max_chars: 'integer', format: 'string' })
     expect(schema.required).toEqual(['mem_id'])
     expect(schema.$schema).toBeUndefined()
-    // The whole definition as a provider receives it (13 typed arguments, no
+    // The whole definition as a provider receives it (10 typed arguments, no
     // per-argument text): the stubs, notes and answers say how to call.
-    expect(JSON.stringify(convertToOpenAITool(t)).length).toBeLessThanOrEqual(640)
+    expect(JSON.stringify(convertToOpenAITool(t)).length).toBeLessThanOrEqual(560)
     expect(t.description).toContain('capped at 50000 chars')
     expect(createRecallToolResultTool(new Ledger(), { maxOutputChars: 8000 }).description).toContain('capped at 8000 chars')
     expect(() => createRecallToolResultTool(new Ledger(), { maxOutputChars: 0 })).toThrow(

@@ -322,12 +322,12 @@ describe('json paths', () => {
   test('a node comes back compact (the same value, never re-serialised), or as written with raw', () => {
     // JSON.stringify(_, null, 1) indents; raw keeps the original whitespace, the default drops it.
     const original = text.slice(text.indexOf('{', text.indexOf('"rows"')), text.indexOf('}', text.indexOf('"rows"')) + 1)
-    expect(l.fetchSync(h.memId, { jsonPath: 'rows.0', raw: true })).toBe(original)
+    expect(l.fetchSync(h.memId, { jsonPath: 'rows.0', format: 'raw' })).toBe(original)
     expect(get('rows.0')).toBe(original.replace(/\s/g, ''))
     const raw = rec(l, '{"p": 1.50, "s": "caf\\u00e9 \\u0007"}', { toolCallId: 'raw' })
     expect(l.fetchSync(raw.memId, { jsonPath: 'p' })).toBe('1.50')
     expect(l.fetchSync(raw.memId, { jsonPath: 's' })).toBe('"café \\u0007"')
-    expect(l.fetchSync(raw.memId, { jsonPath: 's', raw: true })).toBe('"caf\\u00e9 \\u0007"')
+    expect(l.fetchSync(raw.memId, { jsonPath: 's', format: 'raw' })).toBe('"caf\\u00e9 \\u0007"')
   })
 
   test('wildcards and slices return a JSON array of the selected values', () => {
@@ -368,7 +368,7 @@ describe('recall', () => {
 
   test('unknown format → summary; a keyed option forces full-fetch semantics', async () => {
     expect(await recall(l, hd.memId, { format: 'everything' })).toBe(
-      `[recall: format "everything" is not a format: 'summary' (the stub) or 'full' (the whole result); for part of a JSON result pass json_path, for some lines pattern or lines]`,
+      `[recall: format "everything" is not a format: 'summary' (the stub), 'full' (the whole result), 'count' (with pattern or query: how many match), 'paths' (with json_path: where each node is), 'raw' (JSON and lines as written); for part of a JSON result pass json_path, for some lines pattern or lines]`,
     )
     expect(await recall(l, hd.memId)).toBe(hd.stub)
     expect(await recall(l, hd.memId, { format: 'summary', offset: 5, maxChars: 4 })).toBe('5678')
@@ -377,7 +377,7 @@ describe('recall', () => {
 
   test('an unknown option or options that are not an object reject with a TypeError naming the fix', async () => {
     await expect(recall(l, hd.memId, { jsonpath: 'a' })).rejects.toThrow(
-      new TypeError('recall(ledger, memId, options): unknown option "jsonpath"; did you mean "jsonPath"? (known: format, query, offset, maxChars, jsonPath, pattern, ignoreCase, context, lines, countOnly, raw, paths, namespace, maxOutputChars)'),
+      new TypeError('recall(ledger, memId, options): unknown option "jsonpath"; did you mean "jsonPath"? (known: format, query, offset, maxChars, jsonPath, pattern, ignoreCase, context, lines, namespace, maxOutputChars)'),
     )
     await expect(recall(l, hd.memId, { max_chars: 2 })).rejects.toThrow(/did you mean "maxChars"\?/)
     await expect(recall(l, hd.memId, { ignore_case: true })).rejects.toThrow(/did you mean "ignoreCase"\?/)

@@ -137,7 +137,7 @@ describe('json_path answers page by whole nodes to the end', () => {
     const pairs = []
     let offset
     for (;;) {
-      const a = await t.invoke({ mem_id: ids.emoji, json_path: '$[*].hexcode', paths: true, ...(offset ? { offset } : {}) })
+      const a = await t.invoke({ mem_id: ids.emoji, json_path: '$[*].hexcode', format: 'paths', ...(offset ? { offset } : {}) })
       pairs.push(...JSON.parse(bodyOf(a)))
       const m = /pass offset=(\d+)/.exec(header(a))
       if (!m) break
@@ -185,7 +185,7 @@ describe('query and pattern answers continue by offset to every match', () => {
       if (offset === null) break
     }
     expect(found).toBe(want)
-    expect(await t.invoke({ mem_id: ids.emoji, query: q, count_only: true })).toBe(`[recall: ${want} matches for query '"type":0' in ${ids.emoji}]`)
+    expect(await t.invoke({ mem_id: ids.emoji, query: q, format: 'count' })).toBe(`[recall: ${want} matches for query '"type":0' in ${ids.emoji}]`)
   })
 
   test('a pattern on that one line: one part per match, every match once, to the end', async () => {
@@ -225,7 +225,7 @@ describe('query and pattern answers continue by offset to every match', () => {
       if (offset === null) break
     }
     expect(got).toEqual(want)
-    expect(await t.invoke({ mem_id: ids.orders, pattern: '"status": "(pending|processed)"', count_only: true })).toBe(
+    expect(await t.invoke({ mem_id: ids.orders, pattern: '"status": "(pending|processed)"', format: 'count' })).toBe(
       `[recall: ${want.length} matching lines for pattern '"status": "(pending|processed)"' in ${ids.orders}]`,
     )
   })
@@ -269,7 +269,7 @@ describe('JSON answers are compact: at most 1.05 x the minified node', () => {
       const minified = JSON.stringify(node)
       expect(chars(answer)).toBeLessThanOrEqual(1.05 * chars(minified))
       // The exact text stays available.
-      const raw = await ledger.fetch(memId, { jsonPath, raw: true })
+      const raw = await ledger.fetch(memId, { jsonPath, format: 'raw' })
       expect(JSON.parse(raw)).toEqual(node)
       if (!jsonPath.includes('*')) expect(text.includes(raw)).toBe(true)
     }

@@ -31,7 +31,7 @@ beforeAll(async () => {
 })
 
 // Every known argument is listed in an answer that names an unknown one.
-const KNOWN = 'The arguments are mem_id, json_path, pattern, query, lines, offset, max_chars, ignore_case, context, count_only, paths, raw, format'
+const KNOWN = 'The arguments are mem_id, json_path, pattern, query, lines, offset, max_chars, ignore_case, context, format'
 
 describe('JSONPath that selects nothing says where matching stopped and what is there', () => {
   test('a misspelled key after a wildcard: the nodes there, their keys, the closest one', async () => {
@@ -50,7 +50,7 @@ describe('JSONPath that selects nothing says where matching stopped and what is 
   test('a slice on an object: slices select array elements, and what to write instead', async () => {
     const a = await ask({ mem_id: ids.orders, json_path: '$[0:20]' })
     expect(a).toContain("'$' is an object with 120 keys")
-    expect(a).toContain("and [0:20] selects elements of arrays (an object's values are .*, with paths=true for their keys)")
+    expect(a).toContain("and [0:20] selects elements of arrays (an object's values are .*, with format='paths' for their keys)")
   })
 
   test('a filter on a member none of the candidates has: the closest one', async () => {
@@ -102,7 +102,7 @@ describe('arguments under another name, empty or in conflict are named, with the
 
   test("format: 'json' is not a format", async () => {
     const a = await ask({ mem_id: ids.orders, format: 'json' })
-    expect(a).toBe(`[recall: format "json" is not a format: 'summary' (the stub) or 'full' (the whole result); for part of a JSON result pass json_path, for some lines pattern or lines]`)
+    expect(a).toBe(`[recall: format "json" is not a format: 'summary' (the stub), 'full' (the whole result), 'count' (with pattern or query: how many match), 'paths' (with json_path: where each node is), 'raw' (JSON and lines as written); for part of a JSON result pass json_path, for some lines pattern or lines]`)
   })
 
   test('an empty pattern is named, not read as no pattern (the stub)', async () => {
@@ -116,14 +116,16 @@ describe('arguments under another name, empty or in conflict are named, with the
   })
 
   test('arguments that apply only with another one', async () => {
-    expect(await ask({ mem_id: ids.log, count_only: true })).toBe('[recall: count_only applies to pattern or query; nothing was read]')
+    expect(await ask({ mem_id: ids.log, format: 'count' })).toBe("[recall: format='count' applies to pattern or query; nothing was read]")
     expect(await ask({ mem_id: ids.log, context: 3 })).toBe('[recall: context (lines around each match) applies to pattern; nothing was read]')
-    expect(await ask({ mem_id: ids.orders, paths: true })).toBe('[recall: paths (where each node is) applies to json_path; nothing was read]')
+    expect(await ask({ mem_id: ids.orders, format: 'paths' })).toBe("[recall: format='paths' (where each node is) applies to json_path; nothing was read]")
+    // A form asked for under the name of a flag: named, with the format that asks for it.
+    expect(await ask({ mem_id: ids.log, pattern: 'x', count_only: true })).toMatch(/^\[recall: unknown argument 'count_only' \(did you mean format='count'\?\); nothing was read/)
     expect(await ask({ mem_id: ids.log, lines: '10-20', offset: 5 })).toBe("[recall: lines and offset both say where to read; send one (lines='120-' or offset=N); nothing was read]")
   })
 
   test('defaults a model fills in for the arguments it does not mean ask for nothing', async () => {
-    const defaults = { pattern: '', query: '', lines: '', offset: 0, max_chars: 0, ignore_case: false, context: 0, count_only: false, paths: false, raw: false, format: 'summary' }
+    const defaults = { pattern: '', query: '', lines: '', offset: 0, max_chars: 0, ignore_case: false, context: 0, format: 'summary' }
     expect(await ask({ mem_id: ids.orders, ...defaults, json_path: "$['#W2611340'].status" })).toBe('"processed"')
     expect(await ask({ mem_id: ids.log, ...defaults, lines: '1-2' })).toMatch(/^1:.*\n2:/)
     // With nothing else asked, the empty read is the mistake.

@@ -213,8 +213,8 @@ export interface RecallToolOptions {
 export interface RecallToolResultInput {
   /** The `trm_…` id from a stub. */
   mem_id: string
-  /** `'summary'` (default) or `'full'`; ignored when a keyed argument is given. */
-  format?: 'summary' | 'full'
+  /** The answer's form: `'summary'` (default, the stub), `'full'` (the result), `'count'` (with `pattern` or `query`: the count alone), `'paths'` (with `json_path`: `[path, value]` pairs, RFC 9535 Normalized Paths), `'raw'` (JSON nodes and `lines` as written; default compact JSON, numbered lines). */
+  format?: 'summary' | 'full' | 'count' | 'paths' | 'raw'
   /** Path into a JSON payload (`rows.0.price`, `rows[-1]`, `$.rows[*].id`). */
   json_path?: string
   /** A regular expression: the matching lines as `N:line`, like `grep -n`, with their count. */
@@ -231,12 +231,6 @@ export interface RecallToolResultInput {
   offset?: number
   /** Length of a character range; with `json_path`, a bound on the answer. */
   max_chars?: number
-  /** With `pattern` or `query`: the count alone. */
-  count_only?: boolean
-  /** With `json_path`: `[path, value]` pairs, each path an RFC 9535 Normalized Path. */
-  paths?: boolean
-  /** JSON nodes and `lines` exactly as written (default: compact JSON, numbered lines). */
-  raw?: boolean
 }
 
 /** The `recall_tool_result` tool. Answers a string and never throws. */

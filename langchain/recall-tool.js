@@ -37,9 +37,6 @@ const RECALL_SCHEMA = z
     offset: anyArg('integer'),
     max_chars: anyArg('integer'),
     format: anyArg('string'),
-    count_only: anyArg('boolean'),
-    paths: anyArg('boolean'),
-    raw: anyArg('boolean'),
   })
   // Unknown argument names are kept (loose), so the tool can name them in its answer.
   .loose()
@@ -175,14 +172,11 @@ function createRecallToolResultTool(ledger, options, fn = 'createRecallToolResul
         ns = nsOf(runtime)
         opts.namespace = ns
         opts.maxOutputChars = maxOutputChars
-        if (present(args.format)) opts.format = args.format // anything but "full" means summary
+        if (present(args.format)) opts.format = args.format // a format that is not one is answered by recall()
         // A name the tool does not know is answered (named, with the one it likely meant), not dropped.
         const unknown = typeof memId === 'string' && memId !== '' ? unknownArguments(args) : null
         if (unknown !== null) return answered(memId, ns, opts, unknown, false)
         try {
-          if (present(args.count_only)) opts.countOnly = boolArg('count_only', args.count_only)
-          if (present(args.paths)) opts.paths = boolArg('paths', args.paths)
-          if (present(args.raw)) opts.raw = boolArg('raw', args.raw)
           if (present(args.query)) opts.query = strArg('query', args.query)
           if (present(args.offset)) opts.offset = intArg('offset', args.offset)
           if (present(args.max_chars)) opts.maxChars = intArg('max_chars', args.max_chars)

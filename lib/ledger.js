@@ -11,7 +11,7 @@ const ECHO_CHARS = 200
 
 const { fail, isPlainObject, checkKeys, checkLedger } = require('./options.js')
 const { InFlight, weightOf, resized } = require('./in-flight.js')
-const { argumentMistake } = require('./recall-args.js')
+const { argumentMistake, FORMATS } = require('./recall-args.js')
 
 function requiredString(where, name, v) {
   if (typeof v !== 'string' || v.length === 0) throw fail(where, `${name} must be a non-empty string`, v)
@@ -33,16 +33,13 @@ const OPTION_TYPES = {
   // A namespace scopes entries (a thread, a tenant): it crosses as UTF-8,
   // where a lone surrogate would become U+FFFD and two namespaces could alias.
   namespace: (v) => (typeof v === 'string' && v.isWellFormed()) || 'well-formed text (a string without lone surrogates)',
-  format: (v) => typeof v === 'string' || "a string ('summary' or 'full')",
+  format: (v) => typeof v === 'string' || "a string ('summary', 'full', 'count', 'paths' or 'raw')",
   query: (v) => typeof v === 'string' || 'a string',
   jsonPath: (v) => typeof v === 'string' || 'a string',
   pattern: (v) => typeof v === 'string' || 'a string (a regular expression)',
   ignoreCase: (v) => typeof v === 'boolean' || 'a boolean',
   context: (v) => Number.isFinite(v) || 'a finite number',
   lines: (v) => typeof v === 'string' || "a string ('120-180', '120' or '120-')",
-  countOnly: (v) => typeof v === 'boolean' || 'a boolean',
-  raw: (v) => typeof v === 'boolean' || 'a boolean',
-  paths: (v) => typeof v === 'boolean' || 'a boolean',
   offset: (v) => Number.isFinite(v) || 'a finite number',
   maxChars: (v) => Number.isFinite(v) || 'a finite number',
 }
@@ -147,7 +144,7 @@ function recordInput(where, input) {
 }
 
 const RECORD_KEYS = ['toolCallId', 'toolName', 'toolArgs', 'content', 'namespace', 'ttlSeconds']
-const FETCH_KEYS = ['format', 'query', 'offset', 'maxChars', 'jsonPath', 'pattern', 'ignoreCase', 'context', 'lines', 'countOnly', 'raw', 'paths', 'namespace']
+const FETCH_KEYS = ['format', 'query', 'offset', 'maxChars', 'jsonPath', 'pattern', 'ignoreCase', 'context', 'lines', 'namespace']
 const RECALL_KEYS = [...FETCH_KEYS, 'maxOutputChars']
 const STUB_KEYS = ['namespace', 'previewChars']
 const ENTRY_KEYS = ['namespace']
@@ -370,7 +367,7 @@ function recallOptions(options) {
   if (!isPlainObject(options)) throw fail(where, 'options must be an object', options)
   checkKeys(where, options, RECALL_KEYS)
   const o = options
-  const format = o.format === 'full' ? 'full' : 'summary'
+  const format = FORMATS.includes(o.format) ? o.format : 'summary'
   const maxOut = looseNumber(o.maxOutputChars)
   return {
     format,
@@ -382,9 +379,6 @@ function recallOptions(options) {
     ignoreCase: looseBoolean(o.ignoreCase),
     context: looseNumber(o.context),
     lines: looseString(o.lines),
-    countOnly: looseBoolean(o.countOnly),
-    raw: looseBoolean(o.raw),
-    paths: looseBoolean(o.paths),
     namespace: typeof o.namespace === 'string' ? o.namespace : undefined,
     maxOutputChars: maxOut !== undefined && maxOut >= 1 ? Math.floor(maxOut) : MAX_OUTPUT_CHARS,
   }
@@ -411,7 +405,8 @@ function answerText(out, memId, namespace) {
 
 async function recallFromJs(ledger, memId, o) {
   const keyed = [o.query, o.jsonPath, o.offset, o.maxChars, o.pattern, o.lines].some((v) => v !== undefined)
-  const format = keyed ? 'full' : o.format
+  // A read with keys answers the payload's parts (full); count, paths and raw shape those parts.
+  const format = keyed && (o.format === 'summary' || o.format === 'full') ? 'full' : o.format
   let contiguousFrom
   let out
   try {
@@ -425,9 +420,6 @@ async function recallFromJs(ledger, memId, o) {
       ignoreCase: o.ignoreCase,
       context: o.context,
       lines: o.lines,
-      countOnly: o.countOnly,
-      raw: o.raw,
-      paths: o.paths,
       namespace: o.namespace,
     })
     if (o.query === undefined && o.jsonPath === undefined && o.pattern === undefined && o.lines === undefined) {

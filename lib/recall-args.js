@@ -8,7 +8,21 @@
 const { closest } = require('./options.js')
 
 // The arguments, in the order answers list them.
-const ARGUMENTS = ['mem_id', 'json_path', 'pattern', 'query', 'lines', 'offset', 'max_chars', 'ignore_case', 'context', 'count_only', 'paths', 'raw', 'format']
+const ARGUMENTS = ['mem_id', 'json_path', 'pattern', 'query', 'lines', 'offset', 'max_chars', 'ignore_case', 'context', 'format']
+
+// The answer's forms `format` names (the first is the default).
+const FORMATS = ['summary', 'full', 'count', 'paths', 'raw']
+
+// Names models use for a form of the answer, which `format` names here.
+const FORM_ALIASES = {
+  count_only: 'count',
+  count: 'count',
+  paths: 'paths',
+  normalized_paths: 'paths',
+  with_paths: 'paths',
+  raw: 'raw',
+  verbatim: 'raw',
+}
 
 // Names models use for an argument called otherwise here.
 const ALIASES = {
@@ -36,11 +50,8 @@ const ALIASES = {
   max_length: 'max_chars',
   size: 'max_chars',
   case_insensitive: 'ignore_case',
-  count: 'count_only',
   id: 'mem_id',
   memory_id: 'mem_id',
-  normalized_paths: 'paths',
-  with_paths: 'paths',
 }
 
 // Line bounds sent as two arguments: `start_line`/`end_line` and the like.
@@ -58,10 +69,11 @@ function shownName(k) {
   return s.length > 40 ? s.slice(0, 40) + '...' : s
 }
 
-/** The argument `name` most likely meant, or undefined. */
+/** The argument `name` most likely meant (`format='count'` for a form), or undefined. */
 function meant(name) {
   const s = snake(name).toLowerCase()
   if (ARGUMENTS.includes(s)) return s
+  if (FORM_ALIASES[s] !== undefined) return `format='${FORM_ALIASES[s]}'`
   if (ALIASES[s] !== undefined) return ALIASES[s]
   if (LINE_BOUNDS.some((pair) => pair.includes(s))) return 'lines'
   return closest(s, ARGUMENTS)
@@ -128,14 +140,14 @@ const PICKS = [
 function argumentMistake(o) {
   const json = asks(o.jsonPath)
   const search = asks(o.pattern) || asks(o.query)
-  const reads = json || search || asks(o.lines) || asks(o.offset) || asks(o.maxChars) || o.format === 'full'
+  const reads = json || search || asks(o.lines) || asks(o.offset) || asks(o.maxChars) || (o.format !== 'summary' && FORMATS.includes(o.format))
   if (!reads) {
     for (const [k, [name, what]] of Object.entries(EMPTY)) {
       if (blank(o[k])) return `[recall: ${name} is empty; pass ${what}, or leave ${name} out]`
     }
   }
-  if (o.format !== undefined && o.format !== null && o.format !== 'summary' && o.format !== 'full') {
-    return `[recall: format ${shownValue(o.format)} is not a format: 'summary' (the stub) or 'full' (the whole result); for part of a JSON result pass json_path, for some lines pattern or lines]`
+  if (o.format !== undefined && o.format !== null && !FORMATS.includes(o.format)) {
+    return `[recall: format ${shownValue(o.format)} is not a format: 'summary' (the stub), 'full' (the whole result), 'count' (with pattern or query: how many match), 'paths' (with json_path: where each node is), 'raw' (JSON and lines as written); for part of a JSON result pass json_path, for some lines pattern or lines]`
   }
   const picks = PICKS.filter(([k]) => asks(o[k])).map(([, n]) => n)
   if (picks.length > 1) {
@@ -143,15 +155,11 @@ function argumentMistake(o) {
   }
   const names = []
   if (json && asks(o.lines)) names.push('a JSON node has no lines; send json_path or lines')
-  for (const [k, n] of [
-    ['ignoreCase', 'ignore_case'],
-    ['countOnly', 'count_only'],
-  ]) {
-    if (asks(o[k]) && !search) names.push(`${n} applies to pattern or query`)
-  }
+  if (asks(o.ignoreCase) && !search) names.push('ignore_case applies to pattern or query')
+  if (o.format === 'count' && !search) names.push("format='count' applies to pattern or query")
   if (asks(o.context) && !asks(o.pattern)) names.push('context (lines around each match) applies to pattern')
-  if (asks(o.paths) && !json) names.push('paths (where each node is) applies to json_path')
-  if (asks(o.raw) && search) names.push('raw (the text as written) applies to json_path and lines')
+  if (o.format === 'paths' && !json) names.push("format='paths' (where each node is) applies to json_path")
+  if (o.format === 'raw' && !json && !asks(o.lines)) names.push("format='raw' (the text as written) applies to json_path and lines")
   if (asks(o.maxChars) && search) names.push('max_chars (a range length) does not apply to pattern or query, whose answers say how to read on')
   if (asks(o.lines) && !search && !json) {
     if (asks(o.offset)) names.push("lines and offset both say where to read; send one (lines='120-' or offset=N)")
@@ -172,4 +180,4 @@ function shownValue(v) {
   return s.length > 40 ? s.slice(0, 40) + '...' : s
 }
 
-module.exports = { ARGUMENTS, unknownArguments, argumentMistake }
+module.exports = { ARGUMENTS, FORMATS, unknownArguments, argumentMistake }

@@ -26,7 +26,7 @@ const KINDS = [
       { json_path: '$.*.stauts' },
       { json_path: '$[0:2]' },
       { json_path: "$[?@.status == 'cancelled'].order_id" },
-      { json_path: "$['#W2611340'].items[*].name", paths: true },
+      { json_path: "$['#W2611340'].items[*].name", format: 'paths' },
     ],
   },
   {
@@ -37,12 +37,12 @@ const KINDS = [
   {
     kind: 'JSON: nested maps',
     file: 'cldr-ja-languages.json',
-    calls: [{ json_path: '$.main.ja.localDisplayNames.languages.en' }, { json_path: "$..languages[?@ == '英語']", paths: true }],
+    calls: [{ json_path: '$.main.ja.localDisplayNames.languages.en' }, { json_path: "$..languages[?@ == '英語']", format: 'paths' }],
   },
   {
     kind: 'a log',
     file: 'ci-failure.log',
-    calls: [{ regex: 'error' }, { pattern: 'error' }, { pattern: 'error\\[E\\d+\\]', count_only: true }, { lines: '214-230' }],
+    calls: [{ regex: 'error' }, { pattern: 'error' }, { pattern: 'error\\[E\\d+\\]', format: 'count' }, { lines: '214-230' }],
   },
   {
     kind: 'CSV',
@@ -52,7 +52,7 @@ const KINDS = [
   {
     kind: 'HTML',
     file: 'rustdoc-what-is-rustdoc.html',
-    calls: [{ format: 'json' }, { query: 'rustdoc', count_only: true }, { offset: 30000 }],
+    calls: [{ format: 'json' }, { query: 'rustdoc', format: 'count' }, { offset: 30000 }],
   },
 ]
 

@@ -111,8 +111,7 @@ fn fetch_spec(options: Option<FetchOptions>) -> (FetchSpec, String) {
                 o.max_chars,
                 o.json_path,
             )
-            .with_reads(o.pattern, o.ignore_case, o.context, o.lines)
-            .with_forms(o.count_only, o.raw, o.paths),
+            .with_reads(o.pattern, o.ignore_case, o.context, o.lines),
             o.namespace.unwrap_or_default(),
         ),
         None => (FetchSpec::default(), String::new()),

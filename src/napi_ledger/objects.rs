@@ -113,8 +113,14 @@ pub struct ToolResultHandle {
 /// (each one code point, never half of a pair); the stub shows them as U+FFFD.
 #[napi(object, object_to_js = false)]
 pub struct FetchOptions {
-    /// `'summary'` (the stub; also for any unknown value) or `'full'` (the payload).
-    #[napi(ts_type = "'summary' | 'full'")]
+    /// The answer's form: `'summary'` (the stub; also for any unknown value),
+    /// `'full'` (the payload), `'count'` (with `pattern` or `query`: the count
+    /// of matching lines or matches alone), `'paths'` (with `jsonPath`:
+    /// `[path, value]` pairs, each path an RFC 9535 Normalized Path such as
+    /// `$['rows'][3]['id']`), or `'raw'` (JSON nodes as written and `lines`
+    /// without their `N:` numbers; by default nodes are compact, without
+    /// insignificant whitespace and with printable `\uXXXX` escapes decoded).
+    #[napi(ts_type = "'summary' | 'full' | 'count' | 'paths' | 'raw'")]
     pub format: Option<String>,
     /// A substring: up to 5 windows of 400 code points either side of its matches,
     /// each behind `(offset N, line L)` (case-insensitive matches when there is no
@@ -131,7 +137,7 @@ pub struct FetchOptions {
     /// with `jsonPath`, `pattern` or `query`, a bound on the answer's length.
     pub max_chars: Option<f64>,
     /// A path into a JSON payload: RFC 9535 JSONPath (`$.rows[-1].price`, `$..sku`, `$.items[?@.stock==0].sku`), an RFC 6901 pointer (`#/a/b`), or a lenient form (`rows.0.price`); see docs/jsonpath.md.
-    /// Nodes come back compact (see `raw`); a list that selects nothing because of a
+    /// Nodes come back compact (see `format`); a list that selects nothing because of a
     /// missing key or a type mismatch says where matching stopped and what is there.
     pub json_path: Option<String>,
     /// A regular expression (Rust `regex` syntax, linear time; at most 1,000
@@ -144,20 +150,11 @@ pub struct FetchOptions {
     /// Lines of context before and after each `pattern` match (0 to 50). Default 0.
     pub context: Option<f64>,
     /// A 1-based inclusive line range: `'120-180'`, `'120'`, or `'120-'` (to the
-    /// end). Alone, the lines as `N:text` (with `raw`, the payload's own text);
+    /// end). Alone, the lines as `N:text` (with format `raw`, the payload's own text);
     /// with `pattern` or `query`, the lines searched.
     pub lines: Option<String>,
     /// The entry's namespace. Default `""`.
     pub namespace: Option<String>,
-    /// For `pattern` and `query`: the count of matching lines (or matches) alone. Default false.
-    pub count_only: Option<bool>,
-    /// The payload's own text: JSON nodes as written (default: compact, no
-    /// insignificant whitespace, printable `\uXXXX` escapes decoded) and
-    /// `lines` without their `N:` numbers. Default false.
-    pub raw: Option<bool>,
-    /// For `jsonPath`: `[path, value]` pairs, each path an RFC 9535
-    /// Normalized Path (`$['rows'][3]['id']`). Default false.
-    pub paths: Option<bool>,
 }
 
 /// Options for `Ledger.stub`.

@@ -50,18 +50,19 @@ pub struct FetchSpec {
     /// A line range as the model wrote it (`"120-180"`): read alone, or the
     /// lines a `pattern` or `query` searches.
     pub lines: Option<String>,
-    /// For `pattern` and `query`: the count alone, no lines or windows.
+    /// Format `count`, for `pattern` and `query`: the count alone, no lines or windows.
     pub count_only: bool,
-    /// JSON nodes as written and `lines` without numbers: the payload's own text.
+    /// Format `raw`: JSON nodes as written and `lines` without numbers, the payload's own text.
     pub raw: bool,
-    /// For `json_path`: `[path, value]` pairs, paths as RFC 9535 Normalized Paths.
+    /// Format `paths`, for `json_path`: `[path, value]` pairs, paths as RFC 9535 Normalized Paths.
     pub paths: bool,
 }
 
 impl FetchSpec {
-    /// Builds a spec from loosely typed parts: unknown formats mean summary,
-    /// empty strings mean absent, and numbers are floored and clamped
-    /// (NaN means absent), so no model-sent value can make a fetch fail.
+    /// Builds a spec from loosely typed parts: the format is `full`, `count`,
+    /// `paths` or `raw` (anything else means the summary), empty strings mean
+    /// absent, and numbers are floored and clamped (NaN means absent), so no
+    /// model-sent value can make a fetch fail.
     pub fn new(
         format: Option<&str>,
         query: Option<Wtf8Buf>,
@@ -71,6 +72,9 @@ impl FetchSpec {
     ) -> Self {
         FetchSpec {
             full: format == Some("full"),
+            count_only: format == Some("count"),
+            paths: format == Some("paths"),
+            raw: format == Some("raw"),
             query: query.filter(|q| !q.as_bytes().is_empty()),
             offset: offset.and_then(to_int),
             max_chars: max_chars.and_then(to_int),
@@ -94,14 +98,6 @@ impl FetchSpec {
             .and_then(to_int)
             .map_or(0, |c| c.clamp(0, search::grep::MAX_CONTEXT as i64) as usize);
         self.lines = lines.filter(|l| !l.trim().is_empty());
-        self
-    }
-
-    /// The answer's forms: `count_only`, `raw` and `paths` (absent means false).
-    pub fn with_forms(mut self, count_only: Option<bool>, raw: Option<bool>, paths: Option<bool>) -> Self {
-        self.count_only = count_only.unwrap_or(false);
-        self.raw = raw.unwrap_or(false);
-        self.paths = paths.unwrap_or(false);
         self
     }
 

@@ -138,7 +138,7 @@ fn whole(text: &Text) -> Span {
 }
 
 /// The answer to `pattern` (with `spec`'s `ignore_case`, `context`, `lines`,
-/// `offset` and `count_only`): a header line counting the matching lines, then
+/// `offset` and format `count`): a header line counting the matching lines, then
 /// the lines as `grep -n` shows them, all within `budget` code points; when
 /// they do not all fit, the header gives the `offset` to pass for the rest.
 pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str, budget: usize) -> Wtf8Buf {

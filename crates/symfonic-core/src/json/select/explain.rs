@@ -176,7 +176,7 @@ impl Ctx<'_> {
                     let fix = if self.of_kind(Kind::Object).is_empty() {
                         ""
                     } else {
-                        " (an object's values are .*, with paths=true for their keys)"
+                        " (an object's values are .*, with format='paths' for their keys)"
                     };
                     return Some(format!(
                         "{subject}, and [{shown}] selects elements of arrays{fix}"
@@ -610,7 +610,7 @@ mod tests {
         let cases = [
             ("$.orders.*.stauts", "[recall: json_path '$.orders.*.stauts' selects nothing: '$.orders.*' selects 2 objects, and none has the key 'stauts' (did you mean .status?); their keys: status,total,items]"),
             ("$.items[*].price", "[recall: json_path '$.items[*].price' selects nothing: '$' is an object with 3 keys [orders,empty,name]: none is 'items']"),
-            ("$.orders[0:20]", "[recall: json_path '$.orders[0:20]' selects nothing: '$.orders' is an object with 2 keys [#W1,#W2], and [0:20] selects elements of arrays (an object's values are .*, with paths=true for their keys)]"),
+            ("$.orders[0:20]", "[recall: json_path '$.orders[0:20]' selects nothing: '$.orders' is an object with 2 keys [#W1,#W2], and [0:20] selects elements of arrays (an object's values are .*, with format='paths' for their keys)]"),
             ("$.name[*]", "[recall: json_path '$.name[*]' selects nothing: '$.name' is a string, and * selects the members of objects and the elements of arrays]"),
             ("$.orders.*.items[3]", "[recall: json_path '$.orders.*.items[3]' selects nothing: '$.orders.*.items' selects 2 arrays, the longest of length 1, so [3] is past their end]"),
             ("$.orders.*[?@.totl > 10]", "[recall: json_path '$.orders.*[?@.totl > 10]' selects nothing: none of the 6 children of '$.orders.*' has @.totl]"),
