@@ -12,7 +12,7 @@ const { STUB_HEADER, isTool, infoOf, toolCallIndex, codePoints } = require('./me
 const { checkLedger, optionsObject, fail, checkNamespace } = require('../lib/options.js')
 const { RECALL_TOOL_NAME, namespaceResolver } = require('./options.js')
 const { cacheFor, recordOnce } = require('./compact.js')
-const { unknownArguments } = require('../lib/recall-args.js')
+const { unknownArguments, shownValue: shown } = require('../lib/recall-args.js')
 
 // What the model reads on every request: the recall tool is bound from the
 // first call, so its definition rides on all of them. The stubs and notes say
@@ -85,17 +85,6 @@ function candidateFor(messages, memId, hash) {
 
 const present = (v) => v !== undefined && v !== null
 
-function shown(v) {
-  if (typeof v === 'number') return String(v) // NaN and Infinity, which JSON would print as null
-  let s
-  try {
-    s = JSON.stringify(v)
-  } catch {
-    s = undefined
-  }
-  if (typeof s !== 'string') s = String(v)
-  return s.length > 40 ? s.slice(0, 40) + '...' : s
-}
 
 // Models send numbers as strings now and then: accept "12", refuse "twelve"
 // with a message the model can act on (recall alone would ignore it).

@@ -169,7 +169,9 @@ function argumentMistake(o) {
   return `[recall: ${names.join('; ')}; nothing was read]`
 }
 
+/** A value a model sent, as an answer quotes it: JSON, at most 40 characters. */
 function shownValue(v) {
+  if (typeof v === 'number') return String(v) // NaN and Infinity, which JSON would print as null
   let s
   try {
     s = JSON.stringify(v)
@@ -180,4 +182,4 @@ function shownValue(v) {
   return s.length > 40 ? s.slice(0, 40) + '...' : s
 }
 
-module.exports = { ARGUMENTS, FORMATS, unknownArguments, argumentMistake }
+module.exports = { ARGUMENTS, FORMATS, unknownArguments, argumentMistake, shownValue }

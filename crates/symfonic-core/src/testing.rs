@@ -28,3 +28,22 @@ pub(crate) fn ledger_with(content: String) -> (crate::ledger::Ledger, String) {
         .unwrap();
     (l, h.mem_id)
 }
+
+/// A record request in namespace `ns` for a `catalog` call, as the store tests make them.
+pub(crate) fn req(call: &str, content: crate::text::Payload) -> crate::ledger::RecordRequest {
+    crate::ledger::RecordRequest {
+        namespace: "ns".into(),
+        tool_call_id: call.into(),
+        tool_name: "catalog".into(),
+        tool_args: serde_json::json!({"page": 1}).as_object().cloned(),
+        content,
+    }
+}
+
+/// A fetch of the whole payload.
+pub(crate) fn full() -> crate::recall::FetchSpec {
+    crate::recall::FetchSpec {
+        full: true,
+        ..crate::recall::FetchSpec::default()
+    }
+}

@@ -16,9 +16,10 @@ use super::sqlite::tests::TempDb;
 use super::sqlite::SqliteStore;
 use super::{PutOutcome, Store, StoreSpec};
 use crate::clock::now_ms;
-use crate::ledger::{Ledger, LedgerConfig, LedgerError, RecordRequest, Ttl};
+use crate::ledger::{Ledger, LedgerConfig, LedgerError, Ttl};
 use crate::recall::FetchSpec;
 use crate::runtime::{block_on, Deadline};
+use crate::testing::{full, req};
 use crate::text::Payload;
 
 /// A store under test, on data of its own.
@@ -342,23 +343,6 @@ fn ledger(b: &dyn Backend, max_bytes: usize, ttl_ms: Option<u64>) -> Ledger {
         ..LedgerConfig::default()
     };
     Ledger::with_store(config, Some(b.open()), ttl_ms)
-}
-
-fn req(call: &str, content: Payload) -> RecordRequest {
-    RecordRequest {
-        namespace: "ns".into(),
-        tool_call_id: call.into(),
-        tool_name: "catalog".into(),
-        tool_args: serde_json::json!({"page": 1}).as_object().cloned(),
-        content,
-    }
-}
-
-fn full() -> FetchSpec {
-    FetchSpec {
-        full: true,
-        ..FetchSpec::default()
-    }
 }
 
 fn a_second_ledger_answers_every_read_with_identical_stubs(b: &mut dyn Backend) {

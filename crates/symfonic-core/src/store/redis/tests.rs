@@ -7,11 +7,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::ledger::{Handle, Ledger, LedgerConfig, RecordRequest};
-use crate::recall::FetchSpec;
+use crate::ledger::{Handle, Ledger, LedgerConfig};
 use crate::runtime::{block_on, DEFAULT_TIMEOUT};
 use crate::store::blocking::{d, handle, Blocking};
 use crate::store::StoreSpec;
+use crate::testing::{full, req};
 use crate::text::Payload;
 
 /// A `redis-server` child, killed (and waited for) on drop.
@@ -515,23 +515,6 @@ fn ledger(url: &str, max_bytes: usize, ttl_ms: Option<u64>) -> Ledger {
         Some(store),
         ttl_ms,
     )
-}
-
-fn req(call: &str, content: Payload) -> RecordRequest {
-    RecordRequest {
-        namespace: "ns".into(),
-        tool_call_id: call.into(),
-        tool_name: "catalog".into(),
-        tool_args: serde_json::json!({"page": 1}).as_object().cloned(),
-        content,
-    }
-}
-
-fn full() -> FetchSpec {
-    FetchSpec {
-        full: true,
-        ..FetchSpec::default()
-    }
 }
 
 #[test]
