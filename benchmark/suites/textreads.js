@@ -49,8 +49,13 @@ function jsGrep(text, re, context, max = MAX_OUTPUT_CHARS) {
   return { total: hits.length, body: out.join('\n') }
 }
 
+// The lines numbered `N:text`, as recall answers a range.
 function jsLines(text, first, last) {
-  return text.split('\n').slice(first - 1, last).join('\n')
+  return text
+    .split('\n')
+    .slice(first - 1, last)
+    .map((l, i) => `${first + i}:${l.replace(/\r$/, '')}`)
+    .join('\n')
 }
 
 async function main() {
@@ -99,7 +104,7 @@ async function main() {
     const [first, last] = [Math.floor(lines * 0.8), Math.floor(lines * 0.8) + 100]
     const want = jsLines(text, first, last)
     const got = await recall(ledger, h.memId, { lines: `${first}-${last}` })
-    if (got !== want.replace(/\r$/, '')) throw new Error(`${name}: lines answers differ`)
+    if (got !== want) throw new Error(`${name}: lines answers differ`)
     const a = []
     const b = []
     for (let i = 0; i < N; i++) {

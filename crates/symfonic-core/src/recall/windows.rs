@@ -204,14 +204,18 @@ pub fn query_windows(text: &Text, ask: &Ask<'_>, mem_id: &str, blocks: Option<&B
         out.extend_from_slice(h.as_bytes());
         out.push(b'\n');
     }
-    // Line numbers, counted on from the previous window.
+    // Line numbers: from the query index where there is one, else counted on
+    // from the previous window (a payload without one is small).
     let (mut line_at, mut line) = (0usize, 1usize);
     for (i, &(a, b)) in windows.iter().enumerate() {
         if i > 0 {
             out.extend_from_slice(b"\n---\n");
         }
         let ab = text.byte_of(a);
-        line += memchr::memchr_iter(b'\n', &bytes[line_at..ab]).count();
+        line = match blocks {
+            Some(index) => index.line_of(bytes, ab),
+            None => line + memchr::memchr_iter(b'\n', &bytes[line_at..ab]).count(),
+        };
         line_at = ab;
         out.extend_from_slice(format!("(offset {a}, line {line})\n").as_bytes());
         if a > 0 {
