@@ -287,3 +287,26 @@ describe('long Buffers', () => {
     expect(l.stats().entries).toBe(payloads.length)
   })
 })
+
+describe("a Buffer's thread ends while its record reads it", () => {
+  // V8 frees a Buffer when its thread's env ends, whatever holds it; the
+  // reads in progress must finish first, or the process crashes (SIGSEGV).
+  const { spawnSync } = require('node:child_process')
+  const fs = require('node:fs')
+  const os = require('node:os')
+  const path = require('node:path')
+  const child = path.join(__dirname, 'support', 'teardown-child.js')
+
+  test.each([
+    ['a worker thread terminated mid-record', 'worker'],
+    ['the process exiting while a timed-out record still reads', 'exit'],
+  ])('%s', (_, mode) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'symfonic-teardown-'))
+    try {
+      const r = spawnSync(process.execPath, [child, mode, dir], { encoding: 'utf8', timeout: 60000 })
+      expect({ signal: r.signal, status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ signal: null, status: 0, stdout: 'ended\n', stderr: '' })
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }, 90000)
+})

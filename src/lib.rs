@@ -4,6 +4,7 @@
 //! `error`) and call it.
 
 mod error;
+mod held_buffer;
 #[cfg(feature = "test-hooks")]
 pub mod hooks;
 pub mod napi_ledger;

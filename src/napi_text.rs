@@ -5,6 +5,7 @@
 
 use napi::bindgen_prelude::*;
 
+use crate::held_buffer::HeldBuffer;
 use symfonic_core::ledger::{check_content_len, LedgerError};
 use symfonic_core::text::{Payload, Shared};
 use symfonic_core::transcode;
@@ -33,10 +34,9 @@ impl Content {
             if let Err(e) = check_content_len(bytes.len()) {
                 return Ok(Err(e));
             }
-            // A reference keeps it alive (released on the JS thread once
-            // dropped); the JS side must not change it until the record settles.
-            let buffer = unsafe { Buffer::from_napi_value(env, value)? };
-            return Ok(Ok(Payload::Shared(Shared(Box::new(buffer)))));
+            // The JS side must not change it until the record settles.
+            let held = unsafe { HeldBuffer::new(env, value)? };
+            return Ok(Ok(Payload::Shared(Shared(Box::new(held)))));
         }
         Ok(Ok(Payload::Utf16(unsafe { js_units(env, value)? })))
     }

@@ -36,12 +36,21 @@ pub enum Payload {
     Shared(Shared),
 }
 
-/// Bytes held elsewhere, readable from any thread until dropped.
-pub struct Shared(pub Box<dyn AsRef<[u8]> + Send + Sync>);
+/// Bytes held elsewhere, as [`Held`] reads them.
+pub struct Shared(pub Box<dyn Held>);
+
+/// Bytes whose owner may go away while they are held (a JS Buffer's memory
+/// is freed when its thread's env ends, whatever holds it).
+pub trait Held: Send + Sync {
+    /// Its length in bytes.
+    fn size(&self) -> usize;
+    /// A copy, or `None` once the owner is gone.
+    fn copy(&self) -> Option<Vec<u8>>;
+}
 
 impl std::fmt::Debug for Shared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Shared({} bytes)", (*self.0).as_ref().len())
+        write!(f, "Shared({} bytes)", self.0.size())
     }
 }
 
@@ -51,7 +60,7 @@ impl Payload {
         match self {
             Payload::Ascii(s) | Payload::Utf8(s) => s.len(),
             Payload::Wtf8(b) | Payload::Bytes(b) => b.len(),
-            Payload::Shared(b) => (*b.0).as_ref().len(),
+            Payload::Shared(b) => b.0.size(),
             Payload::Utf16(u) => 2 * u.len(),
         }
     }
@@ -62,8 +71,9 @@ impl Payload {
 
     /// The stored form: UTF-16 transcoded (SIMD) to UTF-8, or to WTF-8 when it
     /// holds lone surrogates; bytes validated (SIMD), invalid ones replaced.
-    pub fn settle(self) -> Settled {
-        match self {
+    /// `None` if held bytes' owner is gone.
+    pub fn settle(self) -> Option<Settled> {
+        Some(match self {
             Payload::Ascii(s) => Settled::Ascii(s),
             Payload::Utf8(s) => Settled::Utf8(s),
             Payload::Wtf8(b) => Settled::Wtf8(b),
@@ -73,8 +83,8 @@ impl Payload {
                 settled
             }
             Payload::Bytes(bytes) => transcode::from_utf8_lossy(bytes),
-            Payload::Shared(b) => transcode::from_utf8_lossy((*b.0).as_ref().to_vec()),
-        }
+            Payload::Shared(b) => transcode::from_utf8_lossy(b.0.copy()?),
+        })
     }
 }
 

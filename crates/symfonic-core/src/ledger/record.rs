@@ -148,7 +148,10 @@ impl Shared {
     /// as a new entry; encoded for the store with `encode`.
     fn prepare(&self, mut req: RecordRequest, ttl: Ttl, encode: bool) -> Result<Prepared, LedgerError> {
         check_namespace(&req.namespace)?;
-        let content = std::mem::take(&mut req.content).settle();
+        // Held bytes whose owner is gone: the JS env that made the call has ended.
+        let content = std::mem::take(&mut req.content)
+            .settle()
+            .ok_or(LedgerError::Closed)?;
         check_content_len(content.as_bytes().len())?;
         // JSON analysis of WTF-8 runs on its display form (same byte length).
         let view = content.lossy();

@@ -422,3 +422,35 @@ fn entries_recorded_as_v2_keep_their_lines() {
     assert!(h.stub.contains("pattern=\"Error|ERROR\""), "{}", h.stub);
     assert!(h.stub.contains("; time 11:00:00 .. 12:00:03;"), "{}", h.stub);
 }
+
+/// Held bytes: readable while `alive`, gone after.
+struct HeldBytes {
+    bytes: Vec<u8>,
+    alive: bool,
+}
+
+impl crate::text::Held for HeldBytes {
+    fn size(&self) -> usize {
+        self.bytes.len()
+    }
+    fn copy(&self) -> Option<Vec<u8>> {
+        self.alive.then(|| self.bytes.clone())
+    }
+}
+
+#[test]
+fn held_bytes_are_recorded_while_their_owner_lives_and_refused_after() {
+    use crate::text::{Payload, Shared};
+    let l = Ledger::new(LedgerConfig::default());
+    let held = |alive| RecordRequest {
+        content: Payload::Shared(Shared(Box::new(HeldBytes {
+            bytes: b"held \xff body".to_vec(),
+            alive,
+        }))),
+        ..req("", "c", "")
+    };
+    let h = l.record(held(true)).unwrap();
+    assert_eq!(h.mem_id, mem_id_for("c", "held \u{FFFD} body".as_bytes()));
+    assert_eq!(l.record(held(false)), Err(LedgerError::Closed));
+    assert_eq!(l.stats().entries, 1);
+}
