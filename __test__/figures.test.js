@@ -9,14 +9,17 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
-const { fill, fromDemo, SPAN } = require('../scripts/figures.js')
+const { fill, fromDemo, fromCode, SPAN } = require('../scripts/figures.js')
 const { proseLines } = require('../scripts/links.js')
 
 const root = path.join(__dirname, '..')
 const figures = JSON.parse(fs.readFileSync(path.join(root, 'benchmark', 'figures.json'), 'utf8'))
-// Pages whose figures another part of the project generates (bench:context).
-const ECONOMICS = ['docs/context-economics.md', 'docs/compaction.md']
-const userPages = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)].filter((f) => !ECONOMICS.includes(f))
+const userPages = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+// The tables `npm run bench:context -- --write` fills between its markers are generated, like a span.
+const BENCH_BLOCK = /<!-- bench:([a-z-]+) -->\n[\s\S]*?<!-- \/bench:\1 -->/g
+/** A page's prose lines (code blocks and inline code blanked), with spans and generated tables out. */
+const proseOf = (file) => proseLines(fs.readFileSync(path.join(root, file), 'utf8').replace(SPAN, 'FIGURE').replace(BENCH_BLOCK, (block) => block.replace(/[^\n]/g, '')))
+const TIME = /\d[\d.,]*\s?(ms|µs|ns|MB\/s)\b/
 
 test('every span in the docs matches benchmark/figures.json (scripts/figures.js --check)', () => {
   const r = spawnSync(process.execPath, [path.join(root, 'scripts', 'figures.js'), '--check'], { encoding: 'utf8' })
@@ -41,14 +44,41 @@ test('the one measurement once quoted three ways is now one figure everywhere', 
 test('no user page quotes a time or a throughput outside a span', () => {
   const stray = []
   for (const file of userPages) {
-    const text = fs.readFileSync(path.join(root, file), 'utf8').replace(SPAN, 'FIGURE')
-    proseLines(text).forEach((line, i) => {
+    proseOf(file).forEach((line, i) => {
       // Design constants, not measurements.
       const l = line.replace('200 ms without a record in flight', '')
-      if (/\d[\d.,]*\s?(ms|µs|ns|MB\/s)\b/.test(l)) stray.push(`${file}:${i + 1}: ${line.trim()}`)
+      if (TIME.test(l)) stray.push(`${file}:${i + 1}: ${line.trim()}`)
     })
   }
   expect(stray).toEqual([])
+})
+
+test('no user page quotes a cost ratio, a dollar amount or a count of needs outside the generated tables', () => {
+  const stray = []
+  for (const file of userPages) {
+    proseOf(file).forEach((line, i) => {
+      if (/\b[01]\.\d{3}\b|\$\d+\.\d|\b\d[\d,]* needs\b/.test(line)) stray.push(`${file}:${i + 1}: ${line.trim()}`)
+    })
+  }
+  expect(stray).toEqual([])
+})
+
+test('a prose ratio is caught; the same figure inside a bench:context table is not', () => {
+  const page = 'x\n<!-- bench:targets -->\n| prefix | worst 1.046 |\n<!-- /bench:targets -->\nat 1.054 × none\n'
+  const lines = proseLines(page.replace(BENCH_BLOCK, (block) => block.replace(/[^\n]/g, '')))
+  expect(lines.filter((l) => /\b[01]\.\d{3}\b/.test(l))).toEqual(['at 1.054 × none'])
+})
+
+test('the CHANGELOG quotes no benchmark figure (it points to benchmark/README.md instead)', () => {
+  const stray = []
+  proseOf('CHANGELOG.md').forEach((line, i) => {
+    if (TIME.test(line) || /\d[\d.]*\s?MB\b.*\b(to|→)\s*[\d.]+\s?MB\b|\d\.\d+×/.test(line)) stray.push(`CHANGELOG.md:${i + 1}: ${line.trim()}`)
+  })
+  expect(stray).toEqual([])
+})
+
+test('sizes the code fixes are what the docs quote (the recall tool\'s definition)', () => {
+  for (const [key, fig] of Object.entries(fromCode())) expect([key, figures[key] && figures[key].value]).toEqual([key, fig.value])
 })
 
 test('the demo prints the figures the docs quote (they are counts of characters, the same on every run)', () => {

@@ -52,3 +52,17 @@ test('the scripted demo is labelled as scripted', () => {
 test('no project history, lab notes or bets', () => {
   expect(readme).not.toMatch(/Python|symfonic-core 9|the seed|\bbet\b|issue \d+|HISTORY\.md/i)
 })
+
+test('no project history in the user docs either (it goes to benchmark/HISTORY.md)', () => {
+  const docs = path.join(__dirname, '..', 'docs')
+  const found = []
+  for (const f of fs.readdirSync(docs).filter((f) => f.endsWith('.md'))) {
+    // Python is named where a doc compares with Python's strings or regexes, and as the name of a benchmark baseline.
+    const text = fs.readFileSync(path.join(docs, f), 'utf8')
+    text.split('\n').forEach((line, i) => {
+      const m = /Python original|symfonic-core \d|the seed|\bbet\b|\bissues? #?\d+|HISTORY\.md/i.exec(line)
+      if (m) found.push(`docs/${f}:${i + 1}: ${m[0]}`)
+    })
+  }
+  expect(found).toEqual([])
+})

@@ -2,8 +2,9 @@
 'use strict'
 // One source for every benchmark figure the docs quote: benchmark/figures.json,
 // written by `npm run bench -- --write-figures` (each suite's `figure(key,
-// value)`, benchmark/util.js) and by `node scripts/figures.js --from-demo`
-// (the demo's prompt sizes). In README.md, CONTRIBUTING.md, docs/*.md and
+// value)`, benchmark/util.js), by `node scripts/figures.js --from-demo` (the
+// demo's prompt sizes) and by `node scripts/figures.js --from-code` (sizes the
+// package's code fixes, such as the recall tool's definition). In README.md, CONTRIBUTING.md, docs/*.md and
 // benchmark/README.md a quoted figure is a marked span,
 //
 //   <!-- fig:ledger.record_5mb_ascii -->9.24 ms<!-- /fig -->
@@ -64,10 +65,25 @@ function fromDemo() {
   }
 }
 
+/** Sizes the package's own code fixes (deterministic, no benchmark run). */
+function fromCode() {
+  const { Ledger } = require(root)
+  const { createRecallToolResultTool } = require(path.join(root, 'langchain'))
+  const { toolChars } = require(path.join(root, 'langchain', 'request-size.js'))
+  const command = 'node scripts/figures.js --from-code'
+  return {
+    'recall.definition_chars': { value: `${toolChars(createRecallToolResultTool(new Ledger()))} characters`, command },
+  }
+}
+
 function main(argv) {
   let figures = load()
   if (argv.includes('--from-demo')) {
     figures = { ...figures, ...fromDemo() }
+    save(figures)
+  }
+  if (argv.includes('--from-code')) {
+    figures = { ...figures, ...fromCode() }
     save(figures)
   }
   const check = argv.includes('--check')
@@ -95,4 +111,4 @@ function main(argv) {
 
 if (require.main === module) main(process.argv.slice(2))
 
-module.exports = { fill, fromDemo, SPAN }
+module.exports = { fill, fromDemo, fromCode, SPAN }

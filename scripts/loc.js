@@ -4,7 +4,10 @@
 //   Rust: *.rs under src/ and crates/*/src/, test files left out
 //         (tests.rs, *_tests.rs, proptests.rs, testing.rs, tests/);
 //   JS:   the shipped runtime: index.js, index.mjs, lib/**/*.js, langchain/**/*.js.
+//   binding: the Rust of src/ alone (the napi crate), test files left out.
 // Usage: node scripts/loc.js [ref]
+// The second line it prints is the row of docs/architecture.md's size table,
+// to paste over the last row when the code changes.
 
 const { execFileSync } = require('node:child_process')
 const fs = require('node:fs')
@@ -23,6 +26,10 @@ const lines = (f) => text(f).split('\n').length - 1
 const isTest = (f) => /(^|\/)(\w*_)?(tests|proptests|testing)\.rs$/.test(f) || /(^|\/)tests\//.test(f)
 const rust = files.filter((f) => /^(src|crates\/[^/]+\/src)\/.*\.rs$/.test(f) && !isTest(f))
 const js = files.filter((f) => /^(index\.m?js|lib\/.*\.js|langchain\/.*\.js)$/.test(f))
+const binding = rust.filter((f) => f.startsWith('src/'))
 const sum = (fs) => fs.reduce((n, f) => n + lines(f), 0)
+const n = (x) => x.toLocaleString('en-US')
+const at = ref ? git('rev-parse', '--short', ref).trim() : git('rev-parse', '--short', 'HEAD').trim()
 
-console.log(`${ref || 'work tree'}: Rust ${sum(rust)} lines in ${rust.length} files; JS ${sum(js)} lines in ${js.length} files`)
+console.log(`${ref || 'work tree'}: Rust ${sum(rust)} lines in ${rust.length} files; JS ${sum(js)} lines in ${js.length} files; the binding (src/) ${sum(binding)} lines in ${binding.length} files`)
+console.log(`| ${ref ? ref : `main now (${at})`} | ${n(sum(rust))} lines in ${rust.length} files | ${n(sum(js))} lines in ${js.length} files | ${n(sum(binding))} lines in ${binding.length} files |`)

@@ -1,7 +1,8 @@
-//! How text crosses the JS/Rust boundary, once: payloads in (a Buffer's
-//! bytes copied, a string's UTF-16 units copied, both transcoded later, off
-//! the JS thread), arguments read losslessly, and answers out (UTF-8 for
-//! well-formed text, UTF-16 units for text with lone surrogates).
+//! How text crosses the JS/Rust boundary, once: payloads in (a string's
+//! UTF-16 units copied on the JS thread; a Buffer held, `held_buffer.rs`, and
+//! copied off it; both transcoded off the JS thread), arguments read
+//! losslessly, and answers out (UTF-8 for well-formed text, UTF-16 units for
+//! text with lone surrogates).
 
 use napi::bindgen_prelude::*;
 

@@ -9,7 +9,8 @@
 //! common case, takes one pass of its own (checked and narrowed blockwise);
 //! other text three SIMD passes: validate, measure the exact UTF-8 length
 //! (the output is allocated once, exactly: `stats().bytes` counts capacity),
-//! then convert. A Buffer's copy is validated as UTF-8 in place and kept as is;
+//! then convert. A Buffer's bytes, copied off the JS thread from the Buffer a
+//! record holds, are validated as UTF-8 in place and kept as is;
 //! invalid UTF-8 becomes U+FFFD per bad sequence, as `String::from_utf8_lossy`
 //! has always made it (same text, same ids).
 

@@ -320,18 +320,11 @@ fn special_mask16(w: &[u8; 16]) -> u32 {
 ///
 /// Always inlined: left to the compiler, it stayed a call from the walk's
 /// two sites, saving and restoring registers for strings mostly under 16
-/// bytes. Inlined, the one-thread walk of the 5 MB catalogs took 5.35-5.63
-/// ms against 6.53-6.91 (fastest of 41; three interleaved runs, the third
-/// inlined one in a slow phase of the VM, up to 6.82). Inlining
-/// `valid_scalar_end` as well made it slower again.
+/// bytes (inlining `valid_scalar_end` as well is slower).
 ///
 /// Sixteen bytes at a time with SSE2 where there are sixteen left, eight
 /// (SWAR) otherwise: even a key of five bytes costs fewer instructions in one
-/// SSE2 step than in one SWAR step. With the one-compare `ws`, the one-thread
-/// walk of each 5 MB catalog ran 9.1-9.6 % fewer instructions (callgrind,
-/// which counts the same whatever the machine is doing) and its median time
-/// fell 3-5 % (Rust, 61 rounds interleaved with the walk before in
-/// alternating order, twice per catalog; the faster at 55-61 of 61 ranks).
+/// SSE2 step than in one SWAR step (measurements: benchmark/HISTORY.md).
 #[inline(always)]
 pub(crate) fn valid_string_end(b: &[u8], i: usize) -> Option<usize> {
     let mut p = i + 1;

@@ -40,17 +40,9 @@ pub(crate) fn build_with_side<R: Send + Sync, S: Send + Sync>(
     (index, r, s)
 }
 
-/// The two jobs beside a split walk. They were run in a fixed place, the
-/// hash on the first walker's thread before its half and the count on the
-/// second's after its own, and the first walker (its half plus a hash of 5
-/// MB) ended 0.7 ms after the second in a record of a 5 MB catalog, 7 ms in
-/// all (median of 12, 2-vCPU VM): the second's CPU sat idle meanwhile.
-/// Taken by whichever walker is free first, a job fills that idle time.
-/// Measured in Rust on the three 5 MB catalogs (hash and count as the
-/// ledger runs them, 3 × 61 rounds against the fixed places): the fastest
-/// index of each run took 3.37-3.84 ms against 3.62-4.97 ms. The medians
-/// did not move: about half the rounds of either ran at 5.2-5.9 ms, both
-/// CPUs of the VM slower at once.
+/// The two jobs beside a split walk (the id hash and the code-point count),
+/// each taken by whichever walker is free first, so neither CPU sits idle
+/// while the other hashes (measurements: benchmark/HISTORY.md).
 struct Jobs<'a, R, S> {
     side: &'a (dyn Fn() -> R + Sync),
     spare: &'a (dyn Fn() -> S + Sync),

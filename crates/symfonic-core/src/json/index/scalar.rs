@@ -5,24 +5,16 @@
 //! meets containers.
 //!
 //! Byte by byte is faster here than simd-json's SIMD structural scan plus a
-//! walk over its offsets (numbers in the README): on dense JSON the walk's
-//! bookkeeping, not finding tokens, is the cost, and stage 1 alone takes
-//! about as long as this whole pass split across two cores.
+//! walk over its offsets (benchmark/README.md, "JSON index build"): on dense
+//! JSON the walk's bookkeeping, not finding tokens, is the cost.
 
 use super::super::scan::{self, Kind};
 use super::walker::{State, Stop, Walker};
 
-/// The walk yields its CPU at the first comma or close this many bytes
-/// past the last yield (about 0.1 ms of walking). A 5 MB walk is 2.5 ms of
-/// CPU per thread, and on a small machine the event loop's thread, woken by
-/// a timer or after waking a pool thread, can otherwise wait for the next
-/// scheduler tick behind it. Measured with 20 records of 5 MB in flight on
-/// the 2-vCPU VM, 24 runs each: the event loop's longest stall went from
-/// 7.8 to 5.8 ms (median), its p99 from 5.5 to 4.0 ms; a yield with nothing
-/// else to run costs about a microsecond. Commas count as well as closes:
-/// a flat document (a 5 MB array of strings, a dict of numbers) closes once,
-/// and 20 records of two such documents in flight stalled the event loop a
-/// median 4.4-4.8 ms (eight bursts, three runs) before, 2.5-2.6 ms since.
+/// The walk yields its CPU at the first comma or close this many bytes past
+/// the last yield, so on a small machine the event loop's thread does not
+/// wait a scheduler tick behind a long walk; commas count too, since a flat
+/// document closes only at its end (measurements: benchmark/HISTORY.md).
 const YIELD_EVERY_BYTES: usize = 128 << 10;
 
 impl Walker<'_> {
@@ -82,10 +74,7 @@ impl Walker<'_> {
                     // are not containers (most members): each goes from its
                     // key to the next without a trip through the states. A
                     // container value, the object's end or the checkpoint
-                    // comma leaves to the states. One-thread walk of the 5 MB
-                    // catalogs, in Rust, interleaved with the walk before
-                    // (61 rounds each, four runs): medians 1-4 % lower,
-                    // 5.99 against 6.07 ms in the VM's quiet phase.
+                    // comma leaves to the states.
                     let f = self.stack.last_mut()?;
                     loop {
                         if b.get(p) != Some(&b'"') {
@@ -200,9 +189,8 @@ thread_local! {
 /// (digits, optionally a `.` and digits, then `,`, `]` or `}`) by a fast
 /// path, any other (an exponent, whitespace after it, a malformed number) by
 /// the full grammar. Prices and ratings (`"price":42.01`) are most of the
-/// numbers of a catalog; the full grammar is a call of about 76 instructions
-/// (callgrind, one-thread walk of the 5 MB Latin-1 catalog: 74.36 M
-/// instructions with only integers on the fast path, 70.62 M with decimals).
+/// numbers of a catalog, and the full grammar is a call of several dozen
+/// instructions (measurements: benchmark/HISTORY.md).
 #[inline(always)]
 fn number_end(b: &[u8], p: usize) -> Option<usize> {
     let digits_from = |mut q: usize| {
