@@ -45,6 +45,11 @@ test('features, when not to use it, the docs index, the jest recipe and the erro
   expect(readme).toMatch(/\| `ERR_SYMFONIC_STORE` \|/)
 })
 
+test('a fresh clone\'s two commands, npm install then npm test, are shown', () => {
+  const sh = blocksOf(readme).filter((b) => b.lang === 'sh').map((b) => b.code.split('\n').map((l) => l.replace(/\s*#.*$/, '')).filter(Boolean))
+  expect(sh).toContainEqual(['npm install', 'npm test'])
+})
+
 test('the scripted demo is labelled as scripted', () => {
   expect(readme).toMatch(/\*\*Its model is scripted\*\*/)
 })
