@@ -3,12 +3,15 @@
 //
 // `node scripts/cycles.js [crate-src-dir ...]` (default: the core crate and the
 // binding). Every `crate::…`, `super::…` and `self::…` path in a file (use
-// trees included; comments, strings and `#[cfg(test)]` items left out; test
-// files skipped) is an edge from the file's module to the module it names.
-// An edge is lifted to the two sibling modules under the deepest common
-// parent, so `ledger::read -> store::row` counts as `ledger -> store`, and a
-// parent using its child (or the child its parent) is no edge. Any cycle
-// among siblings fails the run, with the files and paths that close it.
+// trees included; comments, strings, character literals and `#[cfg(test)]`
+// items left out; test files skipped) is an edge from the file's module to
+// the module it names and, where it names an item another module re-exports
+// (`pub use json::JsonDoc` in lib.rs, then `crate::JsonDoc`), to the module
+// the re-export names too. An edge is lifted to the two sibling modules under
+// the deepest common parent, so `ledger::read -> store::row` counts as
+// `ledger -> store`, and a parent using its child (or the child its parent) is
+// no edge. Any cycle among siblings fails the run, with the files and paths
+// that close it. __test__/cycles.test.js holds the cases it must catch.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -26,12 +29,66 @@ function modulePath(rel) {
   return parts
 }
 
-// Comments, string and char literals blanked (same length), so paths inside them are not read.
+// Comments (nested block comments included), string literals (plain, byte,
+// C and raw) and character and byte literals blanked, same length and lines,
+// so paths inside them are not read and a quote inside one (`'"'`, `b'"'`)
+// opens nothing. A lifetime or a label (`'a`, `'static`) is left as it is.
 function stripNoise(src) {
-  return src
-    .replace(/\/\*[\s\S]*?\*\//g, (m) => m.replace(/[^\n]/g, ' '))
-    .replace(/r#*"[\s\S]*?"#*|"(?:\\[\s\S]|[^"\\])*"|\/\/[^\n]*/g, (m) => m.replace(/[^\n]/g, ' '))
-    .replace(/'(?:\\.|[^'\\\n])'/g, "' '")
+  const out = src.split('')
+  const blank = (from, to) => {
+    for (let k = from; k < to; k++) if (out[k] !== '\n') out[k] = ' '
+  }
+  const ident = (c) => c !== undefined && /\w/.test(c)
+  // From a quote (at q) on: an escape (\n, \', \x7f, \u{…}) or one code point, then the closing quote.
+  const CHAR = /'(?:\\(?:u\{[0-9a-fA-F_]+\}|x[0-9a-fA-F]{2}|[^\n])|[^'\\\n\r\t])'/uy
+  const RAW = /(?:br|cr|r)(#*)"/y
+  let i = 0
+  while (i < src.length) {
+    const c = src[i]
+    let m
+    if (c === '/' && src[i + 1] === '/') {
+      const end = src.indexOf('\n', i)
+      const to = end < 0 ? src.length : end
+      blank(i, to)
+      i = to
+    } else if (c === '/' && src[i + 1] === '*') {
+      let depth = 0
+      let j = i
+      while (j < src.length) {
+        if (src[j] === '/' && src[j + 1] === '*') {
+          depth++
+          j += 2
+        } else if (src[j] === '*' && src[j + 1] === '/') {
+          j += 2
+          if (--depth === 0) break
+        } else j++
+      }
+      blank(i, j)
+      i = j
+    } else if (ident(c) && ident(src[i - 1])) {
+      i++ // inside an identifier: `attr"` or `self'` cannot start a literal
+    } else if (((RAW.lastIndex = i), (m = RAW.exec(src)))) {
+      // r"…", r#"…"#, br#"…"#, cr"…": closed by a quote and as many #.
+      const close = '"' + m[1]
+      const end = src.indexOf(close, i + m[0].length)
+      const to = end < 0 ? src.length : end + close.length
+      blank(i, to)
+      i = to
+    } else if (c === '"' || ((c === 'b' || c === 'c') && src[i + 1] === '"')) {
+      let j = c === '"' ? i + 1 : i + 2
+      while (j < src.length && src[j] !== '"') j += src[j] === '\\' ? 2 : 1
+      blank(i, j + 1)
+      i = j + 1
+    } else if (c === "'" || (c === 'b' && src[i + 1] === "'")) {
+      const q = c === "'" ? i : i + 1
+      CHAR.lastIndex = q
+      if ((m = CHAR.exec(src))) {
+        blank(i, q + m[0].length)
+        i = q + m[0].length
+      } else i = q + 1 // a lifetime or a label: `'a`, `'static`, `'outer:`
+    } else i++
+  }
+  return out.join('')
 }
 
 // `#[cfg(test)]` items (inline test modules, test-only helpers) removed by brace matching.
@@ -56,11 +113,21 @@ function stripTestItems(src) {
   }
 }
 
-// Expands a use tree (`a::{b, c::{d, e}}`) into its paths.
+// Expands a use tree (`a::{b, c::{d as e}}`) into its paths, each with the
+// name it brings into scope (`b`, `e`; null for a glob).
 function expandUse(tree) {
-  tree = tree.replace(/\s+/g, '')
+  tree = tree.replace(/\s+/g, ' ').replace(/\s*(::|[{},])\s*/g, '$1').trim()
   const brace = tree.indexOf('{')
-  if (brace < 0) return tree.split(',').filter(Boolean).map((p) => p.replace(/(::\*|as\w+)$/, ''))
+  if (brace < 0) {
+    return tree
+      .split(',')
+      .filter(Boolean)
+      .map((leaf) => {
+        const [p, alias] = leaf.split(' as ')
+        if (p.endsWith('::*')) return { path: p.slice(0, -3), name: null }
+        return { path: p, name: alias || p.split('::').pop() }
+      })
+  }
   const prefix = tree.slice(0, brace)
   let depth = 0
   let close = brace
@@ -81,15 +148,40 @@ function expandUse(tree) {
       start = i + 1
     }
   }
-  return parts.flatMap((p) => (p === 'self' ? [prefix.replace(/::$/, '')] : expandUse(prefix + p)))
+  return parts.flatMap((p) => {
+    const [head, alias] = p.split(' as ')
+    if (head === 'self') {
+      const path = prefix.replace(/::$/, '')
+      return [{ path, name: alias || path.split('::').pop() }]
+    }
+    return expandUse(prefix + p)
+  })
 }
+
+const USE = /\b(pub(?:\s*\([^)]*\))?\s+)?use\s+([^;]+);/g
 
 function referencedPaths(src) {
   const paths = []
-  for (const m of src.matchAll(/\buse\s+([^;]+);/g)) paths.push(...expandUse(m[1]))
-  const withoutUse = src.replace(/\buse\s+[^;]+;/g, '')
+  for (const m of src.matchAll(USE)) paths.push(...expandUse(m[2]).map((u) => u.path))
+  const withoutUse = src.replace(USE, '')
   for (const m of withoutUse.matchAll(/\b(?:crate|super|self)(?:::\w+)+/g)) paths.push(m[0])
   return paths.filter((p) => /^(crate|super|self)::/.test(p))
+}
+
+// A path as written in module `from`, made absolute (a list of segments from
+// the crate root); null for a path into another crate.
+function absolute(p, from, known) {
+  const segs = p.split('::')
+  if (segs[0] === 'crate') return segs.slice(1)
+  if (segs[0] === 'super' || segs[0] === 'self') {
+    const base = from.slice()
+    while (segs[0] === 'super' || segs[0] === 'self') {
+      if (segs.shift() === 'super') base.pop()
+    }
+    return base.concat(segs)
+  }
+  // A 2018 use path may start at a child module of `from`.
+  return known.has(from.concat(segs[0]).join('::')) ? from.concat(segs) : null
 }
 
 function check(root) {
@@ -103,39 +195,67 @@ function check(root) {
   }
   walk(root)
   const known = new Set(files.filter((f) => !isTestFile(f)).map((f) => modulePath(f).join('::')))
-  const edges = new Map() // "parent|a|b" -> [evidence]
+  const sources = new Map()
   for (const rel of files) {
-    if (isTestFile(rel)) continue
+    if (!isTestFile(rel)) sources.set(rel, stripTestItems(stripNoise(fs.readFileSync(path.join(root, rel), 'utf8'))))
+  }
+  // What each module re-exports: name -> the absolute path it stands for, and its globs.
+  const reexports = new Map()
+  const globs = new Map()
+  for (const [rel, src] of sources) {
     const from = modulePath(rel)
-    const src = stripTestItems(stripNoise(fs.readFileSync(path.join(root, rel), 'utf8')))
-    for (const p of referencedPaths(src)) {
-      const segs = p.split('::')
-      let base
-      if (segs[0] === 'crate') base = []
-      else {
-        base = from.slice()
-        while (segs[0] === 'super' || segs[0] === 'self') {
-          if (segs.shift() === 'super') base.pop()
-        }
-        segs.unshift('crate')
-      }
-      const target = base.concat(segs.slice(1))
-      // The longest prefix that names a module of this crate.
-      let to = null
-      for (let n = target.length; n >= 0; n--) {
-        if (known.has(target.slice(0, n).join('::'))) {
-          to = target.slice(0, n)
-          break
+    const key = from.join('::')
+    for (const m of src.matchAll(USE)) {
+      if (!m[1]) continue
+      for (const u of expandUse(m[2])) {
+        const abs = absolute(u.path, from, known)
+        if (abs === null) continue
+        if (u.name === null) {
+          if (!globs.has(key)) globs.set(key, [])
+          globs.get(key).push(abs)
+        } else {
+          if (!reexports.has(key)) reexports.set(key, new Map())
+          reexports.get(key).set(u.name, abs)
         }
       }
-      if (to === null) continue
-      let k = 0
-      while (k < from.length && k < to.length && from[k] === to[k]) k++
-      if (k === from.length || k === to.length) continue // self, parent or child
-      const key = `${from.slice(0, k).join('::')}|${from[k]}|${to[k]}`
-      if (!edges.has(key)) edges.set(key, [])
-      edges.get(key).push(`${rel}: ${p}`)
     }
+  }
+  // The modules a path names: the longest prefix that is a module, and, where
+  // the next segment is that module's re-export, the modules it resolves to.
+  const resolve = (target, depth = 0) => {
+    let to = []
+    for (let n = target.length; n >= 0; n--) {
+      if (known.has(target.slice(0, n).join('::'))) {
+        to = target.slice(0, n)
+        break
+      }
+    }
+    const out = [to]
+    if (depth > 8 || target.length === to.length) return out
+    const key = to.join('::')
+    const rest = target.slice(to.length + 1)
+    const re = reexports.has(key) && reexports.get(key).get(target[to.length])
+    if (re) out.push(...resolve(re.concat(rest), depth + 1))
+    else for (const g of globs.get(key) || []) out.push(...resolve(g.concat(target.slice(to.length)), depth + 1))
+    return out
+  }
+  const edges = new Map() // "parent|a|b" -> [evidence]
+  for (const [rel, src] of sources) {
+    const from = modulePath(rel)
+    for (const p of referencedPaths(src)) {
+      const target = absolute(p, from, known)
+      if (target === null) continue
+      for (const to of resolve(target)) addEdge(rel, p, from, to)
+    }
+  }
+  function addEdge(rel, p, from, to) {
+    let k = 0
+    while (k < from.length && k < to.length && from[k] === to[k]) k++
+    if (k === from.length || k === to.length) return // self, parent or child
+    const key = `${from.slice(0, k).join('::')}|${from[k]}|${to[k]}`
+    if (!edges.has(key)) edges.set(key, [])
+    const ev = `${rel}: ${p}`
+    if (!edges.get(key).includes(ev)) edges.get(key).push(ev)
   }
   // Cycles among the siblings of each parent (Tarjan's strongly connected components).
   const byParent = new Map()
