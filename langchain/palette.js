@@ -46,11 +46,6 @@ function validate(options) {
   if (resolver != null && typeof resolver.resolve !== 'function') {
     throw new TypeError(`${FN}: resolver must have a resolve(state, role, allTools) method`)
   }
-  if (roleTools == null && resolver == null) {
-    const given = ['roleTools', 'resolver'].filter((k) => Object.hasOwn(options, k))
-    const what = given.length === 0 ? 'no roleTools and no resolver' : given.map((k) => `${k} is ${describe(options[k])}`).join(' and ')
-    throw new TypeError(`${FN}: ${what}; ${NEEDS_POLICY}`)
-  }
   if (options.unknownRole !== undefined && resolver != null) {
     throw new TypeError(`${FN}: unknownRole applies to roleTools; a custom resolver decides for itself what a role without a policy gets (null: every tool)`)
   }
@@ -68,7 +63,13 @@ function validate(options) {
   }
   checkLogger(FN, options.logger)
   checkCallback(FN, 'onEvent', options.onEvent)
-  return checkAlwaysInclude(options.alwaysInclude, FN)
+  const alwaysInclude = checkAlwaysInclude(options.alwaysInclude, FN)
+  if (roleTools == null && resolver == null) {
+    const given = ['roleTools', 'resolver'].filter((k) => Object.hasOwn(options, k))
+    const what = given.length === 0 ? 'no roleTools and no resolver' : given.map((k) => `${k} is ${describe(options[k])}`).join(' and ')
+    throw new TypeError(`${FN}: ${what}; ${NEEDS_POLICY}`)
+  }
+  return alwaysInclude
 }
 
 // The original releases a forced choice once the conversation holds a

@@ -197,6 +197,7 @@ class StaticPaletteResolver {
     }
     checkOptionKeys(where, options, ['roleTools', 'unknownRole', 'logger'])
     checkLogger(where, options.logger)
+    this.#unknownRole = checkUnknownRole(where, options.unknownRole, options.roleTools)
     // Without roleTools the resolver would allow every tool: a policy that an
     // undefined slipping through would turn off is refused instead.
     if (options.roleTools === undefined || options.roleTools === null) {
@@ -204,7 +205,6 @@ class StaticPaletteResolver {
         `${where}: roleTools is ${describe(options.roleTools)}; give a map of role names to lists of tool names, e.g. roleTools: { action: ['search'] } (['*'] for every tool)`,
       )
     }
-    this.#unknownRole = checkUnknownRole(where, options.unknownRole, options.roleTools)
     this.#roles = compileRoleTools(options.roleTools, where)
     this.#logger = options.logger ?? undefined
   }
