@@ -333,7 +333,6 @@ module.exports = {
   DENIED,
   checkOptionKeys,
   checkUnknownRole,
-  warn,
   warnOnce,
   errorText,
 }
