@@ -41,6 +41,8 @@ const options: StaticPaletteResolverOptions = {
 }
 // @ts-expect-error roleTools lists are iterables of strings, not strings
 const _bad: StaticPaletteResolverOptions = { roleTools: { action: [1, 2] } }
+// @ts-expect-error a static resolver needs roleTools: without, it would allow every tool
+const _none: StaticPaletteResolverOptions = { logger }
 
 const resolver = new StaticPaletteResolver(options)
 const subset: MyTool[] | null = resolver.resolve({ messages: [] }, action, myTools)
@@ -85,13 +87,15 @@ async function main(): Promise<void> {
   const first: MyTool | undefined = applied.tools[0]
   const choice: string | undefined = applied.toolChoice
   await first?.run(choice ?? '')
-  // the minimal input
-  const minimal = await applyPalette({ state: null, role: 'action', allTools: myTools })
+  // the minimal input: no palette is said with resolver: null
+  const minimal = await applyPalette({ state: null, role: 'action', allTools: myTools, resolver: null })
+  // @ts-expect-error the resolver is required: undefined is not "no palette"
+  await applyPalette({ state: null, role: 'action', allTools: myTools })
   const names: string[] = minimal.tools.map((t) => t.name)
   void [subset, roles, allowed, asInterface, names]
 
   // @ts-expect-error tools need a string name
-  await applyPalette({ state: null, role: 'action', allTools: [{ id: 1 }] })
+  await applyPalette({ state: null, role: 'action', allTools: [{ id: 1 }], resolver: null })
 }
 
 // The middleware, in every configuration the options allow.
@@ -114,9 +118,19 @@ const middlewareOptions: ToolPaletteMiddlewareOptions = {
 }
 const palette: AgentMiddleware = toolPaletteMiddleware(middlewareOptions)
 const withResolver = toolPaletteMiddleware({ resolver: tenantResolver, role: 'action', forcedToolChoice: 'search' })
-const bare = toolPaletteMiddleware()
+const everyTool = toolPaletteMiddleware({ roleTools: { action: ['*'] }, forcedToolChoice: 'search' })
 // @ts-expect-error guard is a boolean
-toolPaletteMiddleware({ guard: 'yes' })
+toolPaletteMiddleware({ roleTools: { action: ['search'] }, guard: 'yes' })
+// @ts-expect-error no policy: roleTools or resolver is required
+toolPaletteMiddleware()
+// @ts-expect-error no policy: a role alone would bind every tool
+toolPaletteMiddleware({ role: 'action' })
+// @ts-expect-error no policy: an undefined roleTools is none
+toolPaletteMiddleware({ roleTools: undefined, role: 'admin' })
+// @ts-expect-error roleTools or resolver, not both
+toolPaletteMiddleware({ roleTools: { action: ['search'] }, resolver: tenantResolver })
+// @ts-expect-error unknownRole applies to roleTools only
+toolPaletteMiddleware({ resolver: tenantResolver, unknownRole: 'allow' })
 
-const agent = createAgent({ model, tools: [search], middleware: [palette, withResolver, bare] })
+const agent = createAgent({ model, tools: [search], middleware: [palette, withResolver, everyTool] })
 void [agent, main]

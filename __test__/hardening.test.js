@@ -152,7 +152,7 @@ describe('class 6: one validation path, one error style', () => {
   test('hostile inputs to compactToolMessages and applyPalette are TypeErrors, not raw errors', async () => {
     const evil = new Proxy({}, { get() { throw new Error('trap') } })
     await expect(compactToolMessages([evil], ledger)).rejects.toThrow(/^compactToolMessages\(messages, ledger, options\): a message could not be read \(trap\)/)
-    const input = { get allTools() { throw new Error('getter') }, role: 'action' }
+    const input = { get allTools() { throw new Error('getter') }, role: 'action', resolver: null }
     await expect(applyPalette(input)).rejects.toThrow(/^applyPalette\(input\): the input could not be read \(getter\)/)
   })
 

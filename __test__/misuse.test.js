@@ -63,6 +63,16 @@ describe('a factory passed without calling it is a TypeError when the agent is b
     }
   })
 
+  test('toolPaletteMiddleware called without a policy is a TypeError too: a role alone would have run delete_repo', () => {
+    const ran = []
+    const guarded = tool(async () => (ran.push('delete_repo'), 'deleted'), { name: 'delete_repo', description: 'Delete a repository.', schema: z.object({}) })
+    for (const options of [undefined, {}, { role: 'action' }, { roleTools: undefined, role: 'admin' }]) {
+      const build = () => createAgent({ model: model(), tools: [guarded], middleware: [toolPaletteMiddleware(options)] })
+      expect(build).toThrow(/^toolPaletteMiddleware\(options\): (no options|no roleTools and no resolver|roleTools is undefined); pass roleTools .* or resolver/)
+    }
+    expect(ran).toEqual([])
+  })
+
   test('called, each works as before', async () => {
     const ledger = new Ledger()
     const agent = createAgent({ model: new ScriptedChatModel([say('done')]), tools: [exportTool], middleware: [toolMemoryMiddleware({ ledger, logger: spyLogger() })] })

@@ -183,18 +183,81 @@ describe('toolPaletteMiddleware in createAgent', () => {
     }
   })
 
-  test('a throwing resolver binds every tool, with a warning', async () => {
-    const { list } = makeTools()
+  test.each([
+    ['throws', () => { throw new Error('policy service down') }, "failed (policy service down); binding only the always-on and forced tools (every other call is refused). Fix the resolver, or catch the error in it and return null to bind every tool"],
+    ['rejects', async () => { throw new Error('policy service down') }, 'failed (policy service down); binding only'],
+    ['returns undefined', () => {}, 'returned undefined (a missing return?); binding only'],
+    ['returns a non-list', () => new Set(['search']), 'returned a Set, not a list of tools; binding only'],
+    ['returns copies of the tools', (s, r, all) => all.map((t) => ({ ...t })), 'returned 9 tools, none of them in the tool list; binding only'],
+  ])('a resolver that %s fails closed: a hidden delete_repo never runs, one warning names the cause', async (_, resolve, cause) => {
+    const { list, ran } = makeTools()
     const logger = spyLogger()
-    const resolver = {
-      resolve() {
-        throw new Error('policy service down')
-      },
-    }
-    const { model, agent } = agentWith(['done'], [toolPaletteMiddleware({ resolver, logger })], list)
+    const { model, agent } = agentWith([[['delete_repo']], 'done', [['delete_repo']], 'done'], [toolPaletteMiddleware({ resolver: { resolve }, logger })], list)
+    const result = await ask(agent)
+    await ask(agent)
+    expect(ran).toEqual([])
+    expect(model.bound.map((b) => b.names)).toEqual(Array(4).fill(['recall_tool_result']))
+    expect(toolMessages(result)[0].content).toBe("[tool_palette: 'delete_repo' is not in the tool palette for role 'action'; it was not run. Available tools: [recall_tool_result]]")
+    expect(logger.messages).toEqual([expect.stringContaining(`[tool_palette] the palette resolver for role 'action' ${cause}`)])
+  })
+
+  test("a resolver's [] means no tools (the seed abstained to every tool); its null still means every tool", async () => {
+    const { list, ran } = makeTools()
+    const logger = spyLogger()
+    const closed = agentWith([[['delete_repo'], ['search']], 'done'], [toolPaletteMiddleware({ resolver: { resolve: () => [] }, forcedToolChoice: 'search', logger })], list)
+    await ask(closed.agent)
+    expect(closed.model.bound[0]).toEqual({ names: ['search', 'recall_tool_result'], toolChoice: 'search' })
+    expect(ran).toEqual(['search']) // the forced tool ran; delete_repo did not
+    const open = makeTools()
+    const opened = agentWith([[['delete_repo']], 'done'], [toolPaletteMiddleware({ resolver: { resolve: () => null }, logger })], open.list)
+    await ask(opened.agent)
+    expect(open.ran).toEqual(['delete_repo'])
+    expect(logger.messages).toEqual([expect.stringContaining("forced tool choice 'search' is outside the palette")])
+  })
+
+  test.each([
+    ['async () => role', async () => 'action', 'returned a Promise; role must be synchronous (look the role up before invoke and read it from runtime.context)'],
+    ['() => undefined', () => undefined, 'returned undefined, not a role name'],
+    ['() => 3', () => 3, 'returned number 3, not a role name'],
+  ])("a role function's mistake (%s) fails closed even under unknownRole 'allow', and says what it returned", async (_, role, what) => {
+    const { list, ran } = makeTools()
+    const logger = spyLogger()
+    const events = []
+    const palette = toolPaletteMiddleware({ roleTools: { action: ['*'] }, unknownRole: 'allow', role, logger, onEvent: (e) => events.push(e) })
+    const { model, agent } = agentWith([[['delete_repo'], ['search']], 'done'], [palette], list)
+    const result = await ask(agent)
+    expect(ran).toEqual([])
+    expect(model.bound.map((b) => b.names)).toEqual([['recall_tool_result'], ['recall_tool_result']])
+    expect(toolMessages(result)[0].content).toBe("[tool_palette: 'delete_repo' is not in the tool palette for role '(no role)'; it was not run. Available tools: [recall_tool_result]]")
+    expect(logger.messages).toEqual([`[tool_palette] the role function ${what}; binding only the always-on and forced tools (every other call is refused)`])
+    expect(events.filter((e) => e.type === 'unknownRole')).toEqual([])
+  })
+
+  test('no policy (no roleTools and no resolver, or an undefined one) is a TypeError: a role alone would have run delete_repo', () => {
+    const fix =
+      "pass roleTools (role names to lists of tool names, e.g. roleTools: { action: ['search'] }) or resolver (a ToolPaletteResolver); " +
+      "with neither, every tool would be bound and run. For every tool, say so: roleTools: { action: ['*'] }"
+    expect(() => toolPaletteMiddleware()).toThrow(new TypeError(`toolPaletteMiddleware(options): no options; ${fix}`))
+    expect(() => toolPaletteMiddleware({})).toThrow(new TypeError(`toolPaletteMiddleware(options): no roleTools and no resolver; ${fix}`))
+    expect(() => toolPaletteMiddleware({ role: 'action' })).toThrow(new TypeError(`toolPaletteMiddleware(options): no roleTools and no resolver; ${fix}`))
+    expect(() => toolPaletteMiddleware({ roleTools: undefined, role: 'admin' })).toThrow(new TypeError(`toolPaletteMiddleware(options): roleTools is undefined; ${fix}`))
+    expect(() => toolPaletteMiddleware({ resolver: null, forcedToolChoice: 'search' })).toThrow(new TypeError(`toolPaletteMiddleware(options): resolver is null; ${fix}`))
+  })
+
+  test("roleTools: { action: ['*'] } is the explicit way to bind every tool", async () => {
+    const { list, ran } = makeTools()
+    const { model, agent } = agentWith([[['delete_repo']], 'done'], [toolPaletteMiddleware({ roleTools: { action: ['*'] } })], list)
     await ask(agent)
     expect(model.bound[0].names).toEqual(list.map((t) => t.name))
-    expect(logger.messages).toEqual([expect.stringContaining('policy service down')])
+    expect(ran).toEqual(['delete_repo'])
+  })
+
+  test('roleTools errors name toolPaletteMiddleware(options), the call the user made', () => {
+    expect(() => toolPaletteMiddleware({ roleTools: { a: 'search' } })).toThrow(
+      new TypeError(`toolPaletteMiddleware(options): roleTools['a'] is the string "search"; give a list of tool names, e.g. ["search"]`),
+    )
+    expect(() => toolPaletteMiddleware({ roleTools: new Map() })).toThrow(/^toolPaletteMiddleware\(options\): roleTools must be a plain object mapping role names to lists of tool names, got a Map$/)
+    expect(() => toolPaletteMiddleware({ roleTools: { a: ['x*y'] } })).toThrow(/^toolPaletteMiddleware\(options\): roleTools\['a'\] holds 'x\*y'/)
   })
 
   test('a forced tool is bound and chosen until a ToolMessage from it exists, warned once', async () => {
@@ -515,18 +578,21 @@ describe('toolPaletteMiddleware in createAgent', () => {
     expect(() => toolPaletteMiddleware({ roleTools: { action: 'search' } })).toThrow(TypeError)
     expect(() => toolPaletteMiddleware({ roleTools: {}, resolver: new StaticPaletteResolver({ roleTools: {} }) })).toThrow(/not both/)
     expect(() => toolPaletteMiddleware({ resolver: {} })).toThrow(/resolve\(state, role, allTools\)/)
-    expect(() => toolPaletteMiddleware({ role: 3 })).toThrow(TypeError)
-    expect(() => toolPaletteMiddleware({ forcedToolChoice: 3 })).toThrow(TypeError)
-    expect(() => toolPaletteMiddleware({ guard: 'yes' })).toThrow(TypeError)
-    expect(() => toolPaletteMiddleware({ alwaysInclude: 'recall_tool_result' })).toThrow(TypeError)
-    expect(() => toolPaletteMiddleware({ logger: {} })).toThrow(TypeError)
+    const some = { action: ['search'] }
+    expect(() => toolPaletteMiddleware({ roleTools: some, role: 3 })).toThrow(/role must be a string or a function/)
+    expect(() => toolPaletteMiddleware({ roleTools: some, forcedToolChoice: 3 })).toThrow(/forcedToolChoice must be a tool name/)
+    expect(() => toolPaletteMiddleware({ roleTools: some, guard: 'yes' })).toThrow(/guard must be a boolean/)
+    expect(() => toolPaletteMiddleware({ roleTools: some, alwaysInclude: 'recall_tool_result' })).toThrow(/alwaysInclude must be an array/)
+    expect(() => toolPaletteMiddleware({ roleTools: some, logger: {} })).toThrow(
+      new TypeError('toolPaletteMiddleware(options): logger must be an object with a warn(message) method (got object)'),
+    )
     expect(() => toolPaletteMiddleware({ roleTools: ROLE_TOOLS, unknownRole: 'block' })).toThrow(/^toolPaletteMiddleware\(options\): unknownRole must be one of 'allow', 'deny'/)
     expect(() => toolPaletteMiddleware({ roleTools: ROLE_TOOLS, unknownRole: 'warn' })).toThrow(/^toolPaletteMiddleware\(options\): unknownRole 'warn' was removed: .* pass unknownRole: 'allow' to give it every tool$/)
     expect(() => toolPaletteMiddleware({ unknownRole: 'deny' })).toThrow(/unknownRole applies to roles missing from roleTools; pass roleTools too/)
     expect(() => toolPaletteMiddleware({ resolver: new StaticPaletteResolver({ roleTools: {} }), unknownRole: 'deny' })).toThrow(/a custom resolver decides for itself/)
     expect(() => toolPaletteMiddleware({ alwaysInclude: [makeTools().tools.search] })).toThrow(/got a tool object at \[0\]; pass its name: alwaysInclude: \["search"\]/)
-    expect(() => toolPaletteMiddleware(null)).toThrow(TypeError)
-    expect(toolPaletteMiddleware().name).toBe('toolPaletteMiddleware')
-    expect(toolPaletteMiddleware({ guard: false }).wrapToolCall).toBeUndefined()
+    expect(() => toolPaletteMiddleware(null)).toThrow(new TypeError('toolPaletteMiddleware(options): expected an options object, got null'))
+    expect(toolPaletteMiddleware({ roleTools: some }).name).toBe('toolPaletteMiddleware')
+    expect(toolPaletteMiddleware({ roleTools: some, guard: false }).wrapToolCall).toBeUndefined()
   })
 })

@@ -59,11 +59,17 @@ describe('StaticPaletteResolver', () => {
     expect(logger.messages).toEqual([expect.stringContaining('matches none of the 2 tools')])
   })
 
-  test('no roleTools means no policy for any role: null, without a warning', () => {
-    const logger = spyLogger()
-    expect(new StaticPaletteResolver({ roleTools: undefined, logger }).resolve({}, 'action', TOOLS)).toBeNull()
-    expect(new StaticPaletteResolver({ roleTools: null, logger }).resolve({}, 'anything', TOOLS)).toBeNull()
-    expect(logger.warn).not.toHaveBeenCalled()
+  test('no roleTools is a TypeError, not a resolver that allows every tool', () => {
+    for (const roleTools of [undefined, null]) {
+      expect(() => new StaticPaletteResolver({ roleTools })).toThrow(
+        new TypeError(
+          `new StaticPaletteResolver(options): roleTools is ${roleTools}; give a map of role names to lists of tool names, e.g. roleTools: { action: ['search'] } (['*'] for every tool)`,
+        ),
+      )
+    }
+    expect(() => new StaticPaletteResolver({})).toThrow(/^new StaticPaletteResolver\(options\): roleTools is undefined/)
+    // the free function keeps the seed's explicit "no policy"
+    return expect(resolvePalette({}, 'action', TOOLS, { roleTools: undefined })).resolves.toBeNull()
   })
 
   test("a role without an entry (default unknownRole 'deny'): [], one warning per resolver and role naming the roles and how to open them", () => {
@@ -112,7 +118,7 @@ describe('StaticPaletteResolver', () => {
   })
 
   test.each([
-    [{ roleTools: { action: ['a'] }, unknownRole: 'block' }, /^new StaticPaletteResolver\(options\): unknownRole must be one of 'allow', 'deny', got string "block"/],
+    [{ roleTools: { action: ['a'] }, unknownRole: 'block' }, /^new StaticPaletteResolver\(options\): unknownRole must be one of 'allow', 'deny', got the string "block"/],
     [
       { roleTools: { action: ['a'] }, unknownRole: 'warn' },
       /^new StaticPaletteResolver\(options\): unknownRole 'warn' was removed: a role without an entry in roleTools now gets no tools \('deny', the default, warned once\); pass unknownRole: 'allow' to give it every tool$/,
@@ -195,7 +201,7 @@ describe('StaticPaletteResolver', () => {
     expect(r.allows('nobody', 'search')).toBe(false)
     expect(r.allows(undefined, 'search')).toBe(false)
     expect(r.allows('action', 7)).toBeNull()
-    expect(new StaticPaletteResolver({ roleTools: null }).allows('action', 'search')).toBeNull()
+    expect(new StaticPaletteResolver({ roleTools: {}, unknownRole: 'allow' }).allows('action', 'search')).toBeNull()
   })
 
   test.each([
@@ -415,10 +421,18 @@ describe('applyPalette', () => {
     expect(logger.warn).not.toHaveBeenCalled()
   })
 
-  test('no resolver binds all tools', async () => {
-    const { tools, toolChoice } = await applyPalette({ state: {}, role: 'action', allTools: TOOLS })
+  test('resolver: null binds all tools; a missing or undefined resolver is a TypeError, not "no palette"', async () => {
+    const { tools, toolChoice } = await applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: null })
     expect(tools).toEqual(TOOLS)
     expect(toolChoice).toBeUndefined()
+    const message = new TypeError(
+      'applyPalette(input): resolver is undefined; pass a ToolPaletteResolver (e.g. new StaticPaletteResolver({ roleTools })), or resolver: null for no palette (every tool)',
+    )
+    await expect(applyPalette({ state: {}, role: 'action', allTools: TOOLS })).rejects.toThrow(message)
+    await expect(applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: undefined })).rejects.toThrow(message)
+    await expect(applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: {} })).rejects.toThrow(
+      /^applyPalette\(input\): resolver must have a resolve\(state, role, allTools\) method, or be null for no palette \(got object\)$/,
+    )
   })
 
   test.each([
@@ -428,12 +442,19 @@ describe('applyPalette', () => {
     ['rejects', async () => {
       throw new Error('resolver exploded')
     }],
-  ])('a resolver that %s binds all tools, with a warning', async (_, resolve) => {
+  ])('a resolver that %s fails closed: only the always-on and forced tools, warned once per role', async (_, resolve) => {
     const logger = spyLogger()
-    const { tools } = await applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: { resolve }, logger })
-    expect(tools).toEqual(TOOLS)
-    expect(logger.warn).toHaveBeenCalledTimes(1)
-    expect(logger.messages[0]).toMatch(/resolver failed for role 'action' \(resolver exploded\)/)
+    const resolver = { resolve }
+    for (let i = 0; i < 2; i++) {
+      const { tools } = await applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver, logger })
+      expect(names(tools)).toEqual(['recall_tool_result'])
+    }
+    const forced = await applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver, forcedToolChoice: 'search', logger })
+    expect(names(forced.tools)).toEqual(['search', 'recall_tool_result'])
+    expect(logger.messages).toEqual([
+      "[tool_palette] the palette resolver for role 'action' failed (resolver exploded); binding only the always-on and forced tools (every other call is refused). Fix the resolver, or catch the error in it and return null to bind every tool",
+      expect.stringContaining("forced tool choice 'search' is outside the palette"),
+    ])
   })
 
   test('a forced tool excluded by the palette is appended back and set as toolChoice', async () => {
@@ -470,7 +491,7 @@ describe('applyPalette', () => {
 
   test('no forced tool leaves toolChoice unset', async () => {
     for (const forcedToolChoice of [undefined, null, '']) {
-      const out = await applyPalette({ state: {}, role: 'action', allTools: TOOLS, forcedToolChoice })
+      const out = await applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: null, forcedToolChoice })
       expect(out.toolChoice).toBeUndefined()
       expect(Object.keys(out).sort()).toEqual(['toolChoice', 'tools'])
     }
@@ -478,14 +499,15 @@ describe('applyPalette', () => {
 
   // --- the three documented rules the original breaks ---------------------
 
-  test('docs win: a resolver returning [] abstains to the unfiltered list, with a warning', async () => {
+  test('a resolver returning [] means no tools: only the always-on and forced tools, silently (the seed abstained to every tool)', async () => {
     const logger = spyLogger()
     for (let i = 0; i < 2; i++) {
       const { tools } = await applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: { resolve: () => [] }, logger })
-      expect(tools).toEqual(TOOLS)
+      expect(names(tools)).toEqual(['recall_tool_result'])
     }
-    expect(logger.warn).toHaveBeenCalledTimes(2) // every call: it is a per-iteration event
-    expect(logger.messages[0]).toMatch(/returned no tools for role 'action'.*binding the unfiltered tools/)
+    const none = await applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: { resolve: () => [] }, alwaysInclude: [], logger })
+    expect(none.tools).toEqual([])
+    expect(logger.warn).not.toHaveBeenCalled()
   })
 
   test('docs win: the forced-tool warning fires once per (forced tool, role), not every iteration', async () => {
@@ -539,7 +561,7 @@ describe('applyPalette', () => {
     // palette ∩ resolved_tools, in the resolved order, then recall from allTools
     expect(names(tools)).toEqual(['github_create_issue', 'github_list_issues', 'recall_tool_result'])
     // an empty intent list is not a narrowing
-    const all = await applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolvedTools: [] })
+    const all = await applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolvedTools: [], resolver: null })
     expect(all.tools).toEqual(TOOLS)
   })
 
@@ -549,6 +571,7 @@ describe('applyPalette', () => {
       role: 'action',
       allTools: TOOLS,
       resolvedTools: [TOOLS[0]],
+      resolver: null,
       forcedToolChoice: 'mcp__jira__create',
       alwaysInclude: [],
       logger: spyLogger(),
@@ -561,7 +584,7 @@ describe('applyPalette', () => {
   test('a forced tool that is in no list is not forced (warned once)', async () => {
     const logger = spyLogger()
     for (let i = 0; i < 2; i++) {
-      const { tools, toolChoice } = await applyPalette({ state: {}, role: 'action', allTools: TOOLS, forcedToolChoice: 'ghost', logger })
+      const { tools, toolChoice } = await applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: null, forcedToolChoice: 'ghost', logger })
       expect(tools).toEqual(TOOLS)
       expect(toolChoice).toBeUndefined()
     }
@@ -587,34 +610,41 @@ describe('applyPalette', () => {
     expect(tools[1]).toBe(a)
   })
 
-  test('a resolver returning only tools it made up abstains, with a warning', async () => {
+  test('a resolver returning only tools it made up (copies) fails closed, with a warning', async () => {
     const logger = spyLogger()
     const { tools } = await applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: { resolve: () => [tool('search')] }, logger })
-    expect(tools).toEqual(TOOLS)
-    expect(logger.messages[0]).toMatch(/not in the tool list/)
+    expect(names(tools)).toEqual(['recall_tool_result'])
+    expect(logger.messages).toEqual([
+      "[tool_palette] the palette resolver for role 'action' returned 1 tools, none of them in the tool list; binding only the always-on and forced tools (every other call is refused). Return the tool objects of allTools themselves, not copies",
+    ])
   })
 
-  test('a resolver returning something that is not a list abstains, with a warning', async () => {
+  test.each([
+    ['the string "search"', () => 'search'],
+    ['object', () => ({ tools: [] })],
+    ['undefined (a missing return?)', () => {}],
+    ['undefined (a missing return?)', async () => undefined],
+  ])('a resolver returning %s fails closed, with a warning naming it', async (what, resolve) => {
     const logger = spyLogger()
-    const { tools } = await applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: { resolve: () => 'search' }, logger })
-    expect(tools).toEqual(TOOLS)
-    expect(logger.messages[0]).toMatch(/returned string "search"/)
-    const noMethod = await applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: {}, logger })
-    expect(noMethod.tools).toEqual(TOOLS)
-    expect(logger.messages[1]).toMatch(/no resolve\(\) method/)
+    const { tools } = await applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: { resolve }, logger })
+    expect(names(tools)).toEqual(['recall_tool_result'])
+    const returned = what.startsWith('undefined') ? `returned ${what}` : `returned ${what}, not a list of tools`
+    expect(logger.messages).toEqual([
+      `[tool_palette] the palette resolver for role 'action' ${returned}; binding only the always-on and forced tools (every other call is refused). Return tools of allTools, [] for none, or null for every tool`,
+    ])
   })
 
   test('the default logger is console', async () => {
     const spy = jest.spyOn(console, 'warn').mockImplementation(() => {})
     try {
-      await applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: { resolve: () => [] } })
+      await applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: { resolve: () => 'x' } })
       expect(spy).toHaveBeenCalledTimes(1)
     } finally {
       spy.mockRestore()
     }
   })
 
-  test("a StaticPaletteResolver's deny binds only the always-on and forced tools; another resolver's [] still abstains", async () => {
+  test("a StaticPaletteResolver's deny binds only the always-on and forced tools, as any resolver's [] does", async () => {
     const logger = spyLogger()
     const resolver = new StaticPaletteResolver({ roleTools: { action: ['search'] }, unknownRole: 'deny', logger })
     const denied = await applyPalette({ state: {}, role: 'typo', allTools: TOOLS, resolver, logger })
@@ -629,11 +659,8 @@ describe('applyPalette', () => {
     expect(await resolvePalette({}, 'typo', TOOLS, { roleTools, unknownRole: 'deny', logger })).toEqual([])
     const wrapper = { resolve: (state, role, tools) => resolver.resolve(state, role, tools) }
     expect(names((await applyPalette({ state: {}, role: 'typo', allTools: TOOLS, resolver: wrapper, logger })).tools)).toEqual(['recall_tool_result'])
-    // a custom resolver's own [] is the seed's misconfiguration: every tool, with a warning
-    const before = logger.messages.length
     const custom = await applyPalette({ state: {}, role: 'typo', allTools: TOOLS, resolver: { resolve: () => [] }, logger })
-    expect(custom.tools).toEqual(TOOLS)
-    expect(logger.messages.slice(before)).toEqual([expect.stringContaining('returned no tools')])
+    expect(names(custom.tools)).toEqual(['recall_tool_result'])
   })
 
   test("resolvePalette fails closed too (default unknownRole 'deny'), and takes 'allow'", async () => {
@@ -652,13 +679,15 @@ describe('applyPalette', () => {
 
   test('programmer errors reject with a TypeError', async () => {
     await expect(applyPalette(null)).rejects.toThrow(TypeError)
-    await expect(applyPalette({ state: {}, role: 'action', allTools: TOOLS, alwaysInclude: 'recall_tool_result' })).rejects.toThrow(/alwaysInclude must be an array/)
+    await expect(applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: null, alwaysInclude: 'recall_tool_result' })).rejects.toThrow(/alwaysInclude must be an array/)
     // tool objects instead of names: said so, with the fix
-    await expect(applyPalette({ state: {}, role: 'action', allTools: TOOLS, alwaysInclude: ['search', TOOLS[7]] })).rejects.toThrow(
+    await expect(applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: null, alwaysInclude: ['search', TOOLS[7]] })).rejects.toThrow(
       new TypeError('applyPalette(input): alwaysInclude must be an array of tool names, got a tool object at [1]; pass its name: alwaysInclude: ["recall_tool_result"]'),
     )
-    await expect(applyPalette({ state: {}, role: 'action', allTools: TOOLS, alwaysInclude: [5] })).rejects.toThrow(/got number 5 at \[0\]/)
-    await expect(applyPalette({ state: {}, role: 'action', allTools: TOOLS, logger: { log() {} } })).rejects.toThrow(TypeError)
+    await expect(applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: null, alwaysInclude: [5] })).rejects.toThrow(/got number 5 at \[0\]/)
+    await expect(applyPalette({ state: {}, role: 'action', allTools: TOOLS, resolver: null, logger: { log() {} } })).rejects.toThrow(
+      /^applyPalette\(input\): logger must be an object with a warn\(message\) method \(got object\)$/,
+    )
   })
 
   test('property: the result is a duplicate-free selection of the given tools, palette first in input order', async () => {

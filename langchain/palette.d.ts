@@ -5,16 +5,17 @@ import type { Logger, ToolPaletteResolver, UnknownRolePolicy } from '../lib/pale
 /** The state a role or forced-choice function sees: the messages, plus any state fields of the middleware. */
 export type ToolPaletteState = { messages: BaseMessage[] } & Record<string, unknown>
 
-export interface ToolPaletteMiddlewareOptions {
+/** The palette policy as a static allowlist. */
+export interface ToolPaletteRoleToolsOptions {
   /**
    * Allowlist of tool names per role (exact names, or prefixes ending in
    * `*`), compiled once into a `StaticPaletteResolver`. Give this or
-   * `resolver`, not both; with neither, no palette applies (the forced choice
-   * and `alwaysInclude` still do). A role whose allowlist is empty or matches
-   * no tool (a typo) gets only the `alwaysInclude` tools and a forced tool,
-   * the guard refusing the rest, with a warning once per role.
+   * `resolver`, not both (with neither, the call is a `TypeError`:
+   * `roleTools: { action: ['*'] }` says "every tool"). A role whose allowlist
+   * is empty or matches no tool (a typo) gets only the `alwaysInclude` tools
+   * and a forced tool, the guard refusing the rest, with a warning once per role.
    */
-  roleTools?: Record<string, Iterable<string>> | undefined
+  roleTools: Record<string, Iterable<string>>
   /**
    * What a role without an entry in `roleTools` gets: only the `alwaysInclude`
    * tools and a forced tool, the guard refusing the rest, with a warning once
@@ -23,9 +24,35 @@ export interface ToolPaletteMiddlewareOptions {
    * role. Only with `roleTools`.
    */
   unknownRole?: UnknownRolePolicy | undefined
-  /** A custom palette policy, called before every model call. Its `null` means every tool. */
-  resolver?: ToolPaletteResolver | undefined
-  /** The role to resolve the palette for, or a function of the state and runtime. Default: `"action"`. */
+  resolver?: undefined
+}
+
+/** The palette policy as a custom resolver. */
+export interface ToolPaletteResolverOptions {
+  /**
+   * A custom palette policy, called before every model call. Its `null` means
+   * every tool, `[]` none; a resolver that throws or rejects, or returns
+   * anything but a list or `null`, or only tools that are not in the list,
+   * fails closed (only the `alwaysInclude` tools and a forced tool), with a
+   * warning once per role.
+   */
+  resolver: ToolPaletteResolver
+  roleTools?: undefined
+  unknownRole?: undefined
+}
+
+/**
+ * The options of `toolPaletteMiddleware`: a policy, `roleTools` or
+ * `resolver` (one of them is required), and the options below.
+ */
+export type ToolPaletteMiddlewareOptions = (ToolPaletteRoleToolsOptions | ToolPaletteResolverOptions) & ToolPaletteCommonOptions
+
+export interface ToolPaletteCommonOptions {
+  /**
+   * The role to resolve the palette for, or a function of the state and
+   * runtime (synchronous: a function that returns a Promise or anything but a
+   * string fails closed, with a warning). Default: `"action"`.
+   */
   role?: string | ((state: ToolPaletteState, runtime: Runtime<unknown>) => string) | undefined
   /**
    * A tool the model must call, or a function returning one (or `undefined`).
@@ -67,14 +94,15 @@ export type ToolPaletteEvent =
  * `wrapModelCall` (through `applyPalette`), forces a tool choice while it is
  * pending, and, with `guard`, refuses to run tools outside the palette.
  *
- * @throws {TypeError} for malformed options, naming the option (`toolPaletteMiddleware(options): unknown option "roletools"; did you mean "roleTools"?`).
+ * @throws {TypeError} without `roleTools` or `resolver` (an undefined one included), and for
+ * malformed options, naming the option (`toolPaletteMiddleware(options): unknown option "roletools"; did you mean "roleTools"?`).
  */
-export declare function toolPaletteMiddleware(options?: ToolPaletteMiddlewareOptions): AgentMiddleware
+export declare function toolPaletteMiddleware(options: ToolPaletteMiddlewareOptions): AgentMiddleware
 /**
  * `toolPaletteMiddleware` itself is not a middleware: passed without calling it, it is a `TypeError` when
  * the agent is built (reading this property throws), and typed as this message so that
  * TypeScript refuses it there too.
  */
 export declare namespace toolPaletteMiddleware {
-  const wrapModelCall: 'toolPaletteMiddleware makes a middleware: call it, toolPaletteMiddleware()'
+  const wrapModelCall: 'toolPaletteMiddleware makes a middleware: call it, toolPaletteMiddleware({ roleTools, role })'
 }

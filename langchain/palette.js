@@ -7,9 +7,9 @@
 // `langchain` is an optional peer: it is loaded when a middleware is made,
 // so `@symfonic/core/langchain` itself loads without it.
 const { AIMessage, ToolMessage } = require('@langchain/core/messages')
-const { ROLES, StaticPaletteResolver, checkLogger, checkOptionKeys, checkUnknownRole, nameOf } = require('../lib/palette.js')
+const { ROLES, StaticPaletteResolver, CALLER, DENIED, checkOptionKeys, checkUnknownRole, nameOf, warnOnce } = require('../lib/palette.js')
 const { applyPaletteIn, checkAlwaysInclude } = require('../lib/apply-palette.js')
-const { checkCallback } = require('../lib/options.js')
+const { checkCallback, checkLogger, describe, isThenable } = require('../lib/options.js')
 const { reporter } = require('./report.js')
 
 const NAME = 'toolPaletteMiddleware'
@@ -19,11 +19,24 @@ const FN = 'toolPaletteMiddleware(options)'
 // the palette that was bound when the model made it.
 const SNAPSHOT_LIMIT = 1024
 
+// The role of a palette whose role function returned no role name, as the
+// refusals and events name it.
+const NO_ROLE = '(no role)'
+// The palette of such a role: nothing but the always-on and forced tools.
+const DENY_ALL = Object.freeze({ resolve: () => [] })
+
 const KEYS = ['roleTools', 'unknownRole', 'resolver', 'role', 'forcedToolChoice', 'alwaysInclude', 'guard', 'logger', 'onEvent']
 
+// The one way to say what the palette is; without it the middleware would
+// bind and run every tool, so a missing or undefined policy is refused.
+const NEEDS_POLICY =
+  "pass roleTools (role names to lists of tool names, e.g. roleTools: { action: ['search'] }) or resolver (a ToolPaletteResolver); " +
+  "with neither, every tool would be bound and run. For every tool, say so: roleTools: { action: ['*'] }"
+
 function validate(options) {
+  if (options === undefined) throw new TypeError(`${FN}: no options; ${NEEDS_POLICY}`)
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(`${FN}: expected an options object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`)
+    throw new TypeError(`${FN}: expected an options object, got ${describe(options)}`)
   }
   checkOptionKeys(FN, options, KEYS)
   const { roleTools, resolver, role, forcedToolChoice, guard } = options
@@ -48,9 +61,15 @@ function validate(options) {
   if (guard !== undefined && typeof guard !== 'boolean') {
     throw new TypeError(`${FN}: guard must be a boolean`)
   }
-  checkLogger(options.logger, FN)
+  checkLogger(FN, options.logger)
   checkCallback(FN, 'onEvent', options.onEvent)
-  return checkAlwaysInclude(options.alwaysInclude, FN)
+  const alwaysInclude = checkAlwaysInclude(options.alwaysInclude, FN)
+  if (roleTools == null && resolver == null) {
+    const given = ['roleTools', 'resolver'].filter((k) => Object.hasOwn(options, k))
+    const what = given.length === 0 ? 'no roleTools and no resolver' : given.map((k) => `${k} is ${describe(options[k])}`).join(' and ')
+    throw new TypeError(`${FN}: ${what}; ${NEEDS_POLICY}`)
+  }
+  return alwaysInclude
 }
 
 // The original releases a forced choice once the conversation holds a
@@ -100,14 +119,15 @@ function refusal(call, role, available) {
   })
 }
 
-function toolPaletteMiddleware(options = {}) {
+function toolPaletteMiddleware(options) {
   const alwaysInclude = validate(options)
   const langchain = require('langchain')
   const { roleTools, unknownRole, role = ROLES.ACTION, forcedToolChoice, guard = true, logger, onEvent } = options
   const report = reporter(logger, onEvent)
-  const own = roleTools != null ? new StaticPaletteResolver({ roleTools, unknownRole, logger }) : null
+  const own = roleTools != null ? new StaticPaletteResolver({ roleTools, unknownRole, logger, [CALLER]: FN }) : null
   const resolver = options.resolver ?? own
   const forcedWarnings = new Set()
+  const roleWarnings = new Set()
   const unknownReported = new Set()
   const snapshots = new Map()
   // Per thread: the tools and palette of its latest model call. Never shared
@@ -115,7 +135,25 @@ function toolPaletteMiddleware(options = {}) {
   const lastByThread = new Map()
   const threadOf = (runtime) => String(runtime?.configurable?.thread_id ?? '')
 
-  const roleOf = (state, runtime) => (typeof role === 'function' ? role(state, runtime) : role)
+  // The role name, or null when the role function returned none: that fails
+  // closed, said once per kind of mistake (not as an unknown role named
+  // '[object Promise]').
+  function roleOf(state, runtime) {
+    if (typeof role !== 'function') return role
+    const r = role(state, runtime)
+    if (typeof r === 'string') return r
+    let what = `returned ${describe(r)}, not a role name`
+    if (isThenable(r)) {
+      what = 'returned a Promise; role must be synchronous (look the role up before invoke and read it from runtime.context)'
+      try {
+        r.then(undefined, () => {}) // its rejection is not the app's to handle
+      } catch {
+        // a thenable whose then throws: nothing to silence
+      }
+    }
+    warnOnce(roleWarnings, what, logger, `[tool_palette] the role function ${what}; ${DENIED}`)
+    return null
+  }
 
   function forcedOf(state, runtime, messages) {
     const forced = typeof forcedToolChoice === 'function' ? forcedToolChoice(state, runtime) : forcedToolChoice
@@ -126,9 +164,9 @@ function toolPaletteMiddleware(options = {}) {
   async function paletteFor(state, runtime, tools, messages) {
     const r = roleOf(state, runtime)
     const forced = forcedOf(state, runtime, messages)
-    const input = { state, role: r, allTools: tools, resolver, forcedToolChoice: forced, alwaysInclude, logger }
+    const input = { state, role: r ?? NO_ROLE, allTools: tools, resolver: r === null ? DENY_ALL : resolver, forcedToolChoice: forced, alwaysInclude, logger }
     const { tools: bound, toolChoice, forcedAdded } = await applyPaletteIn(input, forcedWarnings)
-    return { role: r, bound, toolChoice, forced: forcedAdded ? forced : undefined }
+    return { role: r ?? NO_ROLE, known: r !== null, bound, toolChoice, forced: forcedAdded ? forced : undefined }
   }
 
   // A palette as the guard reads it; the sets are built on first use.
@@ -186,7 +224,7 @@ function toolPaletteMiddleware(options = {}) {
     if (!call.id) {
       // A call without an id cannot be matched to the model call that made it:
       // it may run only if this thread's latest palette had the tool.
-      if (last === undefined) return { role: roleOf(request.state, request.runtime), available: null }
+      if (last === undefined) return { role: roleOf(request.state, request.runtime) ?? NO_ROLE, available: null }
       const { available } = last.snapshot.sets()
       return available.includes(call.name) ? null : { role: last.snapshot.role, available }
     }
@@ -197,6 +235,7 @@ function toolPaletteMiddleware(options = {}) {
     if (lastTools === null && resolver instanceof StaticPaletteResolver) {
       const r = roleOf(request.state, request.runtime)
       if (alwaysInclude.includes(call.name) || forcedOf(request.state, request.runtime, messages) === call.name) return null
+      if (r === null) return { role: NO_ROLE, available: null }
       return resolver.allows(r, call.name) === false ? { role: r, available: null } : null
     }
     const tools = lastTools ?? (request.tool ? [request.tool] : [])
@@ -223,7 +262,7 @@ function toolPaletteMiddleware(options = {}) {
       if (p.toolChoice !== undefined) next.toolChoice = p.toolChoice
       // A role without an entry in roleTools: under 'deny' the resolver warned
       // through the logger; onEvent hears of it once per role, whatever the policy.
-      if (own !== null && !own.hasRole(p.role) && !unknownReported.has(String(p.role))) {
+      if (own !== null && p.known && !own.hasRole(p.role) && !unknownReported.has(String(p.role))) {
         unknownReported.add(String(p.role))
         report.event({ type: 'unknownRole', role: String(p.role), policy: own.unknownRole, roles: own.roles })
       }

@@ -3,13 +3,13 @@
 // narrowing first, the resolver's palette, a forced tool appended back, the
 // always-on tools after the palette, input order kept and no duplicates.
 
-const { checkKeys } = require('./options.js')
-const { describe, checkLogger, warn, warnOnce, errorText, isDenial, nameOf } = require('./palette.js')
+const { checkKeys, checkLogger, describe } = require('./options.js')
+const { DENIED, warnOnce, errorText, nameOf } = require('./palette.js')
 
 const DEFAULT_ALWAYS_INCLUDE = Object.freeze(['recall_tool_result'])
 
-// "Once per (forced tool, role)" is remembered per resolver, or per logger
-// when there is no resolver.
+// "Once per (forced tool, role)" and "once per (failure, role)" are
+// remembered per resolver, or per logger when there is no resolver.
 const forcedWarnings = new WeakMap()
 
 function forcedScope(resolver, logger) {
@@ -80,13 +80,30 @@ function isOrderedSubset(sub, list) {
 
 const findByName = (tools, name) => tools.find((tool) => nameOf(tool) === name)
 
-async function applyPaletteIn(input, forcedSeen) {
+// How a resolver that failed is told, once per resolver, role and kind of
+// failure: the role gets no tools but the always-on and forced ones.
+function failed(seen, logger, kind, roleText, what, fix) {
+  warnOnce(seen, `\0failed\0${kind}\0${roleText}`, logger, `[tool_palette] the palette resolver for role '${roleText}' ${what}; ${DENIED}. ${fix}`)
+  return []
+}
+
+async function applyPaletteIn(input, seen) {
   if (input === null || typeof input !== 'object') {
     throw new TypeError(`applyPalette(input): expected an input object, got ${describe(input)}`)
   }
   checkKeys('applyPalette(input)', input, ['state', 'role', 'allTools', 'resolvedTools', 'resolver', 'forcedToolChoice', 'alwaysInclude', 'logger'])
   const { state, role, resolvedTools, resolver, forcedToolChoice, logger } = input
-  checkLogger(logger, 'applyPalette(input)')
+  checkLogger('applyPalette(input)', logger)
+  // No palette must be said (resolver: null): a resolver left undefined by
+  // mistake would otherwise bind every tool.
+  if (resolver === undefined) {
+    throw new TypeError(
+      `applyPalette(input): resolver is undefined; pass a ToolPaletteResolver (e.g. new StaticPaletteResolver({ roleTools })), or resolver: null for no palette (every tool)`,
+    )
+  }
+  if (resolver !== null && ((typeof resolver !== 'object' && typeof resolver !== 'function') || typeof resolver.resolve !== 'function')) {
+    throw new TypeError(`applyPalette(input): resolver must have a resolve(state, role, allTools) method, or be null for no palette (got ${describe(resolver)})`)
+  }
   const alwaysInclude = checkAlwaysInclude(input.alwaysInclude)
   const allTools = Array.isArray(input.allTools) ? input.allTools : []
   const roleText = typeof role === 'string' ? role : String(role)
@@ -94,24 +111,20 @@ async function applyPaletteIn(input, forcedSeen) {
   // 1. intent narrowing first, when it narrowed to something.
   const start = Array.isArray(resolvedTools) && resolvedTools.length > 0 ? resolvedTools : allTools
 
-  // 2./3. the palette: null means "no filter".
+  // 2./3. the palette: null means "no filter", [] "no tools". A resolver that
+  // fails closes the palette: a security control must not open on an error.
   let palette = null
-  if (resolver !== undefined && resolver !== null) {
+  if (resolver !== null) {
+    const fix = 'Return tools of allTools, [] for none, or null for every tool'
     try {
-      if (typeof resolver.resolve !== 'function') throw new TypeError('the resolver has no resolve() method')
       palette = await resolver.resolve(state, role, start)
     } catch (error) {
-      warn(logger, `[tool_palette] the palette resolver failed for role '${roleText}' (${errorText(error)}); binding the unfiltered tools`)
-      palette = null
+      palette = failed(seen, logger, 'threw', roleText, `failed (${errorText(error)})`, `Fix the resolver, or catch the error in it and return null to bind every tool`)
     }
-    if (palette !== null && palette !== undefined && !Array.isArray(palette)) {
-      warn(logger, `[tool_palette] the palette resolver returned ${describe(palette)} for role '${roleText}', expected a list of tools or null; binding the unfiltered tools`)
-      palette = null
-    } else if (Array.isArray(palette) && palette.length === 0 && !isDenial(palette)) {
-      warn(logger, `[tool_palette] the palette resolver returned no tools for role '${roleText}'; an empty palette would brick the agent, binding the unfiltered tools`)
-      palette = null
-    } else if (palette === undefined) {
-      palette = null
+    if (palette === undefined) {
+      palette = failed(seen, logger, 'undefined', roleText, 'returned undefined (a missing return?)', fix)
+    } else if (palette !== null && !Array.isArray(palette)) {
+      palette = failed(seen, logger, 'type', roleText, `returned ${describe(palette)}, not a list of tools`, fix)
     }
   }
 
@@ -128,9 +141,8 @@ async function applyPaletteIn(input, forcedSeen) {
       const chosen = new Set(palette)
       selection.addAll(start.filter((tool) => chosen.has(tool)))
     }
-    if (selection.tools.length === 0 && !isDenial(palette)) {
-      warn(logger, `[tool_palette] the palette resolver for role '${roleText}' returned tools that are not in the tool list; binding the unfiltered tools`)
-      selection.addAll(start)
+    if (selection.tools.length === 0 && palette.length > 0) {
+      failed(seen, logger, 'unknown', roleText, `returned ${palette.length} tools, none of them in the tool list`, 'Return the tool objects of allTools themselves, not copies')
     }
   }
 
@@ -147,14 +159,14 @@ async function applyPaletteIn(input, forcedSeen) {
         toolChoice = forcedToolChoice
         forcedAdded = true
         warnOnce(
-          forcedSeen,
+          seen,
           `${forcedToolChoice}\0${roleText}`,
           logger,
           `[tool_palette] forced tool choice '${forcedToolChoice}' is outside the palette for role '${roleText}'; binding it anyway (the forced choice wins)`,
         )
       } else {
         warnOnce(
-          forcedSeen,
+          seen,
           `${forcedToolChoice}\0${roleText}\0missing`,
           logger,
           `[tool_palette] forced tool choice '${forcedToolChoice}' names no tool in the list; not forcing it`,

@@ -12,6 +12,8 @@ function describe(v) {
   if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '...' : v)}`
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return `${typeof v} ${String(v)}`
   if (isThenable(v)) return 'a Promise'
+  if (v instanceof Map) return 'a Map'
+  if (v instanceof Set) return 'a Set'
   return typeof v
 }
 
@@ -149,4 +151,4 @@ function checkCallback(fn, name, v) {
   return v
 }
 
-module.exports = { describe, fail, isPlainObject, closest, checkKeys, optionsObject, checkLedger, checkCount, checkOneOf, checkBoolean, checkLogger, checkCallback, checkNamespace }
+module.exports = { describe, isThenable, fail, isPlainObject, closest, checkKeys, optionsObject, checkLedger, checkCount, checkOneOf, checkBoolean, checkLogger, checkCallback, checkNamespace }

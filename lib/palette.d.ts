@@ -13,11 +13,13 @@ export declare const ROLES: { readonly ACTION: 'action'; readonly DEFAULT: 'defa
  */
 export interface ToolPaletteResolver {
   /**
-   * Returns a subset of `allTools` — the same objects, never new ones — or
-   * `null` for "no policy: bind `allTools` unchanged". Returning `[]` is
-   * treated by `applyPalette` as a misconfiguration: it abstains to the
-   * unfiltered list, with a warning. A resolver that throws or rejects means
-   * no filter for that call, with a warning.
+   * Returns a subset of `allTools` — the same objects, never new ones —,
+   * `[]` for "no tools" or `null` for "no policy: bind `allTools` unchanged".
+   * Anything else fails closed in `applyPalette` (only the always-on and
+   * forced tools), with a warning once per resolver and role naming the
+   * cause: throwing or rejecting, returning `undefined` or a non-list, or
+   * returning only tools that are not in `allTools`. To open every tool on an
+   * error, catch it in `resolve` and return `null`.
    */
   resolve<T extends { name: string }>(state: unknown, role: string, allTools: T[]): Promise<T[] | null> | T[] | null
 }
@@ -40,9 +42,9 @@ export interface StaticPaletteResolverOptions {
    * Allowlist of tool names per role. An entry is an exact tool name, or a
    * prefix when it ends in `*` (`"github_*"`, `"mcp__jira__*"`; `"*"` alone
    * allows every tool). A `*` anywhere else, an empty name, a non-string
-   * entry or a bare string instead of a list is a `TypeError`. A role without
-   * an entry gets what `unknownRole` says. `undefined`/`null`: no policy for
-   * any role (every tool, no warning).
+   * entry or a bare string instead of a list is a `TypeError`, and so is no
+   * `roleTools` (`undefined`/`null`): `{ action: ['*'] }` says "every tool".
+   * A role without an entry gets what `unknownRole` says.
    */
   roleTools: Record<string, Iterable<string>>
   /** What a role without an entry in `roleTools` gets. Default `'deny'`. Needs `roleTools`. */
@@ -70,7 +72,7 @@ export interface StaticPaletteResolverOptions {
  * tools costs about what a plain `Set` filter does.
  */
 export declare class StaticPaletteResolver implements ToolPaletteResolver {
-  /** @throws {TypeError} when `roleTools` or `logger` is malformed. */
+  /** @throws {TypeError} when `roleTools` is missing or malformed, or `logger` is malformed. */
   constructor(options: StaticPaletteResolverOptions)
   /**
    * The role's subset of `allTools`, or `null` for no policy, or `[]` for
@@ -87,8 +89,7 @@ export declare class StaticPaletteResolver implements ToolPaletteResolver {
   /**
    * Whether the role's allowlist allows a tool named `name` (`false` for an
    * empty allowlist, and for a role without an entry under `'deny'`); `null`
-   * when no policy applies (no `roleTools`, or a role without an entry under
-   * `'allow'`).
+   * when no policy applies (a role without an entry under `'allow'`).
    */
   allows(role: string, name: string): boolean | null
 }
@@ -121,8 +122,12 @@ export interface ApplyPaletteInput<T extends { name: string }> {
   allTools: T[]
   /** Intent narrowing (the tools already routed to); used instead of `allTools` when non-empty. */
   resolvedTools?: T[] | null | undefined
-  /** The palette policy; none → no filter. */
-  resolver?: ToolPaletteResolver | null | undefined
+  /**
+   * The palette policy, or `null` for none (every tool; the forced choice and
+   * `alwaysInclude` still apply). Required: an undefined resolver is a
+   * `TypeError`, not "no palette".
+   */
+  resolver: ToolPaletteResolver | null
   /**
    * A tool the model must call. If the palette excluded it, it is appended
    * back (the instance from the unfiltered list) with a warning, once per
@@ -149,14 +154,15 @@ export interface AppliedPalette<T> {
 
 /**
  * The agent loop's palette rules, in order: start from `resolvedTools` when
- * non-empty, else `allTools`; ask the resolver with the role (a resolver that
- * throws or rejects, or returns `[]`, means no filter, with a warning; the
- * `[]` of a `StaticPaletteResolver` is kept: it failed closed); append
+ * non-empty, else `allTools`; ask the resolver with the role (`null`: no
+ * filter, `[]`: no tools; a resolver that throws or rejects, returns
+ * `undefined` or a non-list, or only tools that are not in the list, fails
+ * closed: no tools, with a warning once per resolver and role); append
  * an excluded forced tool back and return it as `toolChoice`; append the
  * `alwaysInclude` tools. The result keeps input order and holds no duplicates
  * (by object, and by name).
  *
- * Rejects with a `TypeError` only for a malformed `input`, `alwaysInclude` or
- * `logger`.
+ * Rejects with a `TypeError` only for a malformed `input`, `resolver`
+ * (`undefined` included), `alwaysInclude` or `logger`.
  */
 export declare function applyPalette<T extends { name: string }>(input: ApplyPaletteInput<T>): Promise<AppliedPalette<T>>

@@ -4,7 +4,7 @@
 // tool objects, in input order. The agent loop's rules around any resolver are
 // in apply-palette.js.
 
-const { checkKeys, closest } = require('./options.js')
+const { checkKeys, closest, describe, checkLogger } = require('./options.js')
 
 const ROLES = Object.freeze({ ACTION: 'action', DEFAULT: 'default' })
 // What a role without an entry in `roleTools` gets (a typo, a custom role):
@@ -14,34 +14,10 @@ const DEFAULT_UNKNOWN_ROLE = 'deny'
 // Other names users give roleTools (`toolPaletteMiddleware({ roles })`).
 const ROLE_TOOLS_ALIASES = ['roles', 'roleTool', 'tools', 'allowlist', 'allowList', 'allowlists', 'palette', 'palettes', 'toolsByRole', 'roleToolMap']
 
-// The palettes a StaticPaletteResolver denied (a role without an entry, an
-// allowlist that is empty or matches no tool): an empty list that applyPalette
-// must honour, where an empty list from any other resolver is a
-// misconfiguration it abstains from.
-const denials = new WeakSet()
-
-function denial() {
-  const out = []
-  denials.add(out)
-  return out
-}
-
-/** Whether `palette` is a deliberate "no tools" from a StaticPaletteResolver. */
-function isDenial(palette) {
-  return Array.isArray(palette) && denials.has(palette)
-}
-
 // How every denial warning ends: what the role gets.
 const DENIED = 'binding only the always-on and forced tools (every other call is refused)'
 
 // ---------------------------------------------------------------- helpers
-
-function describe(value) {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  if (value instanceof Map) return 'a Map'
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`
-}
 
 function checkUnknownRole(where, unknownRole, roleTools) {
   if (unknownRole === undefined) return DEFAULT_UNKNOWN_ROLE
@@ -73,16 +49,6 @@ function checkOptionKeys(where, options, known) {
     throw new TypeError(`${where}: unknown option "${alias}"; did you mean "roleTools"? (a map of role names to lists of tool names; known: ${known.join(', ')})`)
   }
   checkKeys(where, options, known)
-}
-
-function checkLogger(logger, where) {
-  if (logger === undefined || logger === null) return
-  if (typeof logger !== 'object' && typeof logger !== 'function') {
-    throw new TypeError(`${where}: logger must be an object with a warn(message) method, got ${describe(logger)}`)
-  }
-  if (typeof logger.warn !== 'function') {
-    throw new TypeError(`${where}: logger must have a warn(message) method`)
-  }
 }
 
 // A logger that throws must not take the agent loop down with it.
@@ -149,7 +115,6 @@ function matcherOf(entries) {
 // only place where palette code throws.
 function compileRoleTools(roleTools, where) {
   const roles = new Map()
-  if (roleTools === undefined || roleTools === null) return roles
   if (typeof roleTools !== 'object' || Array.isArray(roleTools) || roleTools instanceof Map) {
     throw new TypeError(
       `${where}: roleTools must be a plain object mapping role names to lists of tool names, got ${describe(roleTools)}`,
@@ -212,11 +177,13 @@ function typoHints(sorted, names) {
 // ---------------------------------------------------------------- resolver
 
 const resolveWith = Symbol('resolveWith')
+// The call a TypeError names when the package builds the resolver for the
+// user (`toolPaletteMiddleware(options)`): a symbol key, so no option name.
+const CALLER = Symbol('caller')
 
 /** The default resolver: a static allowlist of tool names per role. */
 class StaticPaletteResolver {
   #roles
-  #configured
   #logger
   #unknownRole
   #warnedEmpty = new Set()
@@ -224,15 +191,21 @@ class StaticPaletteResolver {
   #warnedUnknown = new Set()
 
   constructor(options) {
-    const where = 'new StaticPaletteResolver(options)'
+    const where = (options !== null && typeof options === 'object' && options[CALLER]) || 'new StaticPaletteResolver(options)'
     if (options === null || typeof options !== 'object') {
       throw new TypeError(`${where}: expected options { roleTools, unknownRole?, logger? }, got ${describe(options)}`)
     }
     checkOptionKeys(where, options, ['roleTools', 'unknownRole', 'logger'])
-    checkLogger(options.logger, where)
+    checkLogger(where, options.logger)
     this.#unknownRole = checkUnknownRole(where, options.unknownRole, options.roleTools)
+    // Without roleTools the resolver would allow every tool: a policy that an
+    // undefined slipping through would turn off is refused instead.
+    if (options.roleTools === undefined || options.roleTools === null) {
+      throw new TypeError(
+        `${where}: roleTools is ${describe(options.roleTools)}; give a map of role names to lists of tool names, e.g. roleTools: { action: ['search'] } (['*'] for every tool)`,
+      )
+    }
     this.#roles = compileRoleTools(options.roleTools, where)
-    this.#configured = options.roleTools !== undefined && options.roleTools !== null
     this.#logger = options.logger ?? undefined
   }
 
@@ -257,12 +230,11 @@ class StaticPaletteResolver {
 
   /**
    * Whether `role` allows a tool named `name`: `true` / `false`, or `null` when
-   * no policy applies (no `roleTools`, or a role without an entry under
-   * `unknownRole: 'allow'`). A single name cannot tell whether the allowlist
+   * no policy applies (a role without an entry under `unknownRole: 'allow'`). A single name cannot tell whether the allowlist
    * matches *any* tool of a list; `resolve` handles that case.
    */
   allows(role, name) {
-    if (typeof name !== 'string' || !this.#configured) return null
+    if (typeof name !== 'string') return null
     const spec = typeof role === 'string' ? this.#roles.get(role) : undefined
     if (spec === undefined) return this.#unknownRole === 'deny' ? false : null
     return spec.allows(name)
@@ -275,7 +247,7 @@ class StaticPaletteResolver {
 
   // A role without an entry: the unknownRole policy, its warning once per role.
   #unknown(role, logger, unknownRole) {
-    if (!this.#configured || unknownRole === 'allow') return null
+    if (unknownRole === 'allow') return null
     const roleText = typeof role === 'string' ? role : textOf(role)
     const known = [...this.#roles.keys()]
     const near = typeof role === 'string' && known.length > 0 ? closest(role, known) : undefined
@@ -287,7 +259,7 @@ class StaticPaletteResolver {
       `[tool_palette] role '${roleText}' has no entry in roleTools${hint}; ${DENIED}. ` +
         `Add roleTools['${roleText}'] to give it tools, or set unknownRole: 'allow' to give every role without an entry all tools`,
     )
-    return denial()
+    return []
   }
 
   [resolveWith](role, allTools, logger, unknownRole = this.#unknownRole) {
@@ -297,7 +269,7 @@ class StaticPaletteResolver {
     if (spec.empty) {
       const fix = `List the tools it may call, or ['*'] for every tool`
       warnOnce(this.#warnedEmpty, role, logger, `[tool_palette] the allowlist for role '${role}' is empty; ${DENIED}. ${fix}`)
-      return denial()
+      return []
     }
     const out = []
     try {
@@ -321,7 +293,7 @@ class StaticPaletteResolver {
     } catch {
       // A tool list that cannot be read (throwing getters, proxies) allows nothing.
     }
-    return denial()
+    return []
   }
 }
 
@@ -337,13 +309,14 @@ async function resolvePalette(state, role, allTools, options) {
     throw new TypeError(`${where}: expected options { roleTools, unknownRole?, logger? }, got ${describe(options)}`)
   }
   checkOptionKeys(where, options, ['roleTools', 'unknownRole', 'logger'])
-  checkLogger(options.logger, where)
+  checkLogger(where, options.logger)
   const unknownRole = checkUnknownRole(where, options.unknownRole, options.roleTools)
   const { roleTools } = options
+  // The seed's "no policy": no roleTools, every tool.
   if (roleTools === undefined || roleTools === null) return null
   let resolver = typeof roleTools === 'object' ? resolvers.get(roleTools) : undefined
   if (resolver === undefined) {
-    resolver = new StaticPaletteResolver({ roleTools })
+    resolver = new StaticPaletteResolver({ roleTools, [CALLER]: where })
     resolvers.set(roleTools, resolver)
   }
   return resolver[resolveWith](role, allTools, options.logger, unknownRole)
@@ -354,14 +327,12 @@ module.exports = {
   UNKNOWN_ROLE,
   StaticPaletteResolver,
   resolvePalette,
-  isDenial,
   nameOf,
   // shared with apply-palette.js and langchain/palette.js
-  describe,
-  checkLogger,
+  CALLER,
+  DENIED,
   checkOptionKeys,
   checkUnknownRole,
-  warn,
   warnOnce,
   errorText,
 }
