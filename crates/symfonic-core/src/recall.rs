@@ -281,7 +281,10 @@ pub fn closed(mem_id: &str) -> String {
 
 /// A recall whose ledger failed otherwise (a ledger written in JS threw).
 pub fn fetch_failed(mem_id: &str) -> String {
-    format!("[tool_memory error: ledger fetch failed for {}]", ellipsize(mem_id, ECHO_CHARS))
+    format!(
+        "[tool_memory error: ledger fetch failed for {}]",
+        ellipsize(mem_id, ECHO_CHARS)
+    )
 }
 
 /// For an id that is not `trm_` + 12 lowercase hex digits: what an id looks
