@@ -110,8 +110,9 @@ export declare class Ledger {
   fetchSync(memId: string, options?: FetchOptions | undefined | null): string
   /**
    * Fetch plus the output cap, in one pass: a full multi-megabyte payload is cut
-   * before it crosses to JS. Any keyed option implies full-fetch semantics; an
-   * answer that is a contiguous part of the payload says where to continue.
+   * before it crosses to JS. A keyed option answers its slice whatever the
+   * format (`FetchOptions`' precedence); an answer that is a contiguous part
+   * of the payload says where to continue.
    */
   recall(memId: string, options?: FetchOptions | undefined | null, maxOutputChars?: number | undefined | null): Promise<string>
   /** Entries, bytes held, fetch hits and misses, evictions, store hits, misses and errors. */
@@ -281,6 +282,12 @@ export interface LedgerStats {
  * than this is refused by its length, before anything is copied.
  */
 export declare const MAX_CONTENT_BYTES: number
+
+/**
+ * The most code points a namespace may have (1,024); `record` refuses a
+ * longer one at the call (`ERR_SYMFONIC_NAMESPACE_TOO_LONG`).
+ */
+export declare const MAX_NAMESPACE_CHARS: number
 
 /** The cap on what `recall` returns, in code points, marker included. */
 export declare const MAX_OUTPUT_CHARS: number

@@ -52,7 +52,7 @@ function expectBounded(done) {
     expect(d.error.message).toMatch(/no answer within 1000 ms/)
   }
   // Some waited their turn and were refused there, never sent.
-  const queued = done.filter((d) => /waiting for the records in flight ahead of it; the result was not recorded$/.test(d.error.message))
+  const queued = done.filter((d) => /^ERR_SYMFONIC_STORE_TIMEOUT: store put failed: waiting for the records in flight ahead of it: no answer within 1000 ms; the result was not recorded$/.test(d.error.message))
   expect(queued.length).toBeGreaterThan(0)
 }
 

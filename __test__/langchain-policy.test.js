@@ -289,7 +289,7 @@ describe('options fail closed', () => {
     [{ perTool: { read: { sizechars: 10 } } }, /unknown option "perTool.read.sizechars"; did you mean "perTool.read.sizeChars"\?/],
     [{ sizeChars: 90000, evictChars: 80000 }, /sizeChars \(90000\) must not exceed evictChars \(80000\)/],
     [{ perTool: { read: { sizeChars: Infinity } } }, /perTool.read.sizeChars \(Infinity\) must not exceed perTool.read.evictChars/],
-    [{ namespace: 7 }, /compactToolMessages\(messages, ledger, options\): namespace must be a string, got number/],
+    [{ namespace: 7 }, /compactToolMessages\(messages, ledger, options\): namespace must be well-formed text \(a string without lone surrogates\) \(got number 7\)/],
     [{ logger: {} }, /logger must be an object with a warn\(message\) method/],
     [{ onEvent: 'metrics' }, /onEvent must be a function/],
     [{ perTool: { read: { exempt: 'yes' } } }, /perTool.read.exempt must be a boolean/],

@@ -39,6 +39,22 @@ describe('recall', () => {
     const broken = { fetch: () => Promise.reject(new Error('disk on fire')) }
     expect(await recall(broken, 'trm_000000000000')).toBe('[tool_memory error: ledger fetch failed for trm_000000000000]')
   })
+
+  test('a ledger written in JS answers a miss, a closed ledger and a failure in the native ledger\'s words', async () => {
+    const native = new Ledger()
+    const missing = { fetch: async () => null }
+    for (const [id, ns] of [['trm_000000000000', 'thread-b'], ['trm_t', undefined], ['x'.repeat(300), 'n'.repeat(300)]]) {
+      expect(await recall(missing, id, { namespace: ns })).toBe(await recall(native, id, { namespace: ns }))
+    }
+    expect(await recall(missing, 'trm_t')).toMatch(/^\[tool_memory not found: trm_t in the default namespace; an id is trm_ and 12 hex digits/)
+    const closed = { fetch: () => Promise.reject(Object.assign(new Error('closed'), { code: 'ERR_SYMFONIC_CLOSED' })) }
+    expect(await recall(closed, 'x'.repeat(300))).toBe(`[tool_memory error: ${'x'.repeat(197)}... cannot be recalled: the ledger is closed]`)
+    const broken = { fetch: () => Promise.reject(new Error('disk on fire')) }
+    expect(await recall(broken, 'y'.repeat(300))).toBe(`[tool_memory error: ledger fetch failed for ${'y'.repeat(197)}...]`)
+    // The recall tool's own last resort has the same words.
+    const tool = createRecallToolResultTool({ fetch: async () => 'x', handle: async () => ({}) }, { namespace: () => { throw new Error('no thread') } })
+    expect(await tool.invoke({ mem_id: 'y'.repeat(300) })).toBe(`[tool_memory error: ledger fetch failed for ${'y'.repeat(197)}...]`)
+  })
 })
 
 describe('a Ledger.open() Promise passed without await', () => {

@@ -31,7 +31,7 @@ describe('unknown options: a TypeError naming the function, with the closest val
     [() => new Ledger().recordSync({ toolCallId: 'a', toolName: 't', contents: 'x' }), /^Ledger.recordSync\(input\): unknown option "contents"; did you mean "content"\?/],
     [() => toolMemoryMiddleware({ ledger: { fetch() {} } }), /^toolMemoryMiddleware\(options\): ledger must be a Ledger or an object with record\(\), fetch\(\), handle\(\), stub\(\) \(missing: record, handle, stub\)/],
     [() => toolMemoryPreModelHook({ ledger: 'ledger' }), /^toolMemoryPreModelHook\(options\): ledger must be a Ledger/],
-    [() => toolMemoryMiddleware({ namespace: 3 }), /^toolMemoryMiddleware\(options\): namespace must be a string or a function/],
+    [() => toolMemoryMiddleware({ namespace: 3 }), /^toolMemoryMiddleware\(options\): namespace must be well-formed text \(a string without lone surrogates\) or a function of the run config \(got number 3\)/],
     [() => createRecallToolResultTool({}), /^createRecallToolResultTool\(ledger, options\): ledger must be a Ledger or an object with fetch\(\) \(missing: fetch\)/],
     [() => createRecallToolResultTool(new Ledger(), { namespce: 'x' }), /^createRecallToolResultTool\(ledger, options\): unknown option "namespce"; did you mean "namespace"\?/],
   ])('%#', (make, message) => {
@@ -127,7 +127,10 @@ describe('onEvent and logger in a real createAgent run', () => {
     expect(textOf(last.find((m) => m.tool_call_id === 'p1').content)).toBe(page(1))
     const g = textOf(last.find((m) => m.tool_call_id === 'g').content)
     expect(g).toMatch(/^\[symfonic.tool_memory v1\] result not archived/)
-    expect(g).toContain('store unavailable')
+    // The model reads a fixed reason; the error's own words go to the app.
+    expect(g).toContain('could not be stored for recall (the store failed).')
+    expect(g).not.toContain('store unavailable')
+    expect(events.find((e) => e.type === 'recordFailed' && e.toolCallId === 'g').error).toContain('store unavailable')
     expect(g.length).toBeLessThan(3000)
     // Each failing result is warned once, however many calls it fails on.
     expect(warnings.filter((w) => w.includes(' g ')).length).toBe(1)

@@ -76,3 +76,33 @@ test('a hung Redis: the model reads that the store did not answer; the app gets 
     server.resume()
   }
 }, 20000)
+
+test('a hung Redis at compaction: the placeholder the model reads names no store, the app gets the detail', async () => {
+  const { compactToolMessages } = require('../langchain')
+  const { AIMessage, ToolMessage, HumanMessage } = require('@langchain/core/messages')
+  const server = await redis([])
+  const ledger = await open({ store: server.url, timeoutMs: 400 })
+  const messages = [
+    new HumanMessage('hi'),
+    new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'read', args: {} }] }),
+    new ToolMessage({ content: 'x'.repeat(200_000), tool_call_id: 'c1', name: 'read' }),
+  ]
+  const warnings = []
+  const events = []
+  server.pause()
+  let out
+  try {
+    out = await compactToolMessages(messages, ledger, { logger: { warn: (m) => warnings.push(m) }, onEvent: (e) => events.push(e) })
+  } finally {
+    server.resume()
+  }
+  const seen = String(out[2].content)
+  expect(seen).toMatch(/^\[symfonic.tool_memory v1\] result not archived/)
+  expect(seen).toContain('could not be stored for recall (the store did not answer).')
+  discreet(seen, server)
+  expect(seen).not.toContain('ERR_SYMFONIC')
+  expect(seen).not.toContain('no answer within')
+  // The detail reaches the app.
+  expect(warnings.join('\n')).toContain(server.url)
+  expect(events.find((e) => e.type === 'recordFailed').error).toMatch(/^ERR_SYMFONIC_STORE_TIMEOUT: .*no answer within 400 ms/)
+})

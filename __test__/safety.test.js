@@ -100,6 +100,17 @@ describe('refusals carry a code', () => {
     })
     expect(ledger.stats().entries).toBe(1)
   })
+
+  test('a namespace over 1,024 code points never waits its turn behind the records in flight', async () => {
+    // A 64 MB record fills the bytes in flight (a quarter of maxBytes); what follows waits, unless refused at once.
+    const ledger = new Ledger({ maxBytes: 64 * 2 ** 20 })
+    const big = ledger.record(input('b'.repeat(16 * 2 ** 20)))
+    const order = []
+    const small = ledger.record(input('s'.repeat(5 * 2 ** 20))).then(() => order.push('queued'))
+    const long = ledger.record(input('x', { namespace: '😀'.repeat(1025) })).catch((e) => order.push(e.code))
+    await Promise.all([big, small, long])
+    expect(order).toEqual(['ERR_SYMFONIC_NAMESPACE_TOO_LONG', 'queued'])
+  })
 })
 
 describe('a panic in Rust', () => {

@@ -146,6 +146,12 @@ function markedCopy(m) {
 
 // ---------------------------------------------------------------------------
 
+// What the model is told of a failed record: never the store's address or
+// error text (those go to the app's logger and the recordFailed event).
+function discreetReason(err) {
+  return err && err.code === 'ERR_SYMFONIC_STORE_TIMEOUT' ? 'the store did not answer' : 'the store failed'
+}
+
 // A result over evictChars that could not be recorded is still never sent in
 // full: the model gets its head and a plain statement of what happened.
 function unarchivedMessage(m, info, previewChars, reason) {
@@ -153,7 +159,7 @@ function unarchivedMessage(m, info, previewChars, reason) {
   const text = [
     '[symfonic.tool_memory v1] result not archived',
     `tool=${oneLine(m.name || 'unknown_tool', 128)} call_id=${oneLine(m.tool_call_id, 64)}`,
-    `size_original=${info.chars} chars: too large to show in full, and it could not be stored for recall (${oneLine(reason, 200)}).`,
+    `size_original=${info.chars} chars: too large to show in full, and it could not be stored for recall (${reason}).`,
     `preview: ${head}`,
   ].join('\n')
   return toolMessageWith(m, text, { memId: null, compacted: true, failed: true })
@@ -247,7 +253,7 @@ async function compact(messages, ledger, o, ns, env) {
           // Never fail a model call over compaction: a medium result is sent in
           // full, one over evictChars as a placeholder with its head.
           const reason = String((err && err.message) || err).slice(0, 200)
-          if (kind === 'evict') out[i] = unarchivedMessage(m, info, o.evictPreviewChars, reason)
+          if (kind === 'evict') out[i] = unarchivedMessage(m, info, o.evictPreviewChars, discreetReason(err))
           report.warn(`record\0${ns}\0${m.tool_call_id}`, `@symfonic/core: tool result ${m.tool_call_id} (${info.chars} chars) could not be recorded (${reason}); ${kind === 'evict' ? 'the model sees its head only' : 'it is sent in full'}`)
           if (o.onEvent !== undefined) events.push([i, { type: 'recordFailed', toolCallId: m.tool_call_id, toolName: toolNameOf(m), namespace: ns, chars: info.chars, error: reason }, `record\0${ns}\0${m.tool_call_id}`])
         }),

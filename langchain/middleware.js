@@ -4,7 +4,7 @@
 // style; the recall tool is bound on every call, so the cached tool block
 // never changes mid-conversation.
 
-const { Ledger } = require('../index.js')
+const { Ledger, MAX_OUTPUT_CHARS } = require('../index.js')
 const { resolveOptions, namespaceResolver, TOOL_MEMORY_KEYS } = require('./options.js')
 const { optionsObject, checkLedger, checkBoolean, checkNamespace } = require('../lib/options.js')
 const { storeOf } = require('../lib/ledger.js')
@@ -12,7 +12,7 @@ const { offloaded } = require('./offload.js')
 const { reporter } = require('./report.js')
 const { cachedCacheModelFor } = require('./cache-model.js')
 const { compact } = require('./compact.js')
-const { createRecallToolResultTool, checkCap } = require('./recall-tool.js')
+const { recallTool: makeRecallTool, checkCap } = require('./recall-tool.js')
 const { refuseAsHook, threadNamespace } = require('./misuse.js')
 const { toolChars, systemChars } = require('./request-size.js')
 const { RECALL_TOOL_NAME } = require('./options.js')
@@ -47,7 +47,7 @@ function setup(options, fn) {
   const report = reporter(policies.prefix.logger, policies.prefix.onEvent)
   // The default namespace is the run's thread id; a run without one is warned once.
   const nsOf = o.namespace == null ? threadNamespace(namespaceResolver(undefined), fn, report) : namespaceResolver(o.namespace)
-  const recallTool = createRecallToolResultTool(ledger, { namespace: nsOf, maxOutputChars: o.recallMaxChars ?? undefined }, fn, report)
+  const recallTool = makeRecallTool(ledger, nsOf, o.recallMaxChars ?? MAX_OUTPUT_CHARS, report)
   return { o, ledger, nsOf, policies, recallTool, report }
 }
 

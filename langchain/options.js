@@ -4,7 +4,7 @@
 // function the user called, never a silent default).
 
 const { PRICING } = require('./cache-model.js')
-const { fail, isPlainObject, checkKeys, checkCount, checkOneOf, checkBoolean, checkLogger, checkCallback } = require('../lib/options.js')
+const { fail, isPlainObject, checkKeys, checkCount, checkOneOf, checkBoolean, checkLogger, checkCallback, checkNamespace } = require('../lib/options.js')
 
 const RECALL_TOOL_NAME = 'recall_tool_result'
 
@@ -123,7 +123,7 @@ function resolveOptions(options, fn = 'compactToolMessages(messages, ledger, opt
   checkOrder(fn, '', sizeChars, evictChars)
   for (const [name, t] of perTool) checkOrder(fn, `perTool.${name}.`, t.sizeChars ?? sizeChars, t.evictChars ?? evictChars)
   // The middleware and the hook check their own (string or function) namespace and pass none here.
-  if (o.namespace != null && typeof o.namespace !== 'string') throw new TypeError(`${fn}: namespace must be a string, got ${typeof o.namespace}`)
+  checkNamespace(fn, o.namespace, false)
   return {
     cacheModel,
     compactAfter: checkOneOf(fn, 'compactAfter', o.compactAfter ?? d.compactAfter, COMPACT_AFTER),

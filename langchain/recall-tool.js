@@ -5,6 +5,7 @@
 // eviction, another replica), refills it from the run state's originals.
 
 const { recall, memIdFor, MAX_OUTPUT_CHARS } = require('../index.js')
+const { recallAnswer } = require('../lib/ledger.js')
 const { tool } = require('@langchain/core/tools')
 // zod/v4 exists in zod >= 3.25 and in zod 4: the same API (and .meta) either way.
 const { z } = require('zod/v4')
@@ -139,12 +140,20 @@ const isErrorAnswer = (t) => /^\[(tool_memory (error|not found)|recall: )/.test(
  * the public function the user called, for its TypeErrors; `report` is the
  * middleware's reporter (events), when there is one.
  */
-function createRecallToolResultTool(ledger, options, fn = 'createRecallToolResultTool(ledger, options)', report = null) {
+function createRecallToolResultTool(ledger, options) {
+  const fn = 'createRecallToolResultTool(ledger, options)'
   checkLedger(fn, ledger, ['fetch'])
   const o = optionsObject(fn, options, ['namespace', 'maxOutputChars'])
   checkNamespace(fn, o.namespace)
   const maxOutputChars = o.maxOutputChars == null ? MAX_OUTPUT_CHARS : checkCap(fn, 'maxOutputChars', o.maxOutputChars)
-  const nsOf = namespaceResolver(o.namespace)
+  return recallTool(ledger, namespaceResolver(o.namespace), maxOutputChars)
+}
+
+/**
+ * The tool over options already checked (by `createRecallToolResultTool`, or
+ * the middleware's setup): `nsOf(runtime)` is the namespace of a call.
+ */
+function recallTool(ledger, nsOf, maxOutputChars, report = null) {
   const answered = (memId, ns, opts, text, refilled) => {
     if (report !== null) {
       report.event({ type: 'recalled', memId: typeof memId === 'string' ? memId : String(memId), namespace: ns, slice: sliceOf(opts), chars: codePoints(text), refilled, error: isErrorAnswer(text) })
@@ -194,11 +203,11 @@ function createRecallToolResultTool(ledger, options, fn = 'createRecallToolResul
         }
         return answered(memId, ns, opts, await recall(ledger, memId, opts), refilled)
       } catch {
-        return answered(memId, ns, opts, `[tool_memory error: ledger fetch failed for ${typeof memId === 'string' ? memId : String(memId)}]`, false)
+        return answered(memId, ns, opts, recallAnswer('failed', memId), false)
       }
     },
     { name: RECALL_TOOL_NAME, description: recallDescription(maxOutputChars), schema: RECALL_SCHEMA },
   )
 }
 
-module.exports = { createRecallToolResultTool, candidateFor, checkCap }
+module.exports = { createRecallToolResultTool, recallTool, candidateFor, checkCap }

@@ -11,6 +11,8 @@
 // `timeoutMs`: a record still waiting at its bound is refused, never sent.
 // (Why a quarter: benchmark/HISTORY.md, "RSS and maxBytes under concurrency".)
 
+const binding = require('./native.js')
+
 const MIN_BUDGET = 16 * 2 ** 20
 
 /**
@@ -21,12 +23,13 @@ function weightOf(content) {
   return typeof content === 'string' ? 4 * content.length : 2 * content.length
 }
 
-// A record still waiting for its turn at its bound.
+// A record still waiting for its turn at its bound: the native side words its error.
 function timedOut(boundMs) {
-  const code = 'ERR_SYMFONIC_STORE_TIMEOUT'
-  const e = new Error(`${code}: store put failed: no answer within ${boundMs} ms: waiting for the records in flight ahead of it; the result was not recorded`)
-  e.code = code
-  return e
+  try {
+    binding.__queueTimeout(boundMs)
+  } catch (e) {
+    return e
+  }
 }
 
 class InFlight {

@@ -7,11 +7,10 @@ const binding = require('./native.js')
 
 const MAX_OUTPUT_CHARS = binding.MAX_OUTPUT_CHARS
 const MEM_ID_ERROR = '[tool_memory error: mem_id must be a non-empty string]'
-const ECHO_CHARS = 200
 
-const { fail, isPlainObject, checkKeys, checkLedger } = require('./options.js')
+const { fail, isPlainObject, checkKeys, checkLedger, isNamespace, NAMESPACE_TEXT } = require('./options.js')
 const { InFlight, weightOf, resized } = require('./in-flight.js')
-const { argumentMistake, FORMATS } = require('./recall-args.js')
+const { argumentMistake } = require('./recall-args.js')
 
 function requiredString(where, name, v) {
   if (typeof v !== 'string' || v.length === 0) throw fail(where, `${name} must be a non-empty string`, v)
@@ -30,9 +29,7 @@ const OPTION_TYPES = {
   store: (v) => typeof v === 'string' || (Array.isArray(v) && v.every((u) => typeof u === 'string')) || 'a string or an array of strings',
   ttlSeconds: (v) => (typeof v === 'number' && v > 0) || 'a positive number of seconds or Infinity',
   timeoutMs: (v) => (typeof v === 'number' && v > 0 && v <= 86_400_000) || 'a positive number of milliseconds (at most 86400000, a day)',
-  // A namespace scopes entries (a thread, a tenant): it crosses as UTF-8,
-  // where a lone surrogate would become U+FFFD and two namespaces could alias.
-  namespace: (v) => (typeof v === 'string' && v.isWellFormed()) || 'well-formed text (a string without lone surrogates)',
+  namespace: (v) => isNamespace(v) || NAMESPACE_TEXT,
   format: (v) => typeof v === 'string' || "a string ('summary', 'full', 'count', 'paths' or 'raw')",
   query: (v) => typeof v === 'string' || 'a string',
   jsonPath: (v) => typeof v === 'string' || 'a string',
@@ -258,8 +255,9 @@ class Ledger extends binding.Ledger {
       if (c.length !== len) throw resized(len, c)
       return super.record(checked, startedAt)
     }
-    // A Buffer over the limit never waits its turn: the native call refuses it by its length.
-    return inFlight.get(this).run(weightOf(c), start, c.length > binding.MAX_CONTENT_BYTES)
+    // A Buffer over the limit, or a namespace too long, never waits its turn: the native call refuses it at once.
+    const refused = c.length > binding.MAX_CONTENT_BYTES || tooLong(checked.namespace)
+    return inFlight.get(this).run(weightOf(c), start, refused)
   }
 
   recordSync(input) {
@@ -323,6 +321,14 @@ if (typeof Symbol.asyncDispose === 'symbol') {
   })
 }
 
+// A namespace of more code points than the native side takes (counted only past the limit in UTF-16 units).
+function tooLong(ns) {
+  if (ns === undefined || ns.length <= binding.MAX_NAMESPACE_CHARS) return false
+  let n = 0
+  for (const _ of ns) if (++n > binding.MAX_NAMESPACE_CHARS) return true
+  return false
+}
+
 function memIdFor(toolCallId, text) {
   requiredString('memIdFor(toolCallId, content)', 'toolCallId', toolCallId)
   return binding.memIdFor(toolCallId, content('memIdFor(toolCallId, content)', text))
@@ -330,9 +336,12 @@ function memIdFor(toolCallId, text) {
 
 // ---- recall: the model-facing contract --------------------------------------
 
-function echo(s) {
-  const cps = Array.from(s.length > 4 * ECHO_CHARS ? s.slice(0, 4 * ECHO_CHARS) : s)
-  return cps.length > ECHO_CHARS ? cps.slice(0, ECHO_CHARS - 3).join('') + '...' : cps.join('')
+/**
+ * The answers `recall` gives without asking a native ledger: `notFound`,
+ * `closed` (the ledger was closed) or `failed` (it threw), worded once, natively.
+ */
+function recallAnswer(kind, memId, namespace) {
+  return binding.__recallAnswer(kind, String(memId), namespace)
 }
 
 // A model may send numbers as strings and strings as numbers; anything else
@@ -367,7 +376,8 @@ function recallOptions(options) {
   if (!isPlainObject(options)) throw fail(where, 'options must be an object', options)
   checkKeys(where, options, RECALL_KEYS)
   const o = options
-  const format = FORMATS.includes(o.format) ? o.format : 'summary'
+  // A format that is not one is answered (recall-args.js) before any fetch.
+  const format = o.format ?? 'summary'
   const maxOut = looseNumber(o.maxOutputChars)
   return {
     format,
@@ -379,21 +389,15 @@ function recallOptions(options) {
     ignoreCase: looseBoolean(o.ignoreCase),
     context: looseNumber(o.context),
     lines: looseString(o.lines),
-    namespace: typeof o.namespace === 'string' ? o.namespace : undefined,
+    namespace: o.namespace ?? undefined,
     maxOutputChars: maxOut !== undefined && maxOut >= 1 ? Math.floor(maxOut) : MAX_OUTPUT_CHARS,
   }
-}
-
-// `[tool_memory not found: <id> in namespace '<ns>']`, as the native ledger words it.
-function notFound(memId, namespace) {
-  const ns = typeof namespace === 'string' && namespace !== '' ? `namespace '${echo(namespace)}'` : 'the default namespace'
-  return `[tool_memory not found: ${echo(memId)} in ${ns}]`
 }
 
 function answerText(out, memId, namespace) {
   if (typeof out === 'string') return out
   if (Buffer.isBuffer(out)) return out.toString('utf8')
-  if (out === null || out === undefined) return notFound(memId, namespace)
+  if (out === null || out === undefined) return recallAnswer('notFound', memId, namespace)
   try {
     const s = JSON.stringify(out)
     if (s !== undefined) return s
@@ -404,6 +408,9 @@ function answerText(out, memId, namespace) {
 }
 
 async function recallFromJs(ledger, memId, o) {
+  // The native ledger answers a keyed read whatever the format (its
+  // precedence); a ledger written in JS is asked for full then, the one
+  // place this rule lives.
   const keyed = [o.query, o.jsonPath, o.offset, o.maxChars, o.pattern, o.lines].some((v) => v !== undefined)
   // A read with keys answers the payload's parts (full); count, paths and raw shape those parts.
   const format = keyed && (o.format === 'summary' || o.format === 'full') ? 'full' : o.format
@@ -455,9 +462,8 @@ async function recall(ledger, memId, options) {
   // Values a model sent that cannot be read as asked: named, never ignored.
   const mistake = argumentMistake(options ?? {})
   if (mistake !== null) return fit(mistake, id, o.maxOutputChars)
-  const failed = `[tool_memory error: ledger fetch failed for ${echo(id)}]`
-  // A namespace that is not well-formed text would alias another one on the way to Rust.
-  if (o.namespace !== undefined && !o.namespace.isWellFormed()) return fit(notFound(id, o.namespace.toWellFormed()), id, o.maxOutputChars)
+  // A namespace that is not one (lone surrogates would alias another on the way to Rust) holds nothing.
+  if (o.namespace !== undefined && !isNamespace(o.namespace)) return fit(recallAnswer('notFound', id, String(o.namespace).toWellFormed()), id, o.maxOutputChars)
   try {
     if (ledger instanceof binding.Ledger) {
       // Already cut to the cap, in code points, on the Rust side.
@@ -466,11 +472,9 @@ async function recall(ledger, memId, options) {
     const { text, contiguousFrom } = await recallFromJs(ledger, id, o)
     return fit(text, id, o.maxOutputChars, contiguousFrom)
   } catch (e) {
-    if (e !== null && typeof e === 'object' && e.code === 'ERR_SYMFONIC_CLOSED') {
-      return fit(`[tool_memory error: ${echo(id)} cannot be recalled: the ledger is closed]`, id, o.maxOutputChars)
-    }
-    return fit(failed, id, o.maxOutputChars)
+    const closed = e !== null && typeof e === 'object' && e.code === 'ERR_SYMFONIC_CLOSED'
+    return fit(recallAnswer(closed ? 'closed' : 'failed', id), id, o.maxOutputChars)
   }
 }
 
-module.exports = { Ledger, memIdFor, recall, MAX_OUTPUT_CHARS, storeOf }
+module.exports = { Ledger, memIdFor, recall, MAX_OUTPUT_CHARS, storeOf, recallAnswer }

@@ -136,12 +136,18 @@ function checkLogger(fn, logger) {
   return logger
 }
 
-/** The LangChain integration's `namespace` option: a string, a function of the run config, or nothing. */
-function checkNamespace(fn, v) {
-  if (v != null && typeof v !== 'string' && typeof v !== 'function') {
-    throw new TypeError(`${fn}: namespace must be a string or a function of the run config, got ${typeof v}`)
-  }
-  return v
+// A namespace scopes entries (a thread, a tenant): it crosses as UTF-8,
+// where a lone surrogate would become U+FFFD and two namespaces could alias.
+const isNamespace = (v) => typeof v === 'string' && v.isWellFormed()
+const NAMESPACE_TEXT = 'well-formed text (a string without lone surrogates)'
+
+/**
+ * A `namespace` option of the LangChain integration: a namespace, nothing,
+ * or (when `resolver`) a function of the run config.
+ */
+function checkNamespace(fn, v, resolver = true) {
+  if (v == null || isNamespace(v) || (resolver && typeof v === 'function')) return v
+  throw fail(fn, `namespace must be ${NAMESPACE_TEXT}${resolver ? ' or a function of the run config' : ''}`, v)
 }
 
 /** An event callback: a function, or nothing. */
@@ -151,4 +157,4 @@ function checkCallback(fn, name, v) {
   return v
 }
 
-module.exports = { describe, isThenable, fail, isPlainObject, closest, checkKeys, optionsObject, checkLedger, checkCount, checkOneOf, checkBoolean, checkLogger, checkCallback, checkNamespace }
+module.exports = { isNamespace, NAMESPACE_TEXT, describe, isThenable, fail, isPlainObject, closest, checkKeys, optionsObject, checkLedger, checkCount, checkOneOf, checkBoolean, checkLogger, checkCallback, checkNamespace }

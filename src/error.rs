@@ -10,7 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use napi::bindgen_prelude::{FromNapiValue, JsError, Unknown};
 use napi::{Env, Error, Status};
 
-use symfonic_core::ledger::LedgerError;
+use symfonic_core::ledger::{Ledger, LedgerError};
 use symfonic_core::store::StoreError;
 
 /// The `code` of a JS error thrown by the addon: one of napi-rs's statuses, or
@@ -47,18 +47,29 @@ impl AsRef<str> for Code {
 /// which napi-derive recognises by name): the error carries its JS `code`.
 pub type JsResult<T> = napi::Result<T, Code>;
 
-/// An engine error as a JS `Error` with a stable `code`. The marker stays a
-/// prefix of the message too, for callers that matched on it before `code`.
-pub fn ledger_error(e: LedgerError) -> Error<Code> {
+/// An engine error of the call `method` as a JS `Error` with a stable `code`.
+/// The marker stays a prefix of the message too, for callers that matched on
+/// it before `code`.
+pub fn ledger_error(method: &str, e: LedgerError) -> Error<Code> {
     let code = match e {
         LedgerError::Collision { .. } => Code::MemIdCollision,
         LedgerError::NamespaceTooLong { .. } => Code::NamespaceTooLong,
         LedgerError::ContentTooLarge { .. } => Code::ContentTooLarge,
         LedgerError::Store(ref e) if e.timed_out => Code::StoreTimeout,
         LedgerError::Store(_) => Code::Store,
-        LedgerError::Closed => Code::Closed,
+        LedgerError::Closed => return closed_error(method),
     };
     Error::new(code, format!("{}: {e}", code.as_ref()))
+}
+
+/// A failed lookup or removal of the call `method` on `ledger`: closed once
+/// the ledger is shut (its store released under the call), else the store's error.
+pub fn call_error(method: &str, ledger: &Ledger, e: StoreError) -> Error<Code> {
+    if ledger.is_shut() {
+        closed_error(method)
+    } else {
+        store_error(e)
+    }
 }
 
 /// A failed store operation (open, read, delete, clear) as a JS `Error` with
@@ -77,8 +88,19 @@ pub fn store_error(e: StoreError) -> Error<Code> {
 pub fn closed_error(method: &str) -> Error<Code> {
     Error::new(
         Code::Closed,
-        format!("{}: {method}: the ledger is closed", Code::Closed.as_ref()),
+        format!("{}: {method}: {}", Code::Closed.as_ref(), LedgerError::Closed),
     )
+}
+
+/// The core's runtime could not start (no thread could be spawned).
+pub fn runtime_error(e: String) -> Error<Code> {
+    internal_error("runtime", &e)
+}
+
+/// What converting content says of a value that is neither a string nor a
+/// Buffer (the JS entry lets none through).
+pub fn not_content() -> Error {
+    Error::new(Status::InvalidArg, "expected a string or a Buffer".to_string())
 }
 
 /// A napi-rs error, its status kept as the code.
@@ -115,9 +137,14 @@ pub fn panic_error(payload: Box<dyn Any + Send>) -> Error<Code> {
         std::mem::forget(payload);
         "(no message)".to_string()
     };
+    internal_error("panic", &message)
+}
+
+/// `@symfonic/core: internal error (<what>): <message>`, code `ERR_SYMFONIC_INTERNAL`.
+fn internal_error(what: &str, message: &str) -> Error<Code> {
     Error::new(
         Code::Internal,
-        format!("@symfonic/core: internal error (panic): {message}"),
+        format!("@symfonic/core: internal error ({what}): {message}"),
     )
 }
 

@@ -15,11 +15,12 @@ use crate::error::{closed_error, guard, ledger_error, napi_error, store_error, t
 use crate::napi_text::{ContentRef, JsStr, JsText};
 use symfonic_core::ids::mem_id_for as core_mem_id;
 use symfonic_core::ledger::{
-    self as core, LedgerConfig, LedgerError, RecordRequest, Ttl, MAX_CONTENT_BYTES as MAX_CONTENT,
+    self as core, check_namespace, LedgerConfig, LedgerError, RecordRequest, Ttl,
+    MAX_CONTENT_BYTES as MAX_CONTENT, MAX_NAMESPACE_CHARS as MAX_NAMESPACE,
 };
-use symfonic_core::recall::{cap_output, FetchSpec, MAX_OUTPUT_CHARS as MAX_OUT};
+use symfonic_core::recall::{self, cap_output, FetchSpec, MAX_OUTPUT_CHARS as MAX_OUT};
 use symfonic_core::runtime::{Deadline, DEFAULT_TIMEOUT};
-use symfonic_core::store::StoreSpec;
+use symfonic_core::store::{StoreError, StoreSpec};
 
 /// The cap on what `recall` returns, in code points, marker included.
 #[napi]
@@ -37,6 +38,11 @@ pub const DEFAULT_TIMEOUT_MS: u32 = DEFAULT_TIMEOUT.as_millis() as u32;
 /// than this is refused by its length, before anything is copied.
 #[napi]
 pub const MAX_CONTENT_BYTES: u32 = MAX_CONTENT as u32;
+
+/// The most code points a namespace may have (1,024); `record` refuses a
+/// longer one at the call (`ERR_SYMFONIC_NAMESPACE_TOO_LONG`).
+#[napi]
+pub const MAX_NAMESPACE_CHARS: u32 = MAX_NAMESPACE as u32;
 
 mod lookups;
 mod objects;
@@ -86,14 +92,19 @@ fn nullable(s: Option<String>) -> Either<String, Null> {
     s.map_or(Either::B(Null), Either::A)
 }
 
-/// The request, its content copied now (see `Content::payload`).
+/// The request, its content copied now (see `Content::payload`); a namespace
+/// too long is refused first, before anything is copied.
 fn request(input: RecordInput) -> Result<std::result::Result<RecordRequest, LedgerError>> {
+    let namespace = input.namespace.unwrap_or_default();
+    if let Err(e) = check_namespace(&namespace) {
+        return Ok(Err(e));
+    }
     let content = match input.content.payload()? {
         Ok(c) => c,
         Err(e) => return Ok(Err(e)),
     };
     Ok(Ok(RecordRequest {
-        namespace: input.namespace.unwrap_or_default(),
+        namespace,
         tool_call_id: input.tool_call_id,
         tool_name: input.tool_name,
         tool_args: input.tool_args,
@@ -257,16 +268,14 @@ impl Ledger {
             let ttl = input.ttl_seconds.map_or(Ttl::Default, ttl);
             // Refused at the call (the JS entry makes it a rejection), before
             // any turn of the event loop: it never waits behind other work.
-            let req = request(input).map_err(napi_error)?.map_err(ledger_error)?;
-            self.call(
-                env,
-                "Ledger.record(input)",
-                start,
-                move |inner, deadline| async move {
-                    let h = inner.record_async(req, ttl, deadline).await;
-                    h.map(to_handle).map_err(ledger_error)
-                },
-            )
+            let method = "Ledger.record(input)";
+            let req = request(input)
+                .map_err(napi_error)?
+                .map_err(|e| ledger_error(method, e))?;
+            self.call(env, method, start, move |inner, deadline| async move {
+                let h = inner.record_async(req, ttl, deadline).await;
+                h.map(to_handle).map_err(|e| ledger_error(method, e))
+            })
         })
     }
 
@@ -276,14 +285,15 @@ impl Ledger {
     #[napi(catch_unwind)]
     pub fn record_sync(&self, env: Env, input: RecordInput) -> Result<ToolResultHandle, Code> {
         guard(|| {
+            let method = "Ledger.recordSync(input)";
             if self.inner.is_closing() {
-                return Err(closed_error("Ledger.recordSync(input)"));
+                return Err(closed_error(method));
             }
             let ttl = input.ttl_seconds.map_or(Ttl::Default, ttl);
             let h = request(input)
                 .map_err(napi_error)?
                 .and_then(|req| self.inner.record_with(req, ttl))
-                .map_err(ledger_error)?;
+                .map_err(|e| ledger_error(method, e))?;
             report(&env, &self.inner, &self.reported);
             Ok(to_handle(h))
         })
@@ -384,8 +394,9 @@ impl Ledger {
     }
 
     /// Fetch plus the output cap, in one pass: a full multi-megabyte payload is cut
-    /// before it crosses to JS. Any keyed option implies full-fetch semantics; an
-    /// answer that is a contiguous part of the payload says where to continue.
+    /// before it crosses to JS. A keyed option answers its slice whatever the
+    /// format (`FetchOptions`' precedence); an answer that is a contiguous part
+    /// of the payload says where to continue.
     #[napi(ts_return_type = "Promise<string>", catch_unwind)]
     pub fn recall<'env>(
         &self,
@@ -395,10 +406,7 @@ impl Ledger {
         max_output_chars: Option<f64>,
     ) -> Result<Object<'env>, Code> {
         guard(|| {
-            let (mut spec, namespace) = fetch_spec(options);
-            if spec.keyed() {
-                spec.full = true;
-            }
+            let (spec, namespace) = fetch_spec(options);
             let max = max_output(max_output_chars);
             self.read(
                 env,
@@ -424,7 +432,7 @@ impl Ledger {
         let m = method.to_string();
         self.call(env, method, Instant::now(), move |inner, deadline| async move {
             let text = inner.read_async(namespace, mem_id, spec, max, deadline).await;
-            text.map(JsText).map_err(|_| closed_error(&m))
+            text.map(JsText).map_err(|e| ledger_error(&m, e))
         })
     }
 
@@ -493,5 +501,34 @@ pub fn cap_recall_output(
             max_output(max_output_chars),
             from,
         )))
+    })
+}
+
+/// Internal, for the JS entry: throws the error of a record that waited for
+/// its turn among the records in flight (`lib/in-flight.js`) past its bound of
+/// `timeoutMs`; it never reached the store. Not in the typings.
+#[doc(hidden)]
+#[napi(js_name = "__queueTimeout", skip_typescript, catch_unwind)]
+pub fn queue_timeout(timeout_ms: f64) -> Result<(), Code> {
+    guard(|| {
+        let bound = Duration::from_micros((timeout_ms.max(0.0) * 1000.0).ceil() as u64);
+        let waited = "waiting for the records in flight ahead of it";
+        let e = StoreError::timeout("put", waited, &Deadline::after(bound), false);
+        Err(ledger_error("Ledger.record(input)", LedgerError::Store(e)))
+    })
+}
+
+/// Internal, for `recall` over a ledger written in JS (or one it need not
+/// ask): the answer `kind` (`notFound`, `closed` or `failed`) for `memId` in
+/// `namespace`, worded as the native ledger words it. Not in the typings.
+#[doc(hidden)]
+#[napi(js_name = "__recallAnswer", skip_typescript, catch_unwind)]
+pub fn recall_answer(kind: String, mem_id: String, namespace: Option<String>) -> Result<String, Code> {
+    guard(|| {
+        Ok(match kind.as_str() {
+            "notFound" => recall::not_found(&mem_id, &namespace.unwrap_or_default()),
+            "closed" => recall::closed(&mem_id),
+            _ => recall::fetch_failed(&mem_id),
+        })
     })
 }

@@ -6,6 +6,7 @@
 
 use napi::bindgen_prelude::*;
 
+use crate::error::not_content;
 use crate::held_buffer::HeldBuffer;
 use symfonic_core::ledger::{check_content_len, LedgerError};
 use symfonic_core::text::{Payload, Shared};
@@ -68,11 +69,6 @@ unsafe fn buffer_bytes<'a>(env: sys::napi_env, value: sys::napi_value) -> Result
     } else {
         unsafe { std::slice::from_raw_parts(data.cast(), len) }
     }))
-}
-
-/// What the conversion says of another value (the JS entry lets none through).
-fn not_content() -> Error {
-    Error::new(Status::InvalidArg, "expected a string or a Buffer".to_string())
 }
 
 impl FromNapiValue for Content {

@@ -8,7 +8,7 @@ use napi_derive::napi;
 
 use super::objects::{ClearOptions, EntryOptions, StubOptions};
 use super::{to_handle, Ledger};
-use crate::error::{closed_error, guard, store_error, Code, JsResult};
+use crate::error::{call_error, guard, Code, JsResult};
 use symfonic_core::ledger::{self as core, Found};
 
 #[napi]
@@ -31,13 +31,7 @@ impl Ledger {
         let m = method.to_string();
         self.call(env, method, Instant::now(), move |inner, deadline| async move {
             let found = inner.find_async(&namespace, &mem_id, false, deadline).await;
-            let found = found.map_err(|e| {
-                if inner.is_shut() {
-                    closed_error(&m)
-                } else {
-                    store_error(e)
-                }
-            })?;
+            let found = found.map_err(|e| call_error(&m, &inner, e))?;
             Ok(then(&inner, found))
         })
     }
@@ -128,13 +122,7 @@ impl Ledger {
             let method = "Ledger.delete(memId, options)";
             self.call(env, method, Instant::now(), move |inner, deadline| async move {
                 let removed = inner.delete_async(&ns, &mem_id, deadline).await;
-                removed.map_err(|e| {
-                    if inner.is_shut() {
-                        closed_error(method)
-                    } else {
-                        store_error(e)
-                    }
-                })
+                removed.map_err(|e| call_error(method, &inner, e))
             })
         })
     }
@@ -149,13 +137,7 @@ impl Ledger {
             let method = "Ledger.clear(options)";
             self.call(env, method, Instant::now(), move |inner, deadline| async move {
                 let n = inner.clear_async(namespace.as_deref(), deadline).await;
-                let n = n.map_err(|e| {
-                    if inner.is_shut() {
-                        closed_error(method)
-                    } else {
-                        store_error(e)
-                    }
-                })?;
+                let n = n.map_err(|e| call_error(method, &inner, e))?;
                 Ok(n.min(u32::MAX as usize) as u32)
             })
         })

@@ -11,7 +11,7 @@ use std::task::{Context, Poll};
 
 use napi::bindgen_prelude::*;
 
-use crate::error::{napi_error, panic_error, rejection, Code, JsResult};
+use crate::error::{napi_error, panic_error, rejection, runtime_error, Code, JsResult};
 use symfonic_core::runtime;
 use symfonic_core::store::take_warnings;
 
@@ -24,7 +24,7 @@ where
     C: FnOnce(&Env, T) -> Result<V> + Send + 'static,
     V: ToNapiValue + 'static,
 {
-    let rt = runtime::runtime().map_err(|e| Error::new(Code::Store, e))?;
+    let rt = runtime::runtime().map_err(runtime_error)?;
     let (deferred, promise) = env.create_deferred().map_err(napi_error)?;
     rt.spawn(async move {
         // A panic in the work ends here as an error, and the promise still settles.

@@ -4,6 +4,10 @@
 
 use std::borrow::Cow;
 
+/// Model-supplied strings (ids, namespaces, paths, patterns) are echoed in
+/// messages up to this many code points.
+pub const ECHO_CHARS: usize = 200;
+
 /// Whether `c` would break or hide a stub line: C0 and C1 controls, DEL, and
 /// the two characters JS and some models treat as line breaks (U+2028, U+2029).
 pub(crate) fn needs_escape(c: char) -> bool {

@@ -93,7 +93,7 @@ impl fmt::Display for LedgerError {
                 "{e}; the outcome is unknown: the result may have been stored (recording it again is safe: its id is bound to its content)"
             ),
             LedgerError::Store(e) => write!(f, "{e}; the result was not recorded"),
-            LedgerError::Closed => write!(f, "the ledger is closed"),
+            LedgerError::Closed => f.write_str(crate::store::CLOSED),
         }
     }
 }
@@ -364,7 +364,7 @@ impl Shared {
 
     fn check_open(&self) -> Result<(), StoreError> {
         if self.is_shut() {
-            Err(StoreError::new("open", "the ledger is closed"))
+            Err(StoreError::closed())
         } else {
             Ok(())
         }

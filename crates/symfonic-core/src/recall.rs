@@ -4,6 +4,7 @@
 //! string; problems a model can cause come back as structured `[recall: ...]`
 //! / `[tool_memory ...]` messages, never errors.
 
+use crate::display::ECHO_CHARS;
 use crate::entry::Entry;
 use crate::search;
 use crate::text::ellipsize;
@@ -27,8 +28,6 @@ pub const MAX_WINDOWS: usize = 5;
 /// longer "query" is a pasted passage, and its matcher would cost more than
 /// the search).
 const MAX_CASELESS_QUERY_BYTES: usize = 1024;
-/// Model-supplied strings are echoed in messages up to this many code points.
-const ECHO_CHARS: usize = 200;
 
 /// A fetch request, already normalised: empty strings are `None`.
 /// The query is WTF-8 (see `crate::wtf8`): a lone surrogate in it matches only
@@ -99,16 +98,6 @@ impl FetchSpec {
             .map_or(0, |c| c.clamp(0, search::grep::MAX_CONTEXT as i64) as usize);
         self.lines = lines.filter(|l| !l.trim().is_empty());
         self
-    }
-
-    /// Whether any keyed slice was asked for (which implies full-fetch semantics).
-    pub fn keyed(&self) -> bool {
-        self.query.is_some()
-            || self.json_path.is_some()
-            || self.offset.is_some()
-            || self.max_chars.is_some()
-            || self.pattern.is_some()
-            || self.lines.is_some()
     }
 }
 
@@ -281,6 +270,23 @@ pub fn not_found(mem_id: &str, namespace: &str) -> String {
     }
 }
 
+/// A recall on a closed ledger: `[tool_memory error: <id> cannot be recalled: the ledger is closed]`.
+pub fn closed(mem_id: &str) -> String {
+    format!(
+        "[tool_memory error: {} cannot be recalled: {}]",
+        ellipsize(mem_id, ECHO_CHARS),
+        crate::store::CLOSED
+    )
+}
+
+/// A recall whose ledger failed otherwise (a ledger written in JS threw).
+pub fn fetch_failed(mem_id: &str) -> String {
+    format!(
+        "[tool_memory error: ledger fetch failed for {}]",
+        ellipsize(mem_id, ECHO_CHARS)
+    )
+}
+
 /// For an id that is not `trm_` + 12 lowercase hex digits: what an id looks
 /// like, and the id it holds when it holds one (`mem=trm_…`, quoted, upper case).
 fn id_hint(mem_id: &str) -> String {
@@ -322,7 +328,6 @@ mod tests {
         assert_eq!(s.offset, None);
         assert_eq!(s.max_chars, Some(-4));
         assert_eq!(s.json_path, None);
-        assert!(s.keyed());
         let s = FetchSpec::new(Some("full"), None, Some(f64::INFINITY), Some(2.9), None);
         assert!(s.full);
         assert_eq!(s.offset, Some(i64::MAX));

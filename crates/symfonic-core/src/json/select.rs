@@ -8,11 +8,10 @@ use super::index::JsonIndex;
 use super::path::{self, Selector};
 use super::scan::{self, Kind};
 use super::Selection;
+use crate::display::ECHO_CHARS;
 
 pub(crate) use super::key::push_key_label;
 
-/// Longest path echoed back in a message, in code points.
-const ECHO_CHARS: usize = 200;
 /// Keys listed when an object prefix is described.
 const LIST_KEYS: usize = 20;
 /// Longest key shown in a message or schema, in code points.

@@ -34,10 +34,6 @@ fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn closed() -> StoreError {
-    StoreError::new("open", "the ledger is closed")
-}
-
 impl Backing {
     /// A store already open.
     pub(super) fn open(store: Arc<dyn Store>) -> Backing {
@@ -82,7 +78,7 @@ impl Backing {
                 let mut state = lock(&slot);
                 match (&*state, result) {
                     // Closed while opening: release what was opened.
-                    (State::Closed, Ok(store)) => (Err(closed()), Some(store)),
+                    (State::Closed, Ok(store)) => (Err(StoreError::closed()), Some(store)),
                     (State::Closed, Err(e)) => (Err(e), None),
                     (_, Ok(store)) => {
                         *state = State::Open(store.clone());
@@ -109,7 +105,7 @@ impl Backing {
             let mut state = lock(&self.state);
             match &*state {
                 State::Open(s) => return Ok(s.clone()),
-                State::Closed => return Err(closed()),
+                State::Closed => return Err(StoreError::closed()),
                 State::Opening(rx) => rx.clone(),
                 State::Idle(_) => match self.start(&mut state) {
                     Some(rx) => {
@@ -127,7 +123,7 @@ impl Backing {
         };
         let waited = deadline.within(rx.wait_for(Option::is_some)).await;
         match waited {
-            Some(Ok(v)) => v.clone().unwrap_or_else(|| Err(closed())),
+            Some(Ok(v)) => v.clone().unwrap_or_else(|| Err(StoreError::closed())),
             Some(Err(_)) => Err(StoreError::new("open", "the store's open was abandoned")),
             None => Err(StoreError::timeout("open", "opening the store", &deadline, false)),
         }

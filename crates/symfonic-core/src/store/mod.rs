@@ -16,6 +16,9 @@ use std::sync::{Arc, Mutex};
 use crate::entry::Handle;
 use crate::runtime::Deadline;
 
+/// What a call on a closed ledger is told, in every answer and error.
+pub const CLOSED: &str = "the ledger is closed";
+
 pub mod codec;
 pub mod redis;
 pub mod row;
@@ -147,6 +150,11 @@ impl StoreError {
             timed_out: false,
             outcome: Outcome::NotDone,
         }
+    }
+
+    /// A call refused because its ledger is closed (its store released).
+    pub fn closed() -> Self {
+        StoreError::new("open", CLOSED)
     }
 
     /// A failure that may have taken effect.
