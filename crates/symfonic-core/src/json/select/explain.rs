@@ -238,11 +238,14 @@ impl Ctx<'_> {
             (1, _) => ["element", "elements"],
             _ => ["child", "children"],
         };
-        let what = format!(
-            "the {n} {} of '{}'",
-            noun[usize::from(n != 1)],
-            cut(self.prefix, 200)
-        );
+        let what_n = |n: usize| {
+            format!(
+                "the {n} {} of '{}'",
+                noun[usize::from(n != 1)],
+                cut(self.prefix, 200)
+            )
+        };
+        let what = what_n(n);
         let ev = Eval::new(self.b, self.index, u64::MAX);
         let mut queries = Vec::new();
         relative_queries(e, &mut queries);
@@ -301,21 +304,24 @@ impl Ctx<'_> {
                 Lit::Bool(_) => Kind::Bool,
                 Lit::Null => continue,
             };
-            let kinds: BTreeSet<u8> = kids
+            // Counted over the children that have the member, not all of them.
+            let values: Vec<usize> = kids.iter().filter_map(|&k| ev.singular(q, k)).collect();
+            let kinds: BTreeSet<u8> = values
                 .iter()
-                .filter_map(|&k| ev.singular(q, k))
-                .filter_map(|n| self.kind(n))
+                .filter_map(|&n| self.kind(n))
                 .map(|k| k.bit())
                 .collect();
             if kinds.is_empty() || kinds.contains(&want.bit()) {
                 continue;
             }
             let are: Vec<String> = kinds.iter().map(|&k| article(Kind::from_bit(k))).collect();
+            let has = values.len();
             return Some(format!(
-                "{} is {} in {what} that {} it, and the filter compares it with {}",
+                "{} is {} in {} that {} it, and the filter compares it with {}",
                 render(&q.segs, "@"),
                 join_or(&are),
-                if n == 1 { "has" } else { "have" },
+                what_n(has),
+                if has == 1 { "has" } else { "have" },
                 literal(lit)
             ));
         }
@@ -621,6 +627,15 @@ mod tests {
         for (path, want) in cases {
             assert_eq!(why(ORDERS, path), Err(want.to_string()), "{path}");
         }
+    }
+
+    #[test]
+    fn a_type_mismatch_counts_only_the_children_that_have_the_member() {
+        let doc = r#"{"packages": {"a": {"dev": true}, "b": {}, "c": {"dev": false}, "d": {"name": "x"}}}"#;
+        assert_eq!(
+            why(doc, "$.packages[?@.dev == 'true']"),
+            Err("[recall: json_path '$.packages[?@.dev == 'true']' selects nothing: @.dev is a boolean in the 2 members of '$.packages' that have it, and the filter compares it with a string ('true')]".to_string())
+        );
     }
 
     #[test]
