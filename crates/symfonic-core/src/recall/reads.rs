@@ -161,7 +161,11 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
             Err(msg) => return msg.into(),
         },
     };
-    let flags = if spec.ignore_case { " (ignore_case)" } else { "" };
+    let mut flags = if spec.ignore_case { " (ignore_case)" } else { "" }.to_string();
+    if let Some(c) = spec.context_asked {
+        let bound = if c < 0 { "the least" } else { "the most" };
+        flags.push_str(&format!(" (context={c} read as {}, {bound})", spec.context));
+    }
     let place = match asked {
         Some(Ok(r)) => format!("{mem_id} lines {}", LineRange::show(r.first, r.last)),
         _ => mem_id.to_string(),
@@ -201,15 +205,19 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
             Err(_) => String::new(),
         }
     };
+    let on_long = |n: usize| {
+        format!(
+            ", {n} match{} on lines over {} chars",
+            if n == 1 { "" } else { "es" },
+            grep::LINE_CHARS
+        )
+    };
     let counted = |total: usize, long: usize| {
         // Worth saying where a line holds more than one match.
-        let on_long = match long {
-            n if n <= total => String::new(),
-            n => format!(
-                ", {n} match{} on lines over {} chars",
-                if n == 1 { "" } else { "es" },
-                grep::LINE_CHARS
-            ),
+        let on_long = if long > total {
+            on_long(long)
+        } else {
+            String::new()
         };
         format!(
             "[recall: {total} matching line{} for pattern '{echo}'{flags} in {place}{on_long}",
@@ -238,8 +246,9 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
     let worst = text.char_len().max(1);
     let reserve = count_chars(
         format!(
-            "{}{since}{worst} shown; for the rest pass offset={worst} with {same}]",
-            counted(worst, worst)
+            "{}{}{since}{worst} shown; for the rest pass offset={worst} with {same}]",
+            counted(worst, 0),
+            on_long(worst)
         )
         .as_bytes(),
     ) + 2;
