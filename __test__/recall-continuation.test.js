@@ -54,7 +54,7 @@ async function readAll(t, memId, jsonPath, cap, seen) {
       if (!a.includes('\n...[recall_tool_result output truncated')) return JSON.parse(a) // fits whole
       return JSON.parse(await readRaw(t, memId, a, cap, seen)) // one long scalar, cut in the payload
     }
-    const tooBig = /alone is too long for one answer: read it with json_path=("(?:[^"\\]|\\.)*")/.exec(h)
+    const tooBig = /(?:alone is too long for one answer|does not fit beside this header): read it with json_path=("(?:[^"\\]|\\.)*")/.exec(h)
     const single = / is an (object|array) of \d+ /.exec(h)
     if (single && single[1] === 'object') object ??= {}
     else list ??= []
