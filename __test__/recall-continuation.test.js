@@ -302,6 +302,23 @@ describe.each([400, 600, 1000])('at a %i-char cap', (cap) => {
   })
 })
 
+test('json_path at a 150-char cap: a short first line, whole nodes page after page', async () => {
+  const t = createRecallToolResultTool(ledger, { maxOutputChars: 150 })
+  const got = []
+  let offset
+  for (let calls = 0; ; calls++) {
+    expect(calls).toBeLessThan(CALLS)
+    const a = await t.invoke({ mem_id: ids.orders, json_path: '$.*.status', ...(offset !== undefined ? { offset } : {}) })
+    expect(chars(a)).toBeLessThanOrEqual(150)
+    const page = JSON.parse(bodyOf(a))
+    expect(page.length).toBeGreaterThan(0)
+    got.push(...page)
+    offset = nextOffset(header(a))
+    if (offset === null) break
+  }
+  expect(got).toEqual(Object.values(JSON.parse(texts.orders)).map((o) => o.status))
+})
+
 describe('JSON answers are compact: at most 1.05 x the minified node', () => {
   // Python's json.dumps(indent=4) escapes every non-ASCII character: the
   // way many APIs serve JSON (tau-bench's orders were written this way).

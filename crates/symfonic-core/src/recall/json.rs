@@ -240,11 +240,23 @@ impl<'a> Writer<'a> {
                 self.what(shape, single)
             ));
         }
-        // The header at its longest, so the items never push it over.
-        let reserve = count_chars(
-            self.header(shape, single, total, total, Next::More(total), true)
+        // The header at its longest, so the items never push it over; in
+        // its short form when the long one would take half the answer.
+        let longest = |short| {
+            count_chars(
+                self.header(
+                    shape,
+                    single,
+                    total,
+                    total,
+                    Next::More(total),
+                    Form::of(true, short),
+                )
                 .as_bytes(),
-        ) + 1;
+            ) + 1
+        };
+        let short = budget != usize::MAX && 2 * longest(false) > budget;
+        let reserve = longest(short);
         let room = budget.saturating_sub(reserve);
         let mut body = vec![open];
         let mut used = 2usize;
@@ -298,7 +310,7 @@ impl<'a> Writer<'a> {
         if whole && !asked {
             return self.buf(body);
         }
-        let head = self.header(shape, single, from, shown, next.clone(), !asked);
+        let head = self.header(shape, single, from, shown, next.clone(), Form::of(!asked, short));
         if let Next::TooBig(..) = next {
             return other(head);
         }
@@ -325,8 +337,12 @@ impl<'a> Writer<'a> {
         from: usize,
         shown: usize,
         next: Next,
-        capped: bool,
+        form: Form,
     ) -> String {
+        let (capped, short) = match form {
+            Form::Long { capped } => (capped, false),
+            Form::Short => (false, true),
+        };
         let what = self.what(shape, single);
         let total = shape.len();
         let cap = if capped { ", too long for one answer" } else { "" };
@@ -337,6 +353,37 @@ impl<'a> Writer<'a> {
                 format!("{} {a}-{b}", shape.noun(2))
             }
         };
+        if short {
+            return match next {
+                Next::Last => format!(
+                    "[recall: {} of {total} follow, the last]",
+                    range(from + 1, from + shown)
+                ),
+                Next::More(k) => format!(
+                    "[recall: {} of {total} follow; for the rest pass offset={k} with the same json_path]",
+                    range(from + 1, from + shown)
+                ),
+                Next::TooBig(k, path, alone) => {
+                    let would = match (alone, self.narrowed) {
+                        (Some(need), Some(_)) => format!(" (max_chars={need} would show it here)"),
+                        _ => String::new(),
+                    };
+                    let mut p = Vec::new();
+                    push_json_string(&mut p, &path);
+                    let after = if k + 1 < total {
+                        format!("; for the rest pass offset={} with the same json_path", k + 1)
+                    } else {
+                        String::new()
+                    };
+                    format!(
+                        "[recall: {} {} of {total} does not fit here{would}: read it with json_path={}{after}]",
+                        shape.noun(1),
+                        k + 1,
+                        String::from_utf8_lossy(&p)
+                    )
+                }
+            };
+        }
         match next {
             Next::Last => format!(
                 "[recall: json_path '{}' {what}; {} of {total} follow, the last]",
@@ -372,6 +419,24 @@ impl<'a> Writer<'a> {
                     String::from_utf8_lossy(&p)
                 )
             }
+        }
+    }
+}
+
+/// A page's first line: in full (saying the list is too long for one
+/// answer when `capped`), or short, for a small cap.
+#[derive(Clone, Copy)]
+enum Form {
+    Long { capped: bool },
+    Short,
+}
+
+impl Form {
+    fn of(capped: bool, short: bool) -> Self {
+        if short {
+            Form::Short
+        } else {
+            Form::Long { capped }
         }
     }
 }
