@@ -241,7 +241,7 @@ impl<'a> Writer<'a> {
             ));
         }
         // The header at its longest, so the items never push it over; in
-        // its short form when the long one would take half the answer.
+        // its short form when the long one would take over 4/5 of the answer.
         let longest = |short| {
             count_chars(
                 self.header(
@@ -255,7 +255,7 @@ impl<'a> Writer<'a> {
                 .as_bytes(),
             ) + 1
         };
-        let short = budget != usize::MAX && 2 * longest(false) > budget;
+        let short = budget != usize::MAX && 5 * longest(false) > 4 * budget;
         let reserve = longest(short);
         let room = budget.saturating_sub(reserve);
         let mut body = vec![open];
