@@ -54,7 +54,7 @@ async function readAll(t, memId, jsonPath, cap, seen) {
       if (!a.includes('\n...[recall_tool_result output truncated')) return JSON.parse(a) // fits whole
       return JSON.parse(await readRaw(t, memId, a, cap, seen)) // one long scalar, cut in the payload
     }
-    const tooBig = /alone is too long for one answer: read it with json_path=("(?:[^"\\]|\\.)*")/.exec(h)
+    const tooBig = /(?:alone is too long for one answer|does not fit beside this header): read it with json_path=("(?:[^"\\]|\\.)*")/.exec(h)
     const single = / is an (object|array) of \d+ /.exec(h)
     if (single && single[1] === 'object') object ??= {}
     else list ??= []
@@ -246,6 +246,77 @@ describe('query and pattern answers continue by offset to every match', () => {
     if (want[want.length - 1] === '') want.pop()
     expect(got).toEqual(want.map((l, i) => `${i + 1}:${l}`))
   })
+})
+
+// Small caps: every page shows something and names the offset after it, so a
+// walk ends, reaching every match once (a long line's parts shrink to the
+// budget, a match longer than it shows its head and the call for the rest).
+describe.each([400, 600, 1000])('at a %i-char cap', (cap) => {
+  const walk = async (args, count) => {
+    const t = createRecallToolResultTool(ledger, { maxOutputChars: cap })
+    const offsets = []
+    let found = 0
+    let offset
+    for (let calls = 0; ; calls++) {
+      expect(calls).toBeLessThan(CALLS)
+      const a = await t.invoke({ ...args, ...(offset !== undefined ? { offset } : {}) })
+      expect(chars(a)).toBeLessThanOrEqual(cap)
+      expect(a).not.toContain('output truncated') // built within the cap
+      const body = bodyOf(a)
+      expect(body).not.toBe(a) // a header, then
+      expect(body.length).toBeGreaterThan(0) // never an empty page
+      found += count(body)
+      offset = nextOffset(header(a))
+      if (offset === null) break
+      expect(offsets.length === 0 || offset > offsets[offsets.length - 1]).toBe(true) // no loop
+      offsets.push(offset)
+    }
+    return found
+  }
+
+  test('pattern on a one-line 775 KB payload', async () => {
+    const re = /"hexcode":"1F6[0-9A-F]{2}"/g
+    const got = await walk({ mem_id: ids.emoji, pattern: re.source }, (b) => (b.match(re) || []).length)
+    expect(got).toBe(texts.emoji.match(re).length)
+  })
+
+  test('query on that line and over 7,942 lines', async () => {
+    expect(await walk({ mem_id: ids.emoji, query: '"type":0' }, (b) => b.split('"type":0').length - 1)).toBe(texts.emoji.split('"type":0').length - 1)
+    expect(await walk({ mem_id: ids.orders, query: 'pending' }, (b) => b.split('pending').length - 1)).toBe(texts.orders.split('pending').length - 1)
+  })
+
+  test('json_path over 120 orders', async () => {
+    const got = []
+    await walk({ mem_id: ids.orders, json_path: '$.*.status' }, (b) => got.push(...JSON.parse(b)))
+    expect(got).toEqual(Object.values(JSON.parse(texts.orders)).map((o) => o.status))
+  })
+
+  test('a match longer than the answer: its head, the call that reads the rest, and on', async () => {
+    const q = Array.from(texts.emoji).slice(1000, 1000 + cap).join('')
+    const a = await createRecallToolResultTool(ledger, { maxOutputChars: cap }).invoke({ mem_id: ids.emoji, query: q })
+    expect(chars(a)).toBeLessThanOrEqual(cap)
+    const m = /the match at offset=1000 is (\d+) chars(?:: its first (\d+) shown; for the rest of it pass offset=(\d+) and max_chars=(\d+)|, too long for this answer: read it with offset=1000 and max_chars=(\d+))/.exec(a)
+    expect(m).not.toBeNull()
+    expect(Number(m[1])).toBe(cap)
+    if (m[2]) expect([Number(m[3]), Number(m[4])]).toEqual([1000 + Number(m[2]), cap - Number(m[2])])
+  })
+})
+
+test('json_path at a 150-char cap: a short first line, whole nodes page after page', async () => {
+  const t = createRecallToolResultTool(ledger, { maxOutputChars: 150 })
+  const got = []
+  let offset
+  for (let calls = 0; ; calls++) {
+    expect(calls).toBeLessThan(CALLS)
+    const a = await t.invoke({ mem_id: ids.orders, json_path: '$.*.status', ...(offset !== undefined ? { offset } : {}) })
+    expect(chars(a)).toBeLessThanOrEqual(150)
+    const page = JSON.parse(bodyOf(a))
+    expect(page.length).toBeGreaterThan(0)
+    got.push(...page)
+    offset = nextOffset(header(a))
+    if (offset === null) break
+  }
+  expect(got).toEqual(Object.values(JSON.parse(texts.orders)).map((o) => o.status))
 })
 
 describe('JSON answers are compact: at most 1.05 x the minified node', () => {

@@ -63,6 +63,13 @@ describe('JSONPath that selects nothing says where matching stopped and what is 
     expect(a).toContain("@.version is a number in the 1949 elements of '$' that have it, and the filter compares it with a string ('13')")
   })
 
+  test('a type mismatch counts only the candidates that have the member', async () => {
+    const have = JSON.parse(read('emojibase-ja-data.json')).filter((e) => 'emoticon' in e).length
+    expect(have).toBeLessThan(1949)
+    const a = await ask({ mem_id: ids.emoji, json_path: '$[?@.emoticon == 5].label' })
+    expect(a).toMatch(new RegExp(`@\\.emoticon is .* in the ${have} elements of '\\$' that have it, and the filter compares it with a number \\(5\\)`))
+  })
+
   test('a name on a string, an index past the end', async () => {
     const s = await ask({ mem_id: ids.emoji, json_path: '$[*].label.text' })
     expect(s).toContain("'$.*.label' selects 1949 strings, and .text names a member of an object")
@@ -121,7 +128,18 @@ describe('arguments under another name, empty or in conflict are named, with the
     expect(await ask({ mem_id: ids.orders, format: 'paths' })).toBe("[recall: format='paths' (where each node is) applies to json_path; nothing was read]")
     // A form asked for under the name of a flag: named, with the format that asks for it.
     expect(await ask({ mem_id: ids.log, pattern: 'x', count_only: true })).toMatch(/^\[recall: unknown argument 'count_only' \(did you mean format='count'\?\); nothing was read/)
+    expect(await ask({ mem_id: ids.log, pattern: 'error', context: 3, format: 'count' })).toBe(
+      "[recall: context (lines around each match) does not apply to format='count', which answers the count alone; nothing was read]",
+    )
     expect(await ask({ mem_id: ids.log, lines: '10-20', offset: 5 })).toBe("[recall: lines and offset both say where to read; send one (lines='120-' or offset=N); nothing was read]")
+  })
+
+  test('a context out of range and a pattern holding \\n are named in the answer', async () => {
+    expect(await ask({ mem_id: ids.log, pattern: 'error', context: 100 })).toMatch(/^\[recall: \d+ matching lines for pattern 'error' \(context=100 read as 50, the most\) in /)
+    expect(await ask({ mem_id: ids.log, pattern: 'error', context: -3 })).toMatch(/^\[recall: \d+ matching lines for pattern 'error' \(context=-3 read as 0, the least\) in /)
+    expect(await ask({ mem_id: ids.log, pattern: 'error\\n' })).toBe(
+      `[recall: no match for pattern 'error\\n' in ${ids.log}; a pattern matches within one line, so \\n never matches (use $ for a line's end)]`,
+    )
   })
 
   test('defaults a model fills in for the arguments it does not mean ask for nothing', async () => {

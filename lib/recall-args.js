@@ -158,6 +158,7 @@ function argumentMistake(o) {
   if (asks(o.ignoreCase) && !search) names.push('ignore_case applies to pattern or query')
   if (o.format === 'count' && !search) names.push("format='count' applies to pattern or query")
   if (asks(o.context) && !asks(o.pattern)) names.push('context (lines around each match) applies to pattern')
+  else if (asks(o.context) && o.format === 'count') names.push("context (lines around each match) does not apply to format='count', which answers the count alone")
   if (o.format === 'paths' && !json) names.push("format='paths' (where each node is) applies to json_path")
   if (o.format === 'raw' && !json && !asks(o.lines)) names.push("format='raw' (the text as written) applies to json_path and lines")
   if (asks(o.maxChars) && search) names.push('max_chars (a range length) does not apply to pattern or query, whose answers say how to read on')

@@ -46,6 +46,8 @@ pub struct FetchSpec {
     pub ignore_case: bool,
     /// Lines of context around each `pattern` match (clamped to 0..=50).
     pub context: usize,
+    /// The context asked for, when it was out of range (the answer says so).
+    pub context_asked: Option<i64>,
     /// A line range as the model wrote it (`"120-180"`): read alone, or the
     /// lines a `pattern` or `query` searches.
     pub lines: Option<String>,
@@ -93,9 +95,9 @@ impl FetchSpec {
     ) -> Self {
         self.pattern = pattern.filter(|p| !p.is_empty());
         self.ignore_case = ignore_case.unwrap_or(false);
-        self.context = context
-            .and_then(to_int)
-            .map_or(0, |c| c.clamp(0, search::grep::MAX_CONTEXT as i64) as usize);
+        let asked = context.and_then(to_int);
+        self.context = asked.map_or(0, |c| c.clamp(0, search::grep::MAX_CONTEXT as i64) as usize);
+        self.context_asked = asked.filter(|&c| c != self.context as i64);
         self.lines = lines.filter(|l| !l.trim().is_empty());
         self
     }

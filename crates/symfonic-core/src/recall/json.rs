@@ -45,6 +45,7 @@ pub fn json_answer<'a>(
         paths: spec.paths,
         utf8: e.text.is_utf8(),
         echo,
+        narrowed: (budget < max_output).then_some(budget),
     };
     // Nothing to skip reads as no offset: the plain answer.
     let skip = spec.offset.filter(|&o| o > 0).map(|o| o as usize);
@@ -79,6 +80,8 @@ struct Writer<'a> {
     paths: bool,
     utf8: bool,
     echo: String,
+    /// `max_chars`, when it narrows the answer below the cap.
+    narrowed: Option<usize>,
 }
 
 /// What is paged: a nodelist, or the members of one object or the elements of one array.
@@ -174,12 +177,16 @@ impl<'a> Writer<'a> {
                 )));
             }
             // A string or number over the cap: a part of the payload, cut
-            // where the cap falls, continued with a plain offset.
-            return Some(Answer::Part {
+            // where the cap (or `max_chars`) falls, continued with a plain offset.
+            let part = Answer::Part {
                 text: raw,
                 utf8: self.utf8,
                 start: e.text.char_of(n),
                 lines: None,
+            };
+            return Some(match self.narrowed {
+                Some(m) => Answer::Json(super::cap_answer(e, part, m)),
+                None => part,
             });
         };
         let base = self.paths.then(|| json::normalized_path(self.b, self.index, n));
@@ -233,11 +240,23 @@ impl<'a> Writer<'a> {
                 self.what(shape, single)
             ));
         }
-        // The header at its longest, so the items never push it over.
-        let reserve = count_chars(
-            self.header(shape, single, total, total, Next::More(total), true)
+        // The header at its longest, so the items never push it over; in
+        // its short form when the long one would take over 4/5 of the answer.
+        let longest = |short| {
+            count_chars(
+                self.header(
+                    shape,
+                    single,
+                    total,
+                    total,
+                    Next::More(total),
+                    Form::of(true, short),
+                )
                 .as_bytes(),
-        ) + 1;
+            ) + 1
+        };
+        let short = budget != usize::MAX && 5 * longest(false) > 4 * budget;
+        let reserve = longest(short);
         let room = budget.saturating_sub(reserve);
         let mut body = vec![open];
         let mut used = 2usize;
@@ -271,7 +290,9 @@ impl<'a> Writer<'a> {
                         .path
                         .clone()
                         .unwrap_or_else(|| json::normalized_path(self.b, self.index, item.node));
-                    Next::TooBig(from + k, path)
+                    // Alone, in an answer without a header, it may fit.
+                    let alone = (count_chars(&one) + 2 <= budget).then_some(reserve + count_chars(&one) + 2);
+                    Next::TooBig(from + k, path, alone)
                 } else {
                     Next::More(from + k)
                 };
@@ -289,7 +310,7 @@ impl<'a> Writer<'a> {
         if whole && !asked {
             return self.buf(body);
         }
-        let head = self.header(shape, single, from, shown, next.clone(), !asked);
+        let head = self.header(shape, single, from, shown, next.clone(), Form::of(!asked, short));
         if let Next::TooBig(..) = next {
             return other(head);
         }
@@ -316,8 +337,12 @@ impl<'a> Writer<'a> {
         from: usize,
         shown: usize,
         next: Next,
-        capped: bool,
+        form: Form,
     ) -> String {
+        let (capped, short) = match form {
+            Form::Long { capped } => (capped, false),
+            Form::Short => (false, true),
+        };
         let what = self.what(shape, single);
         let total = shape.len();
         let cap = if capped { ", too long for one answer" } else { "" };
@@ -328,6 +353,37 @@ impl<'a> Writer<'a> {
                 format!("{} {a}-{b}", shape.noun(2))
             }
         };
+        if short {
+            return match next {
+                Next::Last => format!(
+                    "[recall: {} of {total} follow, the last]",
+                    range(from + 1, from + shown)
+                ),
+                Next::More(k) => format!(
+                    "[recall: {} of {total} follow; for the rest pass offset={k} with the same json_path]",
+                    range(from + 1, from + shown)
+                ),
+                Next::TooBig(k, path, alone) => {
+                    let would = match (alone, self.narrowed) {
+                        (Some(need), Some(_)) => format!(" (max_chars={need} would show it here)"),
+                        _ => String::new(),
+                    };
+                    let mut p = Vec::new();
+                    push_json_string(&mut p, &path);
+                    let after = if k + 1 < total {
+                        format!("; for the rest pass offset={} with the same json_path", k + 1)
+                    } else {
+                        String::new()
+                    };
+                    format!(
+                        "[recall: {} {} of {total} does not fit here{would}: read it with json_path={}{after}]",
+                        shape.noun(1),
+                        k + 1,
+                        String::from_utf8_lossy(&p)
+                    )
+                }
+            };
+        }
         match next {
             Next::Last => format!(
                 "[recall: json_path '{}' {what}; {} of {total} follow, the last]",
@@ -339,7 +395,7 @@ impl<'a> Writer<'a> {
                 self.echo,
                 range(from + 1, from + shown)
             ),
-            Next::TooBig(k, path) => {
+            Next::TooBig(k, path, alone) => {
                 let mut p = Vec::new();
                 push_json_string(&mut p, &path);
                 let after = if k + 1 < total {
@@ -347,14 +403,40 @@ impl<'a> Writer<'a> {
                 } else {
                     String::new()
                 };
+                let why = match (alone, self.narrowed) {
+                    (Some(need), Some(m)) => {
+                        format!("does not fit beside this header in max_chars={m} (max_chars={need} would show it here)")
+                    }
+                    (Some(_), None) => "does not fit beside this header".to_string(),
+                    (None, Some(m)) => format!("alone is too long for max_chars={m}"),
+                    (None, None) => "alone is too long for one answer".to_string(),
+                };
                 format!(
-                    "[recall: json_path '{}' {what}; {} {} alone is too long for one answer: read it with json_path={}{after}]",
+                    "[recall: json_path '{}' {what}; {} {} {why}: read it with json_path={}{after}]",
                     self.echo,
                     shape.noun(1),
                     k + 1,
                     String::from_utf8_lossy(&p)
                 )
             }
+        }
+    }
+}
+
+/// A page's first line: in full (saying the list is too long for one
+/// answer when `capped`), or short, for a small cap.
+#[derive(Clone, Copy)]
+enum Form {
+    Long { capped: bool },
+    Short,
+}
+
+impl Form {
+    fn of(capped: bool, short: bool) -> Self {
+        if short {
+            Form::Short
+        } else {
+            Form::Long { capped }
         }
     }
 }
@@ -366,8 +448,9 @@ enum Next {
     Last,
     /// The items from this one on.
     More(usize),
-    /// This item (0-based), which alone does not fit, at this path.
-    TooBig(usize, String),
+    /// This item (0-based), which does not fit, at this path; and the
+    /// answer size that would show it, when it fits alone (no header).
+    TooBig(usize, String, Option<usize>),
 }
 
 fn fits(text: &[u8], max: usize) -> bool {

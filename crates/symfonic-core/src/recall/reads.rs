@@ -161,7 +161,11 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
             Err(msg) => return msg.into(),
         },
     };
-    let flags = if spec.ignore_case { " (ignore_case)" } else { "" };
+    let mut flags = if spec.ignore_case { " (ignore_case)" } else { "" }.to_string();
+    if let Some(c) = spec.context_asked {
+        let bound = if c < 0 { "the least" } else { "the most" };
+        flags.push_str(&format!(" (context={c} read as {}, {bound})", spec.context));
+    }
     let place = match asked {
         Some(Ok(r)) => format!("{mem_id} lines {}", LineRange::show(r.first, r.last)),
         _ => mem_id.to_string(),
@@ -183,50 +187,73 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
     }
     let from = spec.offset.map(|o| o.max(0) as usize);
     let from_b = from.map_or(span.start, |o| text.byte_of(o).max(span.start));
-    let count = |re: &grep::Regex| grep::search(&view, raw, re, span, span.start, 0, 0).total;
+    // Matching lines, and the matches on long lines.
+    let count = |re: &grep::Regex| {
+        let f = grep::search(&view, raw, re, span, span.start, 0, 0);
+        (f.total, f.long_matches)
+    };
     // Zero matches as written: say whether ignoring case would find some.
     let caseless_hint = || {
         if spec.ignore_case {
             return String::new();
         }
         match grep::compile_for(pattern, true, ascii) {
-            Ok(caseless) => match count(&caseless) {
+            Ok(caseless) => match count(&caseless).0 {
                 0 => String::new(),
                 n => format!("; with ignore_case=true: {n} matching lines"),
             },
             Err(_) => String::new(),
         }
     };
-    let counted = |total: usize| {
+    let on_long = |n: usize| {
         format!(
-            "[recall: {total} matching line{} for pattern '{echo}'{flags} in {place}",
+            ", {n} match{} on lines over {} chars",
+            if n == 1 { "" } else { "es" },
+            grep::LINE_CHARS
+        )
+    };
+    let counted = |total: usize, long: usize| {
+        // Worth saying where a line holds more than one match.
+        let on_long = if long > total {
+            on_long(long)
+        } else {
+            String::new()
+        };
+        format!(
+            "[recall: {total} matching line{} for pattern '{echo}'{flags} in {place}{on_long}",
             if total == 1 { "" } else { "s" }
         )
     };
+    let mut counts = None;
     if spec.count_only || from.is_some() {
-        let total = count(&re);
+        let (total, long) = count(&re);
         if total == 0 {
             return format!(
-                "[recall: no match for pattern '{echo}'{flags} in {place}{}]",
-                caseless_hint()
+                "[recall: no match for pattern '{echo}'{flags} in {place}{}{}]",
+                caseless_hint(),
+                newline_hint(pattern)
             )
             .into();
         }
         if spec.count_only {
-            return format!("{}]", counted(total)).into();
+            return format!("{}]", counted(total, long)).into();
         }
+        counts = Some((total, long));
     }
     let since = from.map_or("; ".to_string(), |o| format!("; from offset={o}: "));
-    // The header at its longest, so the lines never push it over.
+    // The header at its longest, so the lines never push it over; and the
+    // note on a match too long to show whole, kept only when one is cut.
     let worst = text.char_len().max(1);
     let reserve = count_chars(
         format!(
-            "{}{since}{worst} shown; for the rest pass offset={worst} with {same}]",
-            counted(worst)
+            "{}{}{since}{worst} shown; for the rest pass offset={worst} with {same}]",
+            counted(worst, 0),
+            on_long(worst)
         )
         .as_bytes(),
     ) + 2;
-    let found = grep::search(
+    let note_room = count_chars(cut_note(worst, worst, worst).as_bytes());
+    let found = grep::search_noting(
         &view,
         raw,
         &re,
@@ -234,28 +261,31 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
         from_b,
         spec.context,
         budget.saturating_sub(reserve),
+        note_room,
     );
-    let total = match from {
-        Some(_) => count(&re),
-        None => found.total,
-    };
+    let (total, long) = counts.unwrap_or((found.total, found.long_matches));
     let mut out = if total == 0 {
         format!(
-            "[recall: no match for pattern '{echo}'{flags} in {place}{}",
-            caseless_hint()
+            "[recall: no match for pattern '{echo}'{flags} in {place}{}{}",
+            caseless_hint(),
+            newline_hint(pattern)
         )
     } else {
-        counted(total)
+        counted(total, long)
     };
+    let note = found.cut.map_or(String::new(), |(s, k, e)| {
+        let (s, k, e) = (text.char_of(s), text.char_of(k), text.char_of(e));
+        cut_note(s, k - s, e - s)
+    });
     match (found.resume, from) {
         (_, Some(o)) if found.total == 0 => out.push_str(&format!("; none at or after offset={o}")),
         (Some(r), _) => out.push_str(&format!(
-            "{since}{} shown; for the rest pass offset={} with {same}",
+            "{since}{} shown{note}; for the rest pass offset={} with {same}",
             found.shown,
             text.char_of(r)
         )),
-        (None, Some(_)) => out.push_str(&format!("{since}{} shown, the last", found.shown)),
-        (None, None) => {}
+        (None, Some(_)) => out.push_str(&format!("{since}{} shown, the last{note}", found.shown)),
+        (None, None) => out.push_str(&note),
     }
     out.push(']');
     let mut bytes = out.into_bytes();
@@ -264,6 +294,29 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
         bytes.extend_from_slice(&found.body);
     }
     Wtf8Buf::from_bytes(bytes, text.is_utf8())
+}
+
+/// What the header says of a match of `len` code points, from code point
+/// `at`, of which the first `shown` are shown.
+fn cut_note(at: usize, shown: usize, len: usize) -> String {
+    if shown == 0 {
+        format!("; the match at offset={at} is {len} chars, too long for this answer: read it with offset={at} and max_chars={len}, without pattern")
+    } else {
+        format!(
+            "; the match at offset={at} is {len} chars: its first {shown} shown; for the rest of it pass offset={} and max_chars={}, without pattern",
+            at + shown,
+            len - shown
+        )
+    }
+}
+
+/// For a pattern that matched nothing and holds a line break: why.
+fn newline_hint(pattern: &str) -> &'static str {
+    if pattern.contains("\\n") || pattern.contains('\n') {
+        "; a pattern matches within one line, so \\n never matches (use $ for a line's end)"
+    } else {
+        ""
+    }
 }
 
 #[cfg(test)]

@@ -137,6 +137,9 @@ pub fn query_windows(text: &Text, ask: &Ask<'_>, mem_id: &str, blocks: Option<&B
     let mut next = None;
     let mut used = 0usize;
     let cost = |a: usize, b: usize| 2 * 3 + 5 + 40 + (b - a);
+    // A match too long to show whole in an answer of its own: (its start,
+    // the code points shown).
+    let mut cut: Option<(usize, usize)> = None;
     // Windows start at or after `from`: an answer read on from the offset
     // the last one gave shows no text twice.
     for &c in &starts {
@@ -166,12 +169,38 @@ pub fn query_windows(text: &Text, ask: &Ask<'_>, mem_id: &str, blocks: Option<&B
                     }
                     None => a,
                 };
-                if windows.len() == MAX_WINDOWS || used + cost(a, b) > room {
+                if windows.len() == MAX_WINDOWS {
                     next = Some(windows.last().map_or(c, |w| w.1));
                     break;
                 }
-                used += cost(a, b);
-                windows.push((a, b));
+                if used + cost(a, b) > room {
+                    if !windows.is_empty() {
+                        next = Some(windows.last().map_or(c, |w| w.1));
+                        break;
+                    }
+                    // The first window: its sides shrink to the room there is,
+                    // and a match longer than that shows its head.
+                    let left = room.saturating_sub(cost(0, 0));
+                    if q_chars <= left {
+                        let side = (left - q_chars) / 2;
+                        let (a, b) = (
+                            c.saturating_sub(side).max(ask.from.min(c)),
+                            (c + q_chars + side).min(len),
+                        );
+                        used += cost(a, b);
+                        windows.push((a, b));
+                    } else {
+                        let keep = left.saturating_sub(count_chars(cut_note(len, len, len).as_bytes()));
+                        windows.push((c, c + keep));
+                        cut = Some((c, keep));
+                        shown += 1;
+                        next = Some(c + q_chars);
+                        break;
+                    }
+                } else {
+                    used += cost(a, b);
+                    windows.push((a, b));
+                }
             }
         }
         shown += 1;
@@ -185,6 +214,11 @@ pub fn query_windows(text: &Text, ask: &Ask<'_>, mem_id: &str, blocks: Option<&B
         }
         next = Some(end);
     }
+    let note = cut.map_or(String::new(), |(c, k)| cut_note(c, k, q_chars));
+    if cut.is_some() && before + shown == total {
+        next = None;
+    }
+    let windows: Vec<(usize, usize)> = windows.into_iter().filter(|w| w.1 > w.0).collect();
     let mut out: Vec<u8> = Vec::new();
     let first = before + 1;
     let range = if shown == 1 {
@@ -194,10 +228,10 @@ pub fn query_windows(text: &Text, ask: &Ask<'_>, mem_id: &str, blocks: Option<&B
     };
     let head = match next {
         Some(n) => Some(format!(
-            "{lead}{since}; {range} shown; for the rest pass offset={n} with the same query]"
+            "{lead}{since}; {range} shown{note}; for the rest pass offset={n} with the same query]"
         )),
-        None if ask.from > 0 => Some(format!("{lead}{since}; {range} shown, the last]")),
-        None if mode == Mode::Fallback => Some(format!("{lead}]")),
+        None if ask.from > 0 => Some(format!("{lead}{since}; {range} shown, the last{note}]")),
+        None if mode == Mode::Fallback || cut.is_some() => Some(format!("{lead}{note}]")),
         None => None,
     };
     if let Some(h) = head {
@@ -227,6 +261,20 @@ pub fn query_windows(text: &Text, ask: &Ask<'_>, mem_id: &str, blocks: Option<&B
         }
     }
     Wtf8Buf::from_bytes(out, text.is_utf8())
+}
+
+/// What the first line says of a match of `len` code points at code point
+/// `at` of which the first `shown` are shown (a window ends at the cut).
+fn cut_note(at: usize, shown: usize, len: usize) -> String {
+    if shown == 0 {
+        format!("; the match at offset={at} is {len} chars, too long for this answer: read it with offset={at} and max_chars={len}, without query")
+    } else {
+        format!(
+            "; the match at offset={at} is {len} chars: its first {shown} shown; for the rest of it pass offset={} and max_chars={}, without query",
+            at + shown,
+            len - shown
+        )
+    }
 }
 
 #[derive(Clone, Copy, PartialEq)]

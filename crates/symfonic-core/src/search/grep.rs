@@ -148,6 +148,12 @@ pub struct Found {
     /// Where to search on when the budget ran out: the byte offset of the
     /// first line (or, in a long line, the first match) not shown.
     pub resume: Option<usize>,
+    /// A match too long to show whole, which ends the answer: its start, the
+    /// end of its head shown, and its end (bytes).
+    pub cut: Option<(usize, usize, usize)>,
+    /// Matches on the matching lines over `LINE_CHARS` (each such line shows
+    /// one part per match, so the line count alone undersells them).
+    pub long_matches: usize,
 }
 
 /// Searches lines `span` of `raw` (matching on `view`, its display text of
@@ -161,6 +167,22 @@ pub fn search(
     from: usize,
     context: usize,
     budget: usize,
+) -> Found {
+    search_noting(view, raw, re, span, from, context, budget, 0)
+}
+
+/// [`search`], keeping `cut_note` code points of the budget for the note on
+/// a match too long to show whole (it is only written with such a match).
+#[allow(clippy::too_many_arguments)]
+pub fn search_noting(
+    view: &str,
+    raw: &[u8],
+    re: &Regex,
+    span: Span,
+    from: usize,
+    context: usize,
+    budget: usize,
+    cut_note: usize,
 ) -> Found {
     debug_assert_eq!(view.len(), raw.len());
     if raw.is_empty() {
@@ -185,8 +207,10 @@ pub fn search(
         budget,
         last: 0,
         resume: None,
+        cut: None,
+        cut_note,
     };
-    let (mut total, mut shown) = (0, 0);
+    let (mut total, mut shown, mut long_matches) = (0, 0, 0);
     // (byte, line) of a known line start, to number the next match from.
     let mut anchor = (span.start, span.first);
     // After the last match: the next line's (number, start) and lines owed.
@@ -203,13 +227,20 @@ pub fn search(
         let ln = lines::line_of(raw, anchor.0, anchor.1, ls);
         let le = lines::line_end(raw, e, span.end);
         total += 1;
-        if out.resume.is_none() {
+        let line = trim_cr(&raw[ls..le]);
+        if is_long(line) {
+            long_matches += re
+                .find_iter(Input::new(hay).range(pos.max(ls)..ls + line.len()))
+                .count();
+        }
+        if out.open() {
             if let Some((n, s, owed)) = after.take() {
                 out.after(n, s, owed, ln);
             }
             out.before(ls, ln);
-            let line = trim_cr(&raw[ls..le]);
-            let wrote = if is_long(line) {
+            // A line that does not fit whole on a page of its own shows in parts.
+            let alone = out.used == 0 && count_chars(line) > out.room(ln);
+            let wrote = if is_long(line) || alone {
                 out.long_line(hay, re, ln, ls, pos.max(ls), ls + line.len())
             } else {
                 out.emit(ln, b':', line, ls)
@@ -226,11 +257,13 @@ pub fn search(
         pos = le + 1;
     }
     if let Some((n, s, owed)) = after {
-        if out.resume.is_none() {
+        if out.open() {
             out.after(n, s, owed, usize::MAX);
         }
     }
-    let Body { mut buf, resume, .. } = out;
+    let Body {
+        mut buf, resume, cut, ..
+    } = out;
     if buf.last() == Some(&b'\n') {
         buf.pop();
     }
@@ -239,6 +272,8 @@ pub fn search(
         total,
         shown,
         resume,
+        cut,
+        long_matches,
     }
 }
 
@@ -254,14 +289,23 @@ struct Body<'a> {
     /// The last line written (0: none yet).
     last: usize,
     resume: Option<usize>,
+    /// See [`Found::cut`].
+    cut: Option<(usize, usize, usize)>,
+    /// Code points kept for the note on a cut match.
+    cut_note: usize,
 }
 
 impl Body<'_> {
+    /// Whether more can be written (the budget has not run out, no match was cut).
+    fn open(&self) -> bool {
+        self.resume.is_none() && self.cut.is_none()
+    }
+
     /// Writes `n<sep>text` (after `--` when it does not follow the last line
     /// written), or notes where to resume (`at`, the byte the entry shows
     /// from) when it does not fit.
     fn emit(&mut self, n: usize, sep: u8, text: &[u8], at: usize) -> bool {
-        if self.resume.is_some() {
+        if !self.open() {
             return false;
         }
         let gap = self.context > 0 && self.last > 0 && n > self.last + 1;
@@ -279,62 +323,116 @@ impl Body<'_> {
         true
     }
 
-    /// A line over `LINE_CHARS` code points, from byte `ls`: one entry per
-    /// match from byte `from` on, `CUT_SIDE` code points either side, matches
-    /// whose parts would overlap sharing one (so no text shows twice).
-    /// Whether any was written.
+    /// Code points a part of line `ln` can hold in what is left of the
+    /// budget (its `N:`, a `--` before it, two `...` and its newline aside).
+    fn room(&self, ln: usize) -> usize {
+        let fixed = format!("--\n{ln}:").len() + 6 + 1;
+        self.budget.saturating_sub(self.used + fixed)
+    }
+
+    /// A matching line shown in parts: a line over `LINE_CHARS` code points,
+    /// or one that does not fit whole in an answer that has shown nothing yet.
+    /// One part per match from byte `from` on, up to `CUT_SIDE` code points
+    /// either side, shrunk to the budget left; matches whose parts would
+    /// overlap share one (so no text shows twice). A match that does not fit
+    /// whole (over `2 * CUT_SIDE`, or over the budget) ends the answer: its
+    /// head is shown, `cut` says where its rest is, and the search resumes
+    /// after it. Whether any part was written.
     fn long_line(&mut self, hay: &[u8], re: &Regex, ln: usize, ls: usize, from: usize, le: usize) -> bool {
         let line = &self.raw[ls..le];
         let mut p = from;
         let mut wrote = false;
-        // The part being built: its byte range in the line. Parts start at or
-        // after `from`, so an answer that resumes there shows nothing twice.
-        let floor = from - ls;
+        // Parts start at or after `from` (then after the part before), so an
+        // answer that resumes there shows nothing twice.
+        let mut floor = from - ls;
+        // The part being built: its byte range in the line.
         let mut part: Option<(usize, usize)> = None;
-        let flush = |body: &mut Self, (a, b): (usize, usize)| -> bool {
-            let mut text = Vec::with_capacity(b - a + 6);
-            if a > 0 {
-                text.extend_from_slice(b"...");
-            }
-            text.extend_from_slice(&line[a..b]);
-            if b < line.len() {
-                text.extend_from_slice(b"...");
-            }
-            // Not written: the search resumes where this part starts.
-            body.emit(ln, b':', &text, ls + a)
-        };
         while p <= le {
             let Some(m) = re.search(&Input::new(hay).range(p..le)) else {
                 break;
             };
             let (ms, me) = (m.start() - ls, (m.end() - ls).min(line.len()));
-            let me = ms + take_chars_bytes(&line[ms..me], 2 * CUT_SIDE).len();
-            let a = back_chars(line, ms, CUT_SIDE).max(floor);
-            let b = me + take_chars_bytes(&line[me..], CUT_SIDE).len();
-            part = match part {
-                Some((pa, pb)) if a <= pb && b - pa <= LINE_CHARS => Some((pa, b)),
-                Some((pa, pb)) => {
-                    // A part's context never runs into a match it does not hold.
-                    let end = pb.min(ms).max(pa);
-                    if !flush(self, (pa, end)) {
-                        return wrote;
-                    }
-                    wrote = true;
-                    Some((a.max(end), b))
-                }
-                None => Some((a, b)),
-            };
             // An empty match moves on by one character.
-            p = if m.end() > m.start() {
+            let next = if m.end() > m.start() {
                 m.end()
             } else {
                 next_char(hay, m.end())
             };
+            let whole = take_chars_bytes(&line[ms..me], 2 * CUT_SIDE).len() == me - ms;
+            if let Some((pa, pb)) = part {
+                let a = back_chars(line, ms, CUT_SIDE).max(floor);
+                let b = me + take_chars_bytes(&line[me..], CUT_SIDE).len();
+                if whole && a <= pb && b - pa <= LINE_CHARS && count_chars(&line[pa..b]) <= self.room(ln) {
+                    part = Some((pa, b));
+                    p = next;
+                    continue;
+                }
+                // A part's context never runs into a match it does not hold.
+                let end = pb.min(ms).max(pa);
+                if !self.part(ln, ls, line, (pa, end)) {
+                    return wrote;
+                }
+                wrote = true;
+                floor = end;
+            }
+            let room = self.room(ln);
+            let chars = if whole {
+                count_chars(&line[ms..me])
+            } else {
+                usize::MAX
+            };
+            if chars <= room {
+                let side = CUT_SIDE.min((room - chars) / 2);
+                let a = back_chars(line, ms, side).max(floor);
+                let b = me + take_chars_bytes(&line[me..], side).len();
+                part = Some((a, b));
+                p = next;
+                continue;
+            }
+            if self.used > 0 {
+                // On a page of its own.
+                self.resume = Some(ls + ms);
+                return wrote;
+            }
+            // Its head, the note on where the rest of it is, and on after it.
+            let keep = room.saturating_sub(self.cut_note).min(2 * CUT_SIDE);
+            let kb = ms + take_chars_bytes(&line[ms..me], keep).len();
+            let mut text = Vec::with_capacity(kb - ms + 6);
+            if ms > 0 {
+                text.extend_from_slice(b"...");
+            }
+            text.extend_from_slice(&line[ms..kb]);
+            text.extend_from_slice(b"...");
+            if kb > ms && self.emit(ln, b':', &text, ls + ms) {
+                wrote = true;
+            }
+            self.cut = Some((ls + ms, ls + kb, ls + me));
+            let end = lines::line_end(self.raw, ls + me, self.span.end);
+            self.resume = if me < line.len() {
+                Some(ls + me)
+            } else {
+                (end < self.span.end).then_some(end + 1)
+            };
+            return wrote;
         }
         if let Some(last) = part {
-            wrote |= flush(self, last);
+            wrote |= self.part(ln, ls, line, last);
         }
         wrote
+    }
+
+    /// Writes bytes `a..b` of `line` (line `ln`, from byte `ls`) as a part,
+    /// `...` where it is cut; not written, the search resumes where it starts.
+    fn part(&mut self, ln: usize, ls: usize, line: &[u8], (a, b): (usize, usize)) -> bool {
+        let mut text = Vec::with_capacity(b - a + 6);
+        if a > 0 {
+            text.extend_from_slice(b"...");
+        }
+        text.extend_from_slice(&line[a..b]);
+        if b < line.len() {
+            text.extend_from_slice(b"...");
+        }
+        self.emit(ln, b':', &text, ls + a)
     }
 
     /// Up to `context` lines before line `ln` (starting at byte `ls`), not

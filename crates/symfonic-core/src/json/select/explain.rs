@@ -11,10 +11,14 @@ use std::collections::BTreeSet;
 use super::super::descend;
 use super::super::eval::{slice_bounds, Eval};
 use super::super::index::JsonIndex;
-use super::super::key::{push_key_label, quoted};
 use super::super::path::{CmpOp, Comparable, Expr, FilterQuery, Lit, Segment, Selector};
 use super::super::scan::{self, Kind};
-use super::{cut, describe, echo, KEY_CHARS, LIST_KEYS};
+use super::{cut, describe, echo, KEY_CHARS};
+
+mod closest;
+mod words;
+use closest::near;
+use words::{article, join_and, join_or, list, literal, noun, one_segment, render, slice_text};
 
 /// Nodes (and keys) looked at, at most, to say why.
 const LOOK: usize = 10_000;
@@ -238,11 +242,14 @@ impl Ctx<'_> {
             (1, _) => ["element", "elements"],
             _ => ["child", "children"],
         };
-        let what = format!(
-            "the {n} {} of '{}'",
-            noun[usize::from(n != 1)],
-            cut(self.prefix, 200)
-        );
+        let what_n = |n: usize| {
+            format!(
+                "the {n} {} of '{}'",
+                noun[usize::from(n != 1)],
+                cut(self.prefix, 200)
+            )
+        };
+        let what = what_n(n);
         let ev = Eval::new(self.b, self.index, u64::MAX);
         let mut queries = Vec::new();
         relative_queries(e, &mut queries);
@@ -301,21 +308,24 @@ impl Ctx<'_> {
                 Lit::Bool(_) => Kind::Bool,
                 Lit::Null => continue,
             };
-            let kinds: BTreeSet<u8> = kids
+            // Counted over the children that have the member, not all of them.
+            let values: Vec<usize> = kids.iter().filter_map(|&k| ev.singular(q, k)).collect();
+            let kinds: BTreeSet<u8> = values
                 .iter()
-                .filter_map(|&k| ev.singular(q, k))
-                .filter_map(|n| self.kind(n))
+                .filter_map(|&n| self.kind(n))
                 .map(|k| k.bit())
                 .collect();
             if kinds.is_empty() || kinds.contains(&want.bit()) {
                 continue;
             }
             let are: Vec<String> = kinds.iter().map(|&k| article(Kind::from_bit(k))).collect();
+            let has = values.len();
             return Some(format!(
-                "{} is {} in {what} that {} it, and the filter compares it with {}",
+                "{} is {} in {} that {} it, and the filter compares it with {}",
                 render(&q.segs, "@"),
                 join_or(&are),
-                if n == 1 { "has" } else { "have" },
+                what_n(has),
+                if has == 1 { "has" } else { "have" },
                 literal(lit)
             ));
         }
@@ -434,165 +444,6 @@ fn comparisons<'e>(e: &'e Expr, out: &mut Vec<(&'e FilterQuery, &'e Lit)>) {
     }
 }
 
-/// Segments as a model would write them back, after `root` (`$` or `@`).
-pub(crate) fn render(segs: &[Segment], root: &str) -> String {
-    let mut s = root.to_string();
-    for seg in segs {
-        let dots = if seg.descendant { ".." } else { "" };
-        match seg.sels.as_slice() {
-            [Selector::Name(k)] | [Selector::KeyOrIndex(k, _)] => {
-                let one = one_segment(k);
-                match (seg.descendant, one.strip_prefix('.')) {
-                    (true, Some(bare)) => {
-                        s.push_str("..");
-                        s.push_str(bare);
-                    }
-                    _ => {
-                        s.push_str(dots);
-                        s.push_str(&one);
-                    }
-                }
-            }
-            [Selector::Wild] => {
-                s.push_str(if seg.descendant { "..*" } else { ".*" });
-            }
-            sels => {
-                s.push_str(dots);
-                s.push('[');
-                let parts: Vec<String> = sels.iter().map(selector_text).collect();
-                s.push_str(&parts.join(","));
-                s.push(']');
-            }
-        }
-    }
-    s
-}
-
-fn selector_text(sel: &Selector) -> String {
-    match sel {
-        Selector::Name(k) => format!("'{}'", quoted(k)),
-        Selector::KeyOrIndex(k, _) => k.clone(),
-        Selector::Index(i) => i.to_string(),
-        Selector::Wild => "*".into(),
-        Selector::Slice(a, b, c) => slice_text(*a, *b, *c),
-        Selector::Filter(_) => "?…".into(),
-    }
-}
-
-fn slice_text(a: Option<i64>, b: Option<i64>, c: i64) -> String {
-    let n = |v: Option<i64>| v.map_or(String::new(), |v| v.to_string());
-    if c == 1 {
-        format!("{}:{}", n(a), n(b))
-    } else {
-        format!("{}:{}:{c}", n(a), n(b))
-    }
-}
-
-/// `.key` or `['key']`.
-fn one_segment(k: &str) -> String {
-    let mut s = String::new();
-    push_key_label(&mut s, &cut(k, KEY_CHARS));
-    s
-}
-
-/// The first `LIST_KEYS` keys, `,...` when there are more.
-fn list(keys: &[String]) -> String {
-    let shown: Vec<String> = keys.iter().take(LIST_KEYS).map(|k| cut(k, KEY_CHARS)).collect();
-    let more = if keys.len() > LIST_KEYS { ",..." } else { "" };
-    format!("{}{more}", shown.join(","))
-}
-
-/// The known key a mistyped `key` most likely meant: the same but for case,
-/// or within a third of its length in edits.
-fn near(key: &str, keys: &[String]) -> Option<String> {
-    let lower = key.to_lowercase();
-    if let Some(k) = keys.iter().find(|k| k.to_lowercase() == lower) {
-        return Some(k.clone());
-    }
-    let limit = key.chars().count() / 3;
-    keys.iter()
-        .map(|k| (edits(&lower, &k.to_lowercase()), k))
-        .filter(|&(d, _)| d <= limit)
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, k)| k.clone())
-}
-
-/// Edit distance, a swap of neighbours counting as one (bounded inputs: keys).
-fn edits(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().take(64).collect(), b.chars().take(64).collect());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
-        }
-    }
-    d[a.len()][b.len()]
-}
-
-fn noun(k: Kind, n: usize) -> &'static str {
-    match (k, n == 1) {
-        (Kind::Object, true) => "object",
-        (Kind::Object, false) => "objects",
-        (Kind::Array, true) => "array",
-        (Kind::Array, false) => "arrays",
-        (Kind::Str, true) => "string",
-        (Kind::Str, false) => "strings",
-        (Kind::Num, true) => "number",
-        (Kind::Num, false) => "numbers",
-        (Kind::Bool, true) => "boolean",
-        (Kind::Bool, false) => "booleans",
-        (Kind::Null, true) => "null",
-        (Kind::Null, false) => "nulls",
-    }
-}
-
-fn article(k: Kind) -> String {
-    match k {
-        Kind::Object => "an object",
-        Kind::Array => "an array",
-        Kind::Str => "a string",
-        Kind::Num => "a number",
-        Kind::Bool => "a boolean",
-        Kind::Null => "null",
-    }
-    .to_string()
-}
-
-fn literal(l: &Lit) -> String {
-    match l {
-        Lit::Num(x) => format!("a number ({x})"),
-        Lit::Str(s) => format!("a string ('{}')", cut(s, 60)),
-        Lit::Bool(b) => format!("a boolean ({b})"),
-        Lit::Null => "null".into(),
-    }
-}
-
-fn join_and(parts: &[String]) -> String {
-    join(parts, "and")
-}
-
-fn join_or(parts: &[String]) -> String {
-    join(parts, "or")
-}
-
-fn join(parts: &[String], word: &str) -> String {
-    match parts {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} {word} {last}", rest.join(", ")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::json::{analyze, resolve, Resolved};
@@ -621,6 +472,15 @@ mod tests {
         for (path, want) in cases {
             assert_eq!(why(ORDERS, path), Err(want.to_string()), "{path}");
         }
+    }
+
+    #[test]
+    fn a_type_mismatch_counts_only_the_children_that_have_the_member() {
+        let doc = r#"{"packages": {"a": {"dev": true}, "b": {}, "c": {"dev": false}, "d": {"name": "x"}}}"#;
+        assert_eq!(
+            why(doc, "$.packages[?@.dev == 'true']"),
+            Err("[recall: json_path '$.packages[?@.dev == 'true']' selects nothing: @.dev is a boolean in the 2 members of '$.packages' that have it, and the filter compares it with a string ('true')]".to_string())
+        );
     }
 
     #[test]
