@@ -106,6 +106,31 @@ describe('a store that cannot be opened says why', () => {
       server.close()
     }
   })
+
+  test('a SQLite path that names a folder: name a file in it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'symfonic-msg-'))
+    try {
+      const want = `ERR_SYMFONIC_STORE: store open failed: sqlite:${dir}: ${dir} is a folder: name a file in it (such as ${dir}/ledger.db)`
+      await expect(Ledger.open({ store: `sqlite:${dir}` })).rejects.toMatchObject({ code: 'ERR_SYMFONIC_STORE', message: want })
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a Redis URL at a port where the server resets the connection: not Redis or refused, check the host, port and TLS', async () => {
+    const server = net.createServer((s) => s.resetAndDestroy())
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address()
+    try {
+      const p = Ledger.open({ store: `redis://127.0.0.1:${port}/0`, timeoutMs: 3000 })
+      await expect(p).rejects.toMatchObject({
+        code: 'ERR_SYMFONIC_STORE',
+        message: `ERR_SYMFONIC_STORE: store open failed: redis://127.0.0.1:${port}/0: the server at this address closed the connection: it is not a Redis server, or it refused this client (check the URL's host, port and TLS: rediss:// for a server that wants TLS)`,
+      })
+    } finally {
+      server.close()
+    }
+  })
 })
 
 describe('npm install in a checkout without Rust', () => {

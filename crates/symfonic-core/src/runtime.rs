@@ -51,7 +51,9 @@ pub fn cpu_slots() -> usize {
 
 /// Runs `f` on the runtime's blocking pool once one of [`cpu_slots`] is
 /// free; `None` if `deadline` passes first. Work still running then is
-/// abandoned: it keeps its slot until it ends, and its output is dropped.
+/// abandoned and its output dropped; it holds its slot until it ends, so
+/// long work takes the deadline along and checks it between its phases
+/// (a record's analysis does) to end soon after its caller gave up.
 pub async fn cpu<T, F>(deadline: Deadline, f: F) -> Option<T>
 where
     T: Send + 'static,
@@ -169,5 +171,27 @@ mod tests {
         .unwrap();
         assert_eq!(out, None);
         assert!(!ran.load(std::sync::atomic::Ordering::SeqCst));
+    }
+
+    #[test]
+    fn work_that_checks_its_deadline_ends_soon_after_its_caller_gave_up() {
+        let d = Deadline::after(Duration::from_millis(30));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let started = Instant::now();
+        block_on(cpu(d, move || {
+            let start = Instant::now();
+            // Phases of 5 ms each, for 10 s unless the deadline passes.
+            while start.elapsed() < Duration::from_secs(10) && !d.passed() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            tx.send(start.elapsed()).unwrap();
+        }))
+        .unwrap();
+        assert!(started.elapsed() < Duration::from_secs(1));
+        // Ended soon after the deadline, or never started (other tests held the slots).
+        match rx.recv_timeout(Duration::from_secs(2)) {
+            Ok(ran) => assert!(ran < Duration::from_secs(1), "{ran:?}"),
+            Err(e) => assert_eq!(e, std::sync::mpsc::RecvTimeoutError::Disconnected),
+        }
     }
 }

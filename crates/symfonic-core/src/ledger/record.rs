@@ -51,7 +51,9 @@ impl Ledger {
             return runtime::block_on(self.record_async(req, ttl, deadline))
                 .map_err(|e| LedgerError::Store(StoreError::new("put", e)))?;
         }
-        let p = self.shared.prepare(req, ttl, false)?;
+        let Some(p) = self.shared.prepare(req, ttl, false, Deadline::none())? else {
+            unreachable!("no deadline to pass")
+        };
         if self.sweep_due(p.now) {
             self.lock().sweep(p.now);
         }
@@ -75,12 +77,15 @@ impl Ledger {
         let shared = self.shared.clone();
         let encode = store.is_some();
         let bytes = req.content.len();
-        let p = cpu_for(deadline, bytes, move || shared.prepare(req, ttl, encode))
-            .await
-            .ok_or_else(|| {
-                let e = StoreError::timeout("put", "waiting to analyse the result", &deadline, false);
-                LedgerError::Store(self.store_failed(e))
-            })??;
+        let p = cpu_for(deadline, bytes, move || {
+            shared.prepare(req, ttl, encode, deadline).transpose()
+        })
+        .await
+        .flatten()
+        .ok_or_else(|| {
+            let e = StoreError::timeout("put", "waiting to analyse the result", &deadline, false);
+            LedgerError::Store(self.store_failed(e))
+        })??;
         if let Some(store) = &store {
             let entry = p.stored.clone().expect("encoded for the store");
             self.put_through(store, entry, deadline).await?;
@@ -145,14 +150,25 @@ impl Shared {
     /// The CPU part of a record: the content settled and analysed (its id,
     /// JSON index and code points at once), then looked up in memory (the
     /// same result is the entry held; a different one a collision) or built
-    /// as a new entry; encoded for the store with `encode`.
-    fn prepare(&self, mut req: RecordRequest, ttl: Ttl, encode: bool) -> Result<Prepared, LedgerError> {
+    /// as a new entry; encoded for the store with `encode`. `None` once
+    /// `deadline` passed: it stops at the next phase and drops what it made
+    /// (its caller has given up), so the slot and the memory go free.
+    fn prepare(
+        &self,
+        mut req: RecordRequest,
+        ttl: Ttl,
+        encode: bool,
+        deadline: Deadline,
+    ) -> Result<Option<Prepared>, LedgerError> {
         check_namespace(&req.namespace)?;
         // Held bytes whose owner is gone: the JS env that made the call has ended.
         let content = std::mem::take(&mut req.content)
             .settle()
             .ok_or(LedgerError::Closed)?;
         check_content_len(content.as_bytes().len())?;
+        if deadline.passed() {
+            return Ok(None);
+        }
         // JSON analysis of WTF-8 runs on its display form (same byte length).
         let view = content.lossy();
         // The id hash and the code-point count run beside the JSON pass, on
@@ -167,6 +183,9 @@ impl Shared {
             &|| Text::count(&content),
         );
         drop(view);
+        if deadline.passed() {
+            return Ok(None);
+        }
         let now = now_ms();
         let expires_at = self.expiry(ttl, now);
         let key: Key = (req.namespace.clone(), mem_id);
@@ -188,18 +207,21 @@ impl Shared {
                 (Arc::new(entry), false)
             }
         };
+        if deadline.passed() {
+            return Ok(None);
+        }
         let stored = encode.then(|| {
             let bytes: Bytes = entry.clone();
             NewEntry::new(entry.handle.clone(), bytes, !entry.text.is_utf8(), expires_at)
         });
-        Ok(Prepared {
+        Ok(Some(Prepared {
             key,
             entry,
             existing,
             expires_at,
             now,
             stored,
-        })
+        }))
     }
 }
 

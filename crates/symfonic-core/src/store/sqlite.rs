@@ -125,10 +125,22 @@ fn connector(path: String, file: Arc<OnceLock<FileIdentity>>) -> workers::Connec
 }
 
 /// Why a file cannot be opened, in the user's terms where SQLite only says
-/// "unable to open database file": a folder that does not exist.
+/// "unable to open database file": a folder that does not exist, a path that
+/// names a folder, or a folder this process cannot write.
 fn cannot_open(path: &str, e: rusqlite::Error) -> String {
     if e.sqlite_error_code() == Some(ErrorCode::CannotOpen) {
-        if let Some(dir) = Path::new(path).parent().filter(|d| !d.is_dir()) {
+        if Path::new(path).is_dir() {
+            return format!("{path} is a folder: name a file in it (such as {path}/ledger.db)");
+        }
+        let parent = Path::new(path).parent().filter(|d| !d.as_os_str().is_empty());
+        let dir = parent.unwrap_or(Path::new("."));
+        if dir.is_dir() && !Path::new(path).exists() && !writable(dir) {
+            let dir = dir.display();
+            return format!(
+                "the folder {dir} is not writable by this process: check its permissions, or name a file in a folder it can write"
+            );
+        }
+        if let Some(dir) = parent.filter(|d| !d.is_dir()) {
             // Quoted as a JS string (`{:?}` escapes as JSON does).
             let dir = dir.display().to_string();
             return format!(
@@ -137,6 +149,22 @@ fn cannot_open(path: &str, e: rusqlite::Error) -> String {
         }
     }
     e.to_string()
+}
+
+/// Whether this process may create files in `dir` (its own user and groups).
+#[cfg(unix)]
+fn writable(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return true;
+    };
+    // SAFETY: a NUL-terminated path that outlives the call.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+}
+
+#[cfg(not(unix))]
+fn writable(_dir: &Path) -> bool {
+    true
 }
 
 fn prepare(c: Connection) -> rusqlite::Result<Connection> {

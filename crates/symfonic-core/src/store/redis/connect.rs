@@ -159,12 +159,19 @@ pub(super) fn failure(op: &'static str, shown: &str, e: RedisError) -> StoreErro
 }
 
 /// An error while opening, in the user's terms where the client's hide the
-/// cause: an answer that is not RESP comes from something other than Redis.
+/// cause: an answer that is not RESP comes from something other than Redis,
+/// and a reset connection from something that is not Redis or refused us.
 fn open_failure(shown: &str, e: RedisError) -> StoreError {
     if e.kind() == ErrorKind::Parse {
         return StoreError::new(
             "open",
             format!("{shown}: the server at this address answered, but not in the Redis protocol: check the URL's host and port (Redis listens on 6379 unless configured otherwise)"),
+        );
+    }
+    if e.is_connection_dropped() && !e.is_connection_refusal() {
+        return StoreError::new(
+            "open",
+            format!("{shown}: the server at this address closed the connection: it is not a Redis server, or it refused this client (check the URL's host, port and TLS: rediss:// for a server that wants TLS)"),
         );
     }
     StoreError::new("open", format!("{shown}: {e}"))
