@@ -1,9 +1,21 @@
 // Test files that need a program missing here (`// needs: redis-server` in
 // the file) are left out and named at the end of the run; under CI=true a
 // missing program fails instead (__test__/support/needs.js).
-const { gate } = require('./__test__/support/needs.js')
+const { gate, notice } = require('./__test__/support/needs.js')
 
 const skipped = gate(__dirname)
+// A left-out file named on the command line: say why now, since jest itself
+// only answers "No tests found".
+const named = process.argv.slice(2).filter((a) => !a.startsWith('-'))
+const matches = (pattern, file) => {
+  try {
+    return new RegExp(pattern).test(file)
+  } catch {
+    return file.includes(pattern)
+  }
+}
+const namedSkipped = skipped.filter((s) => named.some((a) => matches(a, s.file)))
+if (namedSkipped.length > 0) process.stderr.write(`${notice(namedSkipped)}\n`)
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /** @type {import('jest').Config} */

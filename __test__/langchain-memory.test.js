@@ -394,11 +394,12 @@ describe('the recall tool on its own', () => {
     expect(Object.keys(schema.properties)).toEqual(['mem_id', 'json_path', 'pattern', 'ignore_case', 'context', 'lines', 'query', 'offset', 'max_chars', 'format'])
     const types = Object.fromEntries(Object.entries(schema.properties).map(([k, p]) => [k, p.type]))
     expect(types).toEqual({ mem_id: 'string', json_path: 'string', pattern: 'string', ignore_case: 'boolean', context: 'integer', lines: 'string', query: 'string', offset: 'integer', max_chars: 'integer', format: 'string' })
+    expect(schema.properties.format.enum).toEqual(['summary', 'full', 'count', 'paths', 'raw'])
     expect(schema.required).toEqual(['mem_id'])
     expect(schema.$schema).toBeUndefined()
-    // The whole definition as a provider receives it (10 typed arguments, no
-    // per-argument text): the stubs, notes and answers say how to call.
-    expect(JSON.stringify(convertToOpenAITool(t)).length).toBeLessThanOrEqual(560)
+    // The whole definition as a provider receives it (10 typed arguments, the
+    // formats, no per-argument text): the stubs, notes and answers say how to call.
+    expect(JSON.stringify(convertToOpenAITool(t)).length).toBeLessThanOrEqual(610)
     expect(t.description).toContain('capped at 50000 chars')
     expect(createRecallToolResultTool(new Ledger(), { maxOutputChars: 8000 }).description).toContain('capped at 8000 chars')
     expect(() => createRecallToolResultTool(new Ledger(), { maxOutputChars: 0 })).toThrow(

@@ -69,6 +69,21 @@ test('without the programs, jest leaves out exactly the files that need them, an
   ])
 })
 
+test('a left-out file named on the command line is named with its missing program, not only "No tests found"', () => {
+  const r = spawnSync(process.execPath, [path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'), '__test__/store-eviction.test.js'], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { HOME: os.homedir(), PATH: empty },
+  })
+  expect(r.stderr).toContain(
+    [
+      '1 test file not run: redis-server is not on the PATH.',
+      '  redis-server (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis): store-eviction.test.js',
+      'Install them and run npm test again to run these files too.',
+    ].join('\n'),
+  )
+})
+
 test('under CI a missing program fails the run, naming it', () => {
   const r = listTests({ PATH: empty, CI: 'true' })
   expect(r.status).not.toBe(0)

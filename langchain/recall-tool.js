@@ -13,7 +13,7 @@ const { STUB_HEADER, isTool, infoOf, toolCallIndex, codePoints } = require('./me
 const { checkLedger, optionsObject, fail, checkNamespace } = require('../lib/options.js')
 const { RECALL_TOOL_NAME, namespaceResolver } = require('./options.js')
 const { cacheFor, recordOnce } = require('./compact.js')
-const { unknownArguments, shownValue: shown } = require('../lib/recall-args.js')
+const { unknownArguments, shownValue: shown, FORMATS } = require('../lib/recall-args.js')
 
 // What the model reads on every request: the recall tool is bound from the
 // first call, so its definition rides on all of them. The stubs and notes say
@@ -25,7 +25,8 @@ function recallDescription(maxChars) {
 // Model-facing arguments, typed for the model and terse (no descriptions, no
 // $schema). Parsing accepts any value, so that a wrong type gets a structured
 // answer from the tool instead of LangChain throwing a schema exception at the agent.
-const anyArg = (type) => z.unknown().optional().meta({ type })
+// `format` lists its values: a model cannot guess 'count' or 'paths' otherwise.
+const anyArg = (type, values) => z.unknown().optional().meta(values ? { type, enum: values } : { type })
 const RECALL_SCHEMA = z
   .object({
     mem_id: anyArg('string'),
@@ -37,7 +38,7 @@ const RECALL_SCHEMA = z
     query: anyArg('string'),
     offset: anyArg('integer'),
     max_chars: anyArg('integer'),
-    format: anyArg('string'),
+    format: anyArg('string', FORMATS),
   })
   // Unknown argument names are kept (loose), so the tool can name them in its answer.
   .loose()
