@@ -148,7 +148,7 @@ describe('replicas: several processes on one Redis', () => {
     const short = await a.record({ toolCallId: 's', toolName: 't', content: 'short lived', namespace: 'ttl' })
     const long = await a.record({ toolCallId: 'l', toolName: 't', content: 'forever', namespace: 'ttl', ttlSeconds: Infinity })
     const b = new Ledger({ store: url })
-    await until(async () => (await recall(new Ledger({ store: url }), short.memId, { namespace: 'ttl', format: 'full' })) === `[tool_memory not found: ${short.memId} in namespace 'ttl']`, 2000)
+    await until(async () => (await recall(new Ledger({ store: url }), short.memId, { namespace: 'ttl', format: 'full' })) === `[tool_memory not found: ${short.memId} has expired (its time to live passed); it can no longer be recalled]`, 2000)
     expect(await recall(b, long.memId, { namespace: 'ttl', format: 'full' })).toBe('forever')
   })
 })

@@ -206,7 +206,7 @@ describe('ttlSeconds', () => {
     const kept = await ledger.record({ toolCallId: 'b', toolName: 't', content: 'kept', ttlSeconds: Infinity })
     const longer = await ledger.record({ toolCallId: 'c', toolName: 't', content: 'an hour', ttlSeconds: 3600 })
     expect(await ledger.fetch(short.memId, { format: 'full' })).toBe('short lived')
-    await until(async () => (await ledger.fetch(short.memId, { format: 'full' })) === `[tool_memory not found: ${short.memId} in the default namespace]`)
+    await until(async () => (await ledger.fetch(short.memId, { format: 'full' })) === `[tool_memory not found: ${short.memId} has expired (its time to live passed); it can no longer be recalled]`)
     const other = new Ledger({ store: `sqlite:${db}` })
     expect(await other.handle(short.memId)).toBeNull()
     expect(await other.handle(kept.memId)).not.toBeNull()

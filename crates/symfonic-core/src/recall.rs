@@ -256,6 +256,14 @@ pub fn evicted(mem_id: &str, why: &str) -> String {
     )
 }
 
+/// An entry whose time to live has passed (before a sweep removed it).
+pub fn expired(mem_id: &str) -> String {
+    format!(
+        "[tool_memory not found: {} has expired (its time to live passed); it can no longer be recalled]",
+        ellipsize(mem_id, ECHO_CHARS)
+    )
+}
+
 /// `[tool_memory not found: <mem_id> in namespace '<ns>']` (`in the default
 /// namespace` for `""`): an id recalled in the wrong thread says where it
 /// looked, and one that is not of the form `trm_` + 12 hex digits says so.

@@ -25,6 +25,11 @@ pub(super) struct Lru {
 
 impl Lru {
     /// The live entry under `key`, made most recently used; an expired one is removed.
+    /// Whether it holds the entry under `key` and its time to live has passed.
+    pub(super) fn expired(&self, key: &Key, now: u64) -> bool {
+        self.map.get(key).is_some_and(|s| s.entry.expired(now))
+    }
+
     pub(super) fn touch(&mut self, key: &Key, now: u64) -> Option<Arc<Entry>> {
         if self.map.get(key)?.entry.expired(now) {
             self.remove(key);

@@ -16,8 +16,10 @@ use crate::wtf8::Wtf8Buf;
 #[derive(Debug, Clone)]
 pub enum Found {
     Entry(Arc<Entry>),
-    /// Neither the memory nor the store holds it (never recorded here, expired, deleted).
+    /// Neither the memory nor the store holds it (never recorded here, deleted).
     Missing,
+    /// Its time to live has passed.
+    Expired,
     /// The store had it and its server evicted it: why.
     Evicted(String),
 }
@@ -43,9 +45,11 @@ impl Ledger {
     ) -> Result<Found, StoreError> {
         let _call = self.enter()?;
         let key: Key = (namespace.to_string(), mem_id.to_string());
+        let expired_here;
         {
             let mut lru = self.lock();
             let now = now_ms();
+            expired_here = lru.expired(&key, now);
             let found = if count {
                 lru.touch(&key, now)
             } else {
@@ -64,14 +68,23 @@ impl Ledger {
                 return Ok(Found::Entry(e));
             }
         }
+        let missing = if expired_here {
+            Found::Expired
+        } else {
+            Found::Missing
+        };
         let Some(store) = self.store(deadline).await? else {
-            return Ok(Found::Missing);
+            return Ok(missing);
         };
         let stored = match store.get(namespace, mem_id, deadline).await {
             Ok(Lookup::Found(s)) => *s,
             Ok(Lookup::Missing) => {
                 self.lock().stats.store_misses += 1;
-                return Ok(Found::Missing);
+                return Ok(missing);
+            }
+            Ok(Lookup::Expired) => {
+                self.lock().stats.store_misses += 1;
+                return Ok(Found::Expired);
             }
             Ok(Lookup::Evicted(why)) => {
                 self.lock().stats.store_misses += 1;
@@ -116,13 +129,18 @@ impl Ledger {
         let key: Key = (namespace.to_string(), mem_id.to_string());
         let mut lru = self.lock();
         let now = now_ms();
+        let missing = if lru.expired(&key, now) {
+            Found::Expired
+        } else {
+            Found::Missing
+        };
         if !count {
             let e = lru
                 .map
                 .get(&key)
                 .map(|s| s.entry.clone())
                 .filter(|e| !e.expired(now));
-            return Ok(e.map_or(Found::Missing, Found::Entry));
+            return Ok(e.map_or(missing, Found::Entry));
         }
         let found = lru.touch(&key, now);
         match found {
@@ -132,7 +150,7 @@ impl Ledger {
             }
             None => {
                 lru.stats.misses += 1;
-                Ok(Found::Missing)
+                Ok(missing)
             }
         }
     }
@@ -179,6 +197,7 @@ impl Ledger {
                 };
             }
             Ok(Found::Missing) => recall::not_found(mem_id, namespace),
+            Ok(Found::Expired) => recall::expired(mem_id),
             Ok(Found::Evicted(why)) => recall::evicted(mem_id, &why),
             Err(e) if max_output == usize::MAX => recall::store_failed(mem_id, &e),
             Err(e) => recall::store_unavailable(mem_id, &e),

@@ -454,3 +454,22 @@ fn held_bytes_are_recorded_while_their_owner_lives_and_refused_after() {
     assert_eq!(l.record(held(false)), Err(LedgerError::Closed));
     assert_eq!(l.stats().entries, 1);
 }
+
+#[test]
+fn an_expired_entry_is_answered_as_expired_until_swept_and_never_as_its_content() {
+    let l = Ledger::new(LedgerConfig::default());
+    let h = l.record_with(req("", "c", "brief"), Ttl::Millis(1)).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    let answer = l.fetch("", &h.mem_id, &FetchSpec::default());
+    assert_eq!(
+        answer,
+        format!(
+            "[tool_memory not found: {} has expired (its time to live passed); it can no longer be recalled]",
+            h.mem_id
+        )
+    );
+    assert_eq!(
+        l.fetch("", "trm_00000000000f", &FetchSpec::default()),
+        "[tool_memory not found: trm_00000000000f in the default namespace]"
+    );
+}

@@ -104,8 +104,10 @@ pub enum PutOutcome {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Lookup {
     Found(Box<StoredEntry>),
-    /// Never stored, expired, or removed by `delete`/`clear`.
+    /// Never stored, removed by `delete`/`clear`, or expired and swept.
     Missing,
+    /// Stored, and its time to live has passed.
+    Expired,
     /// Stored and acknowledged, not expired, and gone: the server evicted it
     /// (Redis under a `maxmemory-policy` that evicts) or another client
     /// deleted it. Says what is known, in words fit for the model.
@@ -321,7 +323,7 @@ pub(crate) mod blocking {
         fn get_now(&self, ns: &str, id: &str) -> Result<Option<StoredEntry>, StoreError> {
             Ok(match self.lookup_now(ns, id)? {
                 Lookup::Found(e) => Some(*e),
-                Lookup::Missing => None,
+                Lookup::Missing | Lookup::Expired => None,
                 Lookup::Evicted(why) => panic!("evicted: {why}"),
             })
         }

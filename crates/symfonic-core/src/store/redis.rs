@@ -341,7 +341,7 @@ impl Inner {
                     s => s.parse::<f64>().is_ok_and(|t| t > now_ms() as f64),
                 };
                 if !alive {
-                    return Ok(Lookup::Missing);
+                    return Ok(Lookup::Expired);
                 }
                 // What is known, in words for the model: no address, no policy name.
                 let s = &self.settings;
@@ -464,11 +464,11 @@ impl Inner {
 }
 
 /// The entry in a hash's fields (checked by [`row`], its payload decoded),
-/// or `Missing` once expired.
+/// or `Expired` once expired.
 fn entry_of(namespace: &str, mem_id: &str, fields: Pairs) -> Result<Lookup, StoreError> {
     let row = Row::from_pairs("get", fields)?;
     if expired(row.expires_at(), now_ms()) {
-        return Ok(Lookup::Missing);
+        return Ok(Lookup::Expired);
     }
     row.open("get", namespace, mem_id)
         .map(|e| Lookup::Found(Box::new(e)))

@@ -457,7 +457,7 @@ fn get_row(
         return Ok(Lookup::Missing);
     };
     if expired(row.expires_at(), now_ms()) {
-        return Ok(Lookup::Missing);
+        return Ok(Lookup::Expired);
     }
     row.open("get", namespace, mem_id)
         .map(|e| Lookup::Found(Box::new(e)))

@@ -14,6 +14,7 @@ use super::redis::tests::RedisServer;
 use super::row::Col;
 use super::sqlite::tests::TempDb;
 use super::sqlite::SqliteStore;
+use super::Lookup;
 use super::{PutOutcome, Store, StoreSpec};
 use crate::clock::now_ms;
 use crate::ledger::{Ledger, LedgerConfig, LedgerError, Ttl};
@@ -255,6 +256,10 @@ fn expiry_is_honoured_on_read_and_reset_by_recording_again(b: &mut dyn Backend) 
     put(&s, "", "trm_0000000000e2", b"kept", Some(now + 60_000));
     put(&s, "", "trm_0000000000e3", b"never", None);
     assert_eq!(s.get_now("", "trm_0000000000e1").unwrap(), None);
+    assert_eq!(s.lookup_now("", "trm_0000000000e9").unwrap(), Lookup::Missing);
+    put(&s, "", "trm_0000000000e4", b"brief", Some(now + 40));
+    std::thread::sleep(Duration::from_millis(80));
+    assert_eq!(s.lookup_now("", "trm_0000000000e4").unwrap(), Lookup::Expired);
     let kept = s.get_now("", "trm_0000000000e2").unwrap().unwrap();
     assert_eq!(kept.expires_at, Some(now + 60_000));
     assert_eq!(
@@ -443,7 +448,7 @@ fn ledger_expiry_applies_in_memory_and_in_the_store(b: &mut dyn Backend) {
     std::thread::sleep(Duration::from_millis(80));
     assert_eq!(
         l.fetch("ns", &short.mem_id, &full()),
-        format!("[tool_memory not found: {} in namespace 'ns']", short.mem_id)
+        crate::recall::expired(&short.mem_id)
     );
     assert_eq!(l.fetch("ns", &forever.mem_id, &full()), "forever");
     let again = ledger(b, usize::MAX, None);
