@@ -128,6 +128,7 @@ const input = (i, ns) => ({ toolCallId: `call-${i}`, toolName: `tool_${i}`, tool
 
 const CORRUPT = (id) => `[tool_memory error: the stored copy of ${id} failed its integrity check and was not served; it can no longer be recalled]`
 const NOT_FOUND = (id, ns) => `[tool_memory not found: ${id} in ${ns ? `namespace '${ns}'` : 'the default namespace'}]`
+const EXPIRED = (id) => `[tool_memory not found: ${id} has expired (its time to live passed); it can no longer be recalled]`
 
 // Each ledger the tests make, closed at the end (its store's threads and connections with it).
 const ledgers = []
@@ -169,7 +170,7 @@ async function readsServeNothingTampered(rows, h, content, field) {
   expect((await l.fetch(id, { namespace: ns, format: 'full' })) === content).toBe(served)
   const answer = await recall(l, id, { namespace: ns, format: 'full', maxOutputChars: 1e7 })
   if (served) expect(answer).toBe(content)
-  else if (answer !== NOT_FOUND(id, ns) || !mayExpire) expect(answer.startsWith(CORRUPT(id))).toBe(true)
+  else if (![NOT_FOUND(id, ns), EXPIRED(id)].includes(answer) || !mayExpire) expect(answer.startsWith(CORRUPT(id))).toBe(true)
   // Recording the same result again repairs the entry.
   expect(await l.record(input(CONTENTS.indexOf(content), ns))).toEqual(h)
   expect(await recall(ledger({ store: rows.store }), id, { namespace: ns, format: 'full', maxOutputChars: 1e7 })).toBe(content)
