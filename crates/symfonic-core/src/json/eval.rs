@@ -9,11 +9,14 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::descend::{self, Kid};
 use super::index::JsonIndex;
-use super::iregexp::Patterns;
 use super::path::{CmpOp, Comparable, Expr, FilterQuery, FnCall, Func, Lit, Segment, Selector};
 use super::scan;
+use descend::Kid;
+use iregexp::Patterns;
+
+pub(super) mod descend;
+mod iregexp;
 
 /// Slices with a larger step seek each element instead of walking them all.
 const SEEK_STEP: u64 = 8;

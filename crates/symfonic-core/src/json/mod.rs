@@ -6,10 +6,8 @@
 //! with that index, scanning only a few hundred bytes per step, and returns
 //! slices of the original text. Nothing recurses on the payload's nesting.
 
-mod descend;
 mod eval;
 mod index;
-mod iregexp;
 mod key;
 pub(crate) mod path;
 mod scan;

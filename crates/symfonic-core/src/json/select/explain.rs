@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use super::super::descend;
+use super::super::eval::descend;
 use super::super::eval::{slice_bounds, Eval};
 use super::super::index::JsonIndex;
 use super::super::path::{CmpOp, Comparable, Expr, FilterQuery, Lit, Segment, Selector};

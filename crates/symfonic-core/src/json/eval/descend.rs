@@ -5,7 +5,7 @@
 //! each container once per level above it. Iterative: nesting costs a
 //! stack entry, not a call.
 
-use super::scan;
+use super::super::scan;
 
 /// A container's child: `key` is the key's opening quote (`u32::MAX` in arrays).
 #[derive(Clone, Copy, Debug)]
