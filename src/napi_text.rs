@@ -36,7 +36,11 @@ impl Content {
             if let Err(e) = check_content_len(bytes.len()) {
                 return Ok(Err(e));
             }
-            // The JS side must not change it until the record settles.
+            // A short one is copied at the call (microseconds), so the caller may
+            // reuse it at once; a long one must not change until its record settles.
+            if bytes.len() <= symfonic_core::runtime::INLINE_BYTES {
+                return Ok(Ok(Payload::Bytes(bytes.to_vec())));
+            }
             let held = unsafe { HeldBuffer::new(env, value)? };
             return Ok(Ok(Payload::Shared(Shared(Box::new(held)))));
         }
