@@ -8,7 +8,8 @@
 // outlives its caller is abandoned: the ledger, its store and the event loop
 // carry on.
 
-const { execFileSync, spawn } = require('node:child_process')
+const { execFileSync } = require('node:child_process')
+const { holdWriteLock } = require('./support/sqlite-lock.js')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -75,27 +76,19 @@ test('a hung Redis: records of every size settle within their bound, queued ones
 test('a SQLite write lock held by another process: records of every size settle within their bound', async () => {
   const db = path.join(dir, 'locked.db')
   await (await Ledger.open({ store: `sqlite:${db}` })).close()
-  const holder = spawn('sqlite3', [db], { stdio: ['pipe', 'pipe', 'inherit'] })
-  const exited = new Promise((r) => holder.on('exit', r))
+  const lock = await holdWriteLock(db)
   try {
-    await new Promise((resolve, reject) => {
-      holder.on('error', (e) => reject(e.code === 'ENOENT' ? new Error('this test needs the sqlite3 command (apt-get install sqlite3)') : e))
-      holder.stdout.on('data', (d) => String(d).includes('locked') && resolve())
-      holder.stdin.write("BEGIN IMMEDIATE;\nSELECT 'locked';\n")
-    })
     const ledger = new Ledger({ store: `sqlite:${db}`, timeoutMs: BOUND, maxBytes: 64 * 2 ** 20 })
     const done = await recordAll(ledger, 's')
     expectBounded(done)
     // The lock was never obtained: nothing was written.
     for (const d of done) expect(d.error.message).toMatch(/the result was not recorded$/)
-    holder.stdin.write('COMMIT;\n.quit\n')
-    await exited
+    await lock.release()
     const h = await ledger.record({ toolCallId: 'after', toolName: 't', content: 'after the lock' })
     expect(await ledger.fetch(h.memId, { format: 'full' })).toBe('after the lock')
     await ledger.close()
   } finally {
-    holder.kill('SIGKILL')
-    await exited
+    await lock.kill()
   }
 }, 30000)
 

@@ -40,7 +40,7 @@ test('every test file that starts redis-server, runs sqlite3 or redis-cli, or bu
     const bins = []
     if (/startRedis|startCluster/.test(src)) bins.push('redis-server')
     if (/startCluster/.test(src)) bins.push('redis-cli')
-    if (/\b(execFileSync|spawn|spawnSync)\('sqlite3'/.test(src)) bins.push('sqlite3')
+    if (/\b(execFileSync|spawn|spawnSync)\('sqlite3'|holdWriteLock\(/.test(src)) bins.push('sqlite3')
     if (/support\/hooks\.js/.test(src)) bins.push('cargo')
     if (bins.length > 0) uses[`__test__/${name}`] = bins.sort()
   }

@@ -7,7 +7,7 @@
 // the JS thread and the libuv pool stay free (an unrelated fs.readFile is
 // not delayed), outcomes are what they say, and nothing acknowledged is lost.
 
-const { spawn } = require('node:child_process')
+const { holdWriteLock } = require('./support/sqlite-lock.js')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -195,14 +195,8 @@ describe('SQLite: the write lock held by another process', () => {
     await setup.close()
 
     // Another process: sqlite3 holding BEGIN IMMEDIATE until told to commit.
-    const holder = spawn('sqlite3', [db], { stdio: ['pipe', 'pipe', 'inherit'] })
-    const exited = new Promise((r) => holder.on('exit', r))
+    const lock = await holdWriteLock(db)
     try {
-      await new Promise((resolve, reject) => {
-        holder.on('error', (e) => reject(e.code === 'ENOENT' ? new Error('this test needs the sqlite3 command (apt-get install sqlite3)') : e))
-        holder.stdout.on('data', (d) => String(d).includes('locked') && resolve())
-        holder.stdin.write("BEGIN IMMEDIATE;\nSELECT 'locked';\n")
-      })
       const t0 = performance.now()
       const l = new Ledger({ store: `sqlite:${db}`, timeoutMs: BOUND, maxBytes: 1 })
       expect(performance.now() - t0).toBeLessThan(50) // the constructor does not wait
@@ -223,14 +217,12 @@ describe('SQLite: the write lock held by another process', () => {
       // WAL readers do not wait for the writer.
       for (const r of done.slice(12)) expect(r.value).toBe('0')
       expect(done.slice(12).every((r) => r.ms < BOUND)).toBe(true)
-      holder.stdin.write('COMMIT;\n.quit\n')
-      await exited
+      await lock.release()
       const h = await l.record({ toolCallId: 'after', toolName: 't', content: payload(99) })
       expect(await l.fetch(h.memId, { jsonPath: 'i' })).toBe('99')
       await l.close()
     } finally {
-      holder.kill('SIGKILL')
-      await exited
+      await lock.kill()
     }
   }, 20000)
 })
