@@ -8,10 +8,10 @@
 // restarts, replicas and ledger evictions.
 
 const { AIMessage, HumanMessage, ToolMessage } = require('@langchain/core/messages')
-const { infoOf, toolCallIndex, msgType, markOurs, isOurs } = require('./messages.js')
+const { infoOf, toolCallIndex, msgType, markOurs, isOurs, resultOf } = require('./messages.js')
 const { resolveOptions, COMPACT_KEYS, stubEarns, codePoints, callArgs, oneLine, resultNote, recallNote } = require('../core/index.js')
 const { planFor } = require('./conversation.js')
-const { cacheFor, recordOnce, evictedStub } = require('./record-cache.js')
+const { cacheFor, recordOnce, evictedStub } = require('../core/record-cache.js')
 const { reporter } = require('./report.js')
 const { verifyOffloaded } = require('./offload.js')
 const { checkLedger } = require('../lib/options.js')
@@ -180,8 +180,9 @@ async function compact(messages, ledger, o, ns, env) {
       cache.byCall.delete(key)
     }
     pending.push(
-      recordOnce(ledger, cache, ns, m, info, callOf(m.tool_call_id))
+      recordOnce(ledger, cache, ns, resultOf(m, info, callOf(m.tool_call_id)))
         .then(async (e) => {
+          info.memId = e.memId
           if (!(await place(i, kind, e))) out[i] = maskedMessage(m, e, info.chars, toolNameOf(m))
         })
         .catch((err) => {

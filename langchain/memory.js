@@ -3,7 +3,6 @@
 //   messages.js      what compaction reads from LangChain messages
 //   conversation.js  those messages as the core's plain data (../core/: the policy)
 //   compact.js       the rewriting of messages (stubs, recall notes, marks)
-//   record-cache.js  what has been recorded, per ledger
 //   recall-tool.js   the recall_tool_result tool and its refill from state
 //   namespace.js     the namespace of a run (the option, or its thread id)
 //   setup.js         what the middleware and the hook share

@@ -4,7 +4,7 @@
 // AIMessages, and which messages are ours. No ledger here; conversation.js
 // maps them to the core's plain data.
 
-const { codePoints } = require('../core/index.js')
+const { codePoints, callArgs } = require('../core/index.js')
 
 function msgType(m) {
   if (m == null || typeof m !== 'object') return undefined
@@ -71,4 +71,9 @@ function toolCallIndex(messages) {
   return index
 }
 
-module.exports = { markOurs, isOurs, adoptAsOurs, msgType, isTool, isAI, contentText, infoOf, toolCallIndex }
+// A ToolMessage as the record cache records it (core/record-cache.js).
+function resultOf(m, info, call) {
+  return { callId: m.tool_call_id, toolName: m.name || (call && call.name) || 'unknown_tool', text: info.text, args: callArgs(call) }
+}
+
+module.exports = { resultOf, markOurs, isOurs, adoptAsOurs, msgType, isTool, isAI, contentText, infoOf, toolCallIndex }

@@ -2,10 +2,8 @@
 // The record cache: per ledger, what compaction has recorded (its memId and
 // stubs) and the compacted message it made of each original, so that a pass
 // over a history with nothing new never sends a payload across the JS/Rust
-// boundary again. compact.js fills it; the recall tool's refill from state
-// records through it.
-
-const { callArgs } = require('../core/index.js')
+// boundary again. Framework-neutral: each adapter's compaction fills it, and
+// its recall tool's refill from state records through it.
 
 // The JS-side record cache keeps payload references to compare content without
 // crossing into Rust; bound it so finished conversations can be collected.
@@ -39,20 +37,21 @@ function remember(cache, key, entry) {
   }
 }
 
-async function recordOnce(ledger, cache, ns, m, info, call) {
-  const key = ns + '\0' + m.tool_call_id
+// Records one tool result unless this ledger already holds it under the same
+// call id and text: `result` is { callId, toolName, text, args } (`args` as
+// `callArgs` reads them: they only feed the stub's one-line summary).
+async function recordOnce(ledger, cache, ns, result) {
+  const key = ns + '\0' + result.callId
   const hit = cache.byCall.get(key)
-  if (hit !== undefined && hit.text === info.text) return hit
+  if (hit !== undefined && hit.text === result.text) return hit
   const handle = await ledger.record({
-    toolCallId: m.tool_call_id,
-    toolName: m.name || (call && call.name) || 'unknown_tool',
-    // Arguments only feed the stub's one-line summary: anything but a plain object is left out.
-    toolArgs: callArgs(call),
-    content: info.text,
+    toolCallId: result.callId,
+    toolName: result.toolName,
+    toolArgs: result.args,
+    content: result.text,
     namespace: ns,
   })
-  info.memId = handle.memId
-  const entry = { text: info.text, memId: handle.memId, stub: handle.stub, evicted: new Map() }
+  const entry = { text: result.text, memId: handle.memId, stub: handle.stub, evicted: new Map() }
   remember(cache, key, entry)
   return entry
 }
