@@ -12,6 +12,7 @@ const require = createRequire(import.meta.url)
 for (const [name, cjsFile] of [
   ['@symfonic/core', '../index.js'],
   ['@symfonic/core/langchain', '../langchain/index.js'],
+  ['@symfonic/core/ai-sdk', '../ai-sdk/index.js'],
 ]) {
   const required = require(name)
   const imported = await import(name)
