@@ -71,9 +71,9 @@ export declare function toolMemory(options?: AiSdkToolMemoryOptions): AiSdkToolM
  * Several prepareStep functions as one: each runs in order on the step as the earlier ones left it
  * (their `messages` included); their answers are merged, later ones winning. `null`/`undefined` are skipped.
  */
-export declare function composePrepareStep<S extends PrepareStepInput, R extends object>(
-  ...prepareSteps: Array<((step: S) => R | undefined | void | PromiseLike<R | undefined | void>) | null | undefined>
-): (step: S) => Promise<R>
+export declare function composePrepareStep<S extends PrepareStepInput>(
+  ...prepareSteps: Array<((step: S) => object | undefined | void | PromiseLike<object | undefined | void>) | null | undefined>
+): (step: S) => Promise<Record<string, any>>
 
 /** The cache model a model's name or object implies: `'breakpoint'` for Anthropic/Claude, else `'prefix'`. */
 export declare function cacheModelFor(model: unknown): CacheModel
