@@ -18,8 +18,13 @@ beforeAll(async () => {
     new Promise((resolve, reject) =>
       execFile(process.execPath, [SCENARIO, v, s], { cwd: ROOT, maxBuffer: 64 << 20 }, (err, stdout, stderr) => (err ? reject(new Error(`${v} ${s}: ${stderr || err.message}`)) : resolve(JSON.parse(stdout)))),
     )
-  await Promise.all(VERSIONS.flatMap((v) => SCENARIOS.map(async (s) => ((runs[`${v} ${s}`] = await run(v, s))))))
-}, 120000)
+  // two at a time: the machine running the suite has other work
+  const queue = VERSIONS.flatMap((v) => SCENARIOS.map((s) => [v, s]))
+  const worker = async () => {
+    for (let job = queue.shift(); job !== undefined; job = queue.shift()) runs[job.join(' ')] = await run(...job)
+  }
+  await Promise.all([worker(), worker()])
+}, 300000)
 
 const toolPart = (prompt, id) => prompt.flatMap((m) => (m.role === 'tool' ? m.content : [])).find((p) => p.toolCallId === id)
 const outputOf = (prompt, id) => toolPart(prompt, id).output
