@@ -135,9 +135,16 @@ describe('toolMemory(options)', () => {
     [{ cacheModel: 'lru' }, /^toolMemory\(options\): cacheModel must be/],
     [{ recallMaxChars: 0 }, /^toolMemory\(options\): recallMaxChars/],
     ['fast', /^toolMemory\(options\): options must be an object/],
+    [{ tools: ['search'] }, /^toolMemory\(options\): tools must be your tool set/],
   ])('%p is a TypeError naming toolMemory(options)', (options, message) => {
     expect(() => toolMemory(options)).toThrow(TypeError)
     expect(() => toolMemory(options)).toThrow(message)
+  })
+
+  test('tools takes your tool set (only its size is read; bench:context shows the decisions it gives)', () => {
+    const search = { description: 'Search.', inputSchema: { jsonSchema: { type: 'object' } } }
+    expect(Object.keys(toolMemory({ tools: { search } }).tools)).toEqual(['recall_tool_result'])
+    expect(search).toEqual({ description: 'Search.', inputSchema: { jsonSchema: { type: 'object' } } })
   })
 
   test('a prepareStep given no messages changes nothing', async () => {

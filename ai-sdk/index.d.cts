@@ -42,6 +42,12 @@ export interface AiSdkToolMemoryOptions extends Omit<CompactOptions, 'namespace'
   cacheModel?: CacheModel
   /** Cap on a recall answer, in code points. Default `MAX_OUTPUT_CHARS` (50,000). */
   recallMaxChars?: number
+  /**
+   * Your tool set, as you pass it to the SDK: only the size of its definitions is read, so that the
+   * budget prices each request as the provider sees it (a prepareStep is not shown them). Without it
+   * your tools' definitions count 0, and the budget is a little stricter than the middleware's.
+   */
+  tools?: Readonly<Record<string, object>>
 }
 
 /** What a step gives `prepareStep`: the fields `toolMemory` reads (ai 6 and 7 pass more). */

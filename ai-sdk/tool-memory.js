@@ -12,12 +12,13 @@ const { optionsObject, checkLedger, fail, isNamespace, NAMESPACE_TEXT } = requir
 const { reporter } = require('../langchain/report.js')
 const { recallTool } = require('./recall-tool.js')
 const { stepState, compactStep } = require('./compact.js')
-const { toolChars, instructionsChars } = require('./request-size.js')
+const { toolChars, toolSetChars, instructionsChars } = require('./request-size.js')
 
 const FN = 'toolMemory(options)'
 // The middleware's options, less offload (the SDK keeps no state to offload
-// from), plus `store`: a shorthand for a new Ledger({ store }).
-const KEYS = [...TOOL_MEMORY_KEYS.filter((k) => k !== 'offload'), 'store']
+// from), plus `store` (a shorthand for a new Ledger({ store })) and `tools`
+// (the app's tool set, measured for the budget: a prepareStep cannot see it).
+const KEYS = [...TOOL_MEMORY_KEYS.filter((k) => k !== 'offload'), 'store', 'tools']
 
 function checkCap(v) {
   if (!Number.isSafeInteger(v) || v < 1) throw fail(FN, 'recallMaxChars must be a whole number of characters, at least 1', v)
@@ -36,9 +37,10 @@ function toolMemory(options) {
   // The SDK gives a step and a tool call no common run context to read a
   // namespace from: one toolMemory() per conversation carries its own.
   if (o.namespace != null && !isNamespace(o.namespace)) throw fail(FN, `namespace must be ${NAMESPACE_TEXT} (make one toolMemory() per conversation)`, o.namespace)
+  if (o.tools != null && (typeof o.tools !== 'object' || Array.isArray(o.tools))) throw fail(FN, 'tools must be your tool set, an object { name: tool } as you pass it to the SDK', o.tools)
   const maxOutputChars = o.recallMaxChars == null ? MAX_OUTPUT_CHARS : checkCap(o.recallMaxChars)
   const compactOptions = { ...o }
-  for (const k of ['ledger', 'store', 'namespace', 'recallMaxChars']) delete compactOptions[k]
+  for (const k of ['ledger', 'store', 'namespace', 'recallMaxChars', 'tools']) delete compactOptions[k]
   if (o.cacheModel != null) resolveOptions({ cacheModel: o.cacheModel }, FN)
   const policies = {
     breakpoint: resolveOptions({ ...compactOptions, cacheModel: 'breakpoint' }, FN, KEYS),
@@ -50,12 +52,13 @@ function toolMemory(options) {
   const state = stepState()
   const recall = recallTool(ledger, ns, maxOutputChars, report, state)
   const recallChars = toolChars(RECALL_TOOL_NAME, recall)
+  const appToolChars = o.tools == null ? 0 : toolSetChars(o.tools, RECALL_TOOL_NAME)
 
   async function prepareStep(step) {
     const messages = step && Array.isArray(step.messages) ? step.messages : null
     if (messages === null) return {}
     const policy = policies[o.cacheModel ?? cachedCacheModelFor(step.model)]
-    const env = { toolChars: 0, systemChars: instructionsChars(step), recallToolChars: recallChars }
+    const env = { toolChars: appToolChars, systemChars: instructionsChars(step), recallToolChars: recallChars }
     const out = await compactStep(messages, ledger, policy, ns, env, state, report)
     return out.every((m, i) => m === messages[i]) ? {} : { messages: out }
   }

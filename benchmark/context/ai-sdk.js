@@ -13,6 +13,7 @@ const { performance } = require('node:perf_hooks')
 const ai = require('ai')
 const { MockLanguageModelV4 } = require('ai/test')
 const { z } = require('zod')
+const { convertToOpenAITool } = require('@langchain/core/utils/function_calling')
 // The core's plan (the policy every adapter shares) is timed apart from the
 // adapter's own work: wrapped here, before the adapter takes it.
 const core = require('../../core/index.js')
@@ -94,14 +95,18 @@ async function replayAiSdk(conv, cacheModel, driver, toolsOf, usersOf) {
     provider: cacheModel === 'breakpoint' ? 'anthropic.messages' : 'openai.responses',
     modelId: cacheModel === 'breakpoint' ? 'claude-bench' : 'gpt-bench',
     doGenerate: async (opts) => {
-      const tools = (opts.tools || []).map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.inputSchema }))
+      // As LangChain's replay records them (convertToOpenAITool's shape), so that one ruler prices both.
+      const tools = (opts.tools || []).map((t) => Object.defineProperty({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }, 'name', { value: t.name }))
       const messages = read(opts.prompt)
       return answerOf(driver.respond(messages, tools))
     },
   })
   const tools = {}
   for (const [name, t] of Object.entries(toolsOf(driver))) {
-    tools[name] = ai.tool({ description: t.description, inputSchema: z.object(Object.fromEntries(t.keys.map((k) => [k, t.type]))), execute: async (_input, { toolCallId }) => t.payload(toolCallId) })
+    // The very definition the LangChain replay binds (its JSON schema), so both frameworks send the same tools.
+    const schema = z.object(Object.fromEntries(t.keys.map((k) => [k, t.type])))
+    const parameters = convertToOpenAITool({ name, description: t.description, schema }).function.parameters
+    tools[name] = ai.tool({ description: t.description, inputSchema: ai.jsonSchema(parameters), execute: async (_input, { toolCallId }) => t.payload(toolCallId) })
   }
   let prepareStep
   const stepMs = []
@@ -122,7 +127,7 @@ async function replayAiSdk(conv, cacheModel, driver, toolsOf, usersOf) {
       }
     }
     const wrapped = { record: timed((...a) => ledger.record(...a)), stub: timed((...a) => ledger.stub(...a)), handle: (...a) => ledger.handle(...a), fetch: (...a) => ledger.fetch(...a) }
-    const memory = toolMemory({ cacheModel, ledger: wrapped })
+    const memory = toolMemory({ cacheModel, ledger: wrapped, tools: { ...tools } })
     Object.assign(tools, memory.tools)
     prepareStep = async (step) => {
       inLedger = 0
@@ -168,6 +173,9 @@ function run(conv, cacheModel) {
 
 const CACHES = ['breakpoint', 'prefix']
 
+// A request's tool results, each in full (F) or compacted (S: a stub or a note).
+const decisions = (r) => r.messages.map((m) => (m.startsWith('<tool') ? (/\[symfonic\.tool_memory|not shown: recall_tool_result/.test(m) ? 'S' : 'F') : '')).join('')
+
 const median = (xs) => {
   if (xs.length === 0) return 0
   const s = [...xs].sort((a, b) => a - b)
@@ -181,7 +189,7 @@ const median = (xs) => {
  * median: a shared machine's preemptions make single steps noisy), less the
  * ledger's and the core plan's, which every adapter pays alike.
  */
-async function parity(convs, rows) {
+async function parity(convs, rows, lcReplay) {
   const out = []
   const diffs = []
   let longest = null
@@ -192,17 +200,21 @@ async function parity(convs, rows) {
       const ratio = price(ours.requests, c).cost / price(none.requests, c).cost
       const lc = rows.find((r) => r.conv === conv.name && r.cache === c).oursVsNone
       const diff = ratio / lc - 1
-      diffs.push({ conv: conv.name, cache: c, diff, lost: ours.stats.lost })
+      // The same decisions: each request's tool results, in full or compacted, as the LangChain replay's.
+      const lcRun = await lcReplay(conv, c)
+      const same = lcRun.requests.length === ours.requests.length && lcRun.requests.every((r, i) => decisions(r) === decisions(ours.requests[i]))
+      diffs.push({ conv: conv.name, cache: c, diff, lost: ours.stats.lost, same })
       if (longest === null || ours.ownMs.length > longest.own.length) longest = { conv: conv.name, cache: c, own: ours.ownMs, total: ours.stepMs }
-      out.push([conv.name, c, ours.requests.length, T.ratio(lc), T.ratio(ratio), `${diff >= 0 ? '+' : ''}${(100 * diff).toFixed(2)}%`, `${ours.stats.needs - ours.stats.lost}/${ours.stats.needs}`, median(ours.ownMs).toFixed(2)])
+      out.push([conv.name, c, ours.requests.length, T.ratio(lc), T.ratio(ratio), `${diff >= 0 ? '+' : ''}${(100 * diff).toFixed(2)}%`, same ? 'yes' : '**no**', `${ours.stats.needs - ours.stats.lost}/${ours.stats.needs}`, median(ours.ownMs).toFixed(2)])
     }
   }
-  const table = T.mdTable(['conversation', 'cache', 'model calls', 'LangChain ours / none', 'AI SDK ours / none', 'difference', 'needs met', 'own ms / step (median)'], out)
+  const table = T.mdTable(['conversation', 'cache', 'model calls', 'LangChain ours / none', 'AI SDK ours / none', 'difference', 'same decisions', 'needs met', 'own ms / step (median)'], out)
   const late = longest.own.slice(-10)
   const summary = {
     worst: Math.max(...diffs.map((d) => Math.abs(d.diff))),
     over: diffs.filter((d) => Math.abs(d.diff) > T.TOLERANCE),
     lost: diffs.reduce((a, d) => a + d.lost, 0),
+    differ: diffs.filter((d) => !d.same),
     longest: { conv: longest.conv, cache: longest.cache, steps: longest.own.length, ownMedian: median(longest.own), ownLast10: median(late), totalMedian: median(longest.total) },
   }
   return { table, summary }
