@@ -206,7 +206,7 @@ async function main() {
   const L = aiSdk.summary.longest
   log(`\n## Through the Vercel AI SDK (@symfonic/core/ai-sdk, ai ${require('ai/package.json').version}, MockLanguageModelV4): ours / none beside the LangChain middleware's\n`)
   block('ai-sdk', aiSdk.table)
-  log(`\nworst difference ${T.pct(aiSdk.summary.worst)} (${aiSdk.summary.over.length} over ${T.pct(T.TOLERANCE)}: ${aiSdk.summary.over.map((d) => `${d.conv} ${d.cache}`).join(', ') || 'none'}), decisions differ on ${aiSdk.summary.differ.length}, needs lost ${aiSdk.summary.lost}; prepareStep's own time on ${L.conv} (${L.cache}, ${L.steps} steps): median ${L.ownMedian.toFixed(2)} ms, last 10 steps ${L.ownLast10.toFixed(2)} ms (${L.totalMedian.toFixed(2)} ms with the core's plan and the ledger)`)
+  log(`\nworst difference ${T.pct(aiSdk.summary.worst)} (${aiSdk.summary.over.length} over ${T.pct(T.TOLERANCE)}: ${aiSdk.summary.over.map((d) => `${d.conv} ${d.cache}`).join(', ') || 'none'}), decisions differ on ${aiSdk.summary.differ.length}, needs lost ${aiSdk.summary.lost}; prepareStep's own time on ${L.conv} (${L.cache}, ${L.steps} steps): median ${L.ownMedian.toFixed(2)} ms, last 30 steps ${L.ownLast30.toFixed(2)} ms (${L.totalMedian.toFixed(2)} ms with the core's plan and the ledger)`)
 
   // 5. The chart of the scripted conversations.
   const STYLE = {

@@ -209,13 +209,13 @@ async function parity(convs, rows, lcReplay) {
     }
   }
   const table = T.mdTable(['conversation', 'cache', 'model calls', 'LangChain ours / none', 'AI SDK ours / none', 'difference', 'same decisions', 'needs met', 'own ms / step (median)'], out)
-  const late = longest.own.slice(-10)
+  const late = longest.own.slice(-30)
   const summary = {
     worst: Math.max(...diffs.map((d) => Math.abs(d.diff))),
     over: diffs.filter((d) => Math.abs(d.diff) > T.TOLERANCE),
     lost: diffs.reduce((a, d) => a + d.lost, 0),
     differ: diffs.filter((d) => !d.same),
-    longest: { conv: longest.conv, cache: longest.cache, steps: longest.own.length, ownMedian: median(longest.own), ownLast10: median(late), totalMedian: median(longest.total) },
+    longest: { conv: longest.conv, cache: longest.cache, steps: longest.own.length, ownMedian: median(longest.own), ownLast30: median(late), totalMedian: median(longest.total) },
   }
   return { table, summary }
 }
