@@ -34,6 +34,9 @@ pub fn json_answer<'a>(
         Ok(r) => r,
         Err(msg) => return Some(other(msg)),
     };
+    if spec.count_only {
+        return Some(other(count(b, &doc.index, &echo, &resolved)));
+    }
     let budget = match spec.max_chars {
         Some(m) if m > 0 => max_output.min(m as usize),
         _ => max_output,
@@ -66,6 +69,31 @@ pub fn json_answer<'a>(
         path: w.paths.then(|| json::normalized_path(b, &doc.index, n)),
     });
     Some(w.page(Shape::List(nodes.len()), items, skip, budget))
+}
+
+/// Format `count`: how many nodes the path selects, and for one object or
+/// array, how many members or elements it has.
+fn count(b: &[u8], index: &JsonIndex, echo: &str, r: &Resolved) -> String {
+    let what = match *r {
+        Resolved::Nodes(ref nodes) => {
+            format!("{} node{}", nodes.len(), if nodes.len() == 1 { "" } else { "s" })
+        }
+        Resolved::Node(n) => {
+            let (kind, noun) = match b.get(n) {
+                Some(b'{') => ("an object", Shape::Object(0)),
+                Some(b'[') => ("an array", Shape::Array(0)),
+                _ => {
+                    return format!(
+                        "[recall: json_path '{echo}' selects 1 node, a {}]",
+                        scalar_kind(b.get(n).copied())
+                    )
+                }
+            };
+            let k = json::child_count(b, index, n);
+            format!("1 node, {kind} of {k} {}", noun.noun(k))
+        }
+    };
+    format!("[recall: json_path '{echo}' selects {what}]")
 }
 
 fn other(s: String) -> Answer<'static> {
@@ -185,7 +213,7 @@ impl<'a> Writer<'a> {
                 lines: None,
             };
             return Some(match self.narrowed {
-                Some(m) => Answer::Json(super::cap_answer(e, part, m)),
+                Some(m) => self.cut_scalar(e, n, raw, m),
                 None => part,
             });
         };
@@ -203,6 +231,25 @@ impl<'a> Writer<'a> {
                 }),
             });
         Some(self.page_from(shape, items, from, skip.is_some(), budget, Some(n)))
+    }
+
+    /// A string or number longer than `max_chars` (`m`): a header saying
+    /// so and where it goes on, then its first characters as written.
+    fn cut_scalar(&self, e: &Entry, n: usize, raw: &[u8], m: usize) -> Answer<'a> {
+        let start = e.text.char_of(n);
+        let len = count_chars(raw);
+        let head = |keep: usize| {
+            format!(
+                "[recall: json_path '{}' is a {} of {len} chars as written, cut at max_chars={m}: its first {keep} follow; for the rest pass offset={} with max_chars, without json_path]",
+                self.echo,
+                scalar_kind(self.b.get(n).copied()),
+                start + keep
+            )
+        };
+        let mut out = head(m).into_bytes();
+        out.push(b'\n');
+        out.extend_from_slice(crate::text::take_chars_bytes(raw, m));
+        self.buf(out)
     }
 
     /// A page of a nodelist from item `skip` on.

@@ -205,6 +205,22 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
             Err(_) => String::new(),
         }
     };
+    // A pattern with special characters that finds nothing, or more lines
+    // than hold its text: the model likely meant the text (`[error]`).
+    let literal_hint = |total: usize| {
+        if !pattern.contains(SPECIAL) {
+            return String::new();
+        }
+        let escaped = regex_syntax::escape(pattern);
+        let held = match grep::compile_for(&escaped, spec.ignore_case, ascii) {
+            Ok(lit) => count(&lit).0,
+            Err(_) => 0,
+        };
+        if held == 0 || (total != 0 && total <= held) {
+            return String::new();
+        }
+        literal_note(&echo, held, pattern)
+    };
     let on_long = |n: usize| {
         format!(
             ", {n} match{} on lines over {} chars",
@@ -229,14 +245,15 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
         let (total, long) = count(&re);
         if total == 0 {
             return format!(
-                "[recall: no match for pattern '{echo}'{flags} in {place}{}{}]",
+                "[recall: no match for pattern '{echo}'{flags} in {place}{}{}{}]",
+                literal_hint(0),
                 caseless_hint(),
                 newline_hint(pattern)
             )
             .into();
         }
         if spec.count_only {
-            return format!("{}]", counted(total, long)).into();
+            return format!("{}{}]", counted(total, long), literal_hint(total)).into();
         }
         counts = Some((total, long));
     }
@@ -253,6 +270,11 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
         .as_bytes(),
     ) + 2;
     let note_room = count_chars(cut_note(worst, worst, worst).as_bytes());
+    let reserve = reserve
+        + match pattern.contains(SPECIAL) {
+            true => count_chars(literal_note(&echo, worst, pattern).as_bytes()),
+            false => 0,
+        };
     let found = grep::search_noting(
         &view,
         raw,
@@ -266,12 +288,13 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
     let (total, long) = counts.unwrap_or((found.total, found.long_matches));
     let mut out = if total == 0 {
         format!(
-            "[recall: no match for pattern '{echo}'{flags} in {place}{}{}",
+            "[recall: no match for pattern '{echo}'{flags} in {place}{}{}{}",
+            literal_hint(0),
             caseless_hint(),
             newline_hint(pattern)
         )
     } else {
-        counted(total, long)
+        counted(total, long) + &literal_hint(total)
     };
     let note = found.cut.map_or(String::new(), |(s, k, e)| {
         let (s, k, e) = (text.char_of(s), text.char_of(k), text.char_of(e));
@@ -308,6 +331,26 @@ fn cut_note(at: usize, shown: usize, len: usize) -> String {
             len - shown
         )
     }
+}
+
+/// A pattern's text is on `held` lines: how to find them.
+fn literal_note(echo: &str, held: usize, pattern: &str) -> String {
+    format!(
+        "; the text '{echo}' as written is on {held} line{}: in a pattern \\ . + * ? ( ) [ ] {{ }} | ^ $ are special, so for the text pass query={} or pattern={}",
+        if held == 1 { "" } else { "s" },
+        json_quoted(pattern),
+        json_quoted(&regex_syntax::escape(pattern))
+    )
+}
+
+/// Characters special in a pattern, which a model may mean as text.
+const SPECIAL: &[char] = &[
+    '\\', '.', '+', '*', '?', '(', ')', '[', ']', '{', '}', '|', '^', '$',
+];
+
+/// `s` as a JSON string, the way a tool call's argument is written.
+fn json_quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
 }
 
 /// For a pattern that matched nothing and holds a line break: why.

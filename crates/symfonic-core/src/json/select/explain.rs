@@ -8,10 +8,10 @@
 
 use std::collections::BTreeSet;
 
-use super::super::eval::descend;
+use super::super::eval::{descend, iregexp};
 use super::super::eval::{slice_bounds, Eval};
 use super::super::index::JsonIndex;
-use super::super::path::{CmpOp, Comparable, Expr, FilterQuery, Lit, Segment, Selector};
+use super::super::path::{CmpOp, Comparable, Expr, FilterQuery, Func, Lit, Segment, Selector};
 use super::super::scan::{self, Kind};
 use super::{cut, describe, echo, KEY_CHARS};
 
@@ -20,8 +20,11 @@ mod words;
 use closest::near;
 use words::{article, join_and, join_or, list, literal, noun, one_segment, render, slice_text};
 
-/// Nodes (and keys) looked at, at most, to say why.
+/// Nodes (and keys) looked at, at most, to describe what is there.
 const LOOK: usize = 10_000;
+/// Children a filter's explanation looks at, at most: the filter itself
+/// visited every one, and a claim that none has a member must hold for all.
+const FILTER_LOOK: usize = 1_000_000;
 
 /// Why `segs[at]`, applied to the nodes `before` (what `segs[..at]` selected),
 /// selected nothing; `None` when nothing is wrong with the query.
@@ -40,7 +43,11 @@ pub(crate) fn explain(
         index,
         prefix: &prefix,
         before: &before[..before.len().min(LOOK)],
+        all: before,
         total: before.len(),
+        path,
+        segs: &segs[..at],
+        last: at + 1 == segs.len(),
     };
     let whys: Vec<String> = seg
         .sels
@@ -66,7 +73,14 @@ struct Ctx<'a> {
     prefix: &'a str,
     /// The nodes looked at (the first `LOOK` of `total`).
     before: &'a [usize],
+    /// All the nodes, for claims that must hold for each.
+    all: &'a [usize],
     total: usize,
+    /// The query as sent, and its segments before the one explained
+    /// (`last` when that one ends it).
+    path: &'a str,
+    segs: &'a [Segment],
+    last: bool,
 }
 
 impl Ctx<'_> {
@@ -211,12 +225,17 @@ impl Ctx<'_> {
                 }
             }
             Selector::Filter(e) => {
-                let containers = self.containers();
-                if containers.is_empty() {
+                if self.containers().is_empty() {
                     return Some(format!(
                         "{subject}, and a filter selects among the members of objects and the elements of arrays"
                     ));
                 }
+                let containers: Vec<usize> = self
+                    .all
+                    .iter()
+                    .copied()
+                    .filter(|&n| matches!(self.kind(n), Some(Kind::Object | Kind::Array)))
+                    .collect();
                 self.why_filter(e, &containers)
             }
         }
@@ -225,10 +244,13 @@ impl Ctx<'_> {
     /// A filter that passed no child: a member none of them has, or a
     /// comparison with a literal of another type than every value compared.
     fn why_filter(&self, e: &Expr, containers: &[usize]) -> Option<String> {
+        if let Some(why) = outside_iregexp(e) {
+            return Some(why);
+        }
         let mut kids = Vec::new();
         for &c in containers {
             let mut cur = self.index.children_from(self.b, c, 0);
-            while kids.len() < LOOK {
+            while kids.len() < FILTER_LOOK {
                 let Some(ch) = cur.next_child() else { break };
                 kids.push(ch.value);
             }
@@ -236,15 +258,29 @@ impl Ctx<'_> {
         if kids.is_empty() {
             return None;
         }
+        // Past the bound, every claim names the part it was checked on.
+        let of_all = match kids.len() < FILTER_LOOK {
+            true => None,
+            false => Some(
+                containers
+                    .iter()
+                    .map(|&c| self.index.child_count(self.b, c))
+                    .sum::<usize>(),
+            )
+            .filter(|&all| all > kids.len()),
+        };
         let n = kids.len();
         let noun = match (containers.len(), self.kind(containers[0])) {
             (1, Some(Kind::Object)) => ["member", "members"],
             (1, _) => ["element", "elements"],
             _ => ["child", "children"],
         };
+        let looked = of_all.map_or(String::new(), |all| {
+            format!(" (of the first {n} of {all} looked at)")
+        });
         let what_n = |n: usize| {
             format!(
-                "the {n} {} of '{}'",
+                "the {n} {} of '{}'{looked}",
                 noun[usize::from(n != 1)],
                 cut(self.prefix, 200)
             )
@@ -283,7 +319,7 @@ impl Ctx<'_> {
                         .copied()
                         .filter(|&n| self.kind(n) == Some(Kind::Object))
                         .collect();
-                    let keys = self.keys_of(&objects);
+                    let keys = self.keys_within(&objects, FILTER_LOOK);
                     let hint = name.and_then(|k| near(k, &keys)).map_or(String::new(), |n| {
                         format!(" (did you mean {reached}{}?)", one_segment(&n))
                     });
@@ -292,7 +328,11 @@ impl Ctx<'_> {
                     } else {
                         format!("; their keys there: {}", list(&keys))
                     };
-                    return Some(format!("none of {what} has {}{hint}{have}", render(&q.segs, "@")));
+                    let deep = self.too_deep(&ev, q, containers);
+                    return Some(format!(
+                        "none of {what} has {}{hint}{have}{deep}",
+                        render(&q.segs, "@")
+                    ));
                 }
                 reached.push_str(&render(std::slice::from_ref(seg), ""));
                 at = next;
@@ -332,6 +372,51 @@ impl Ctx<'_> {
         None
     }
 
+    /// When the filtered nodes themselves have the member `q` asks of their
+    /// children (`status[?@.experimental]`): how to filter their parent.
+    fn too_deep(&self, ev: &Eval, q: &FilterQuery, containers: &[usize]) -> String {
+        if !containers.iter().any(|&c| ev.singular(q, c).is_some()) {
+            return String::new();
+        }
+        let p = cut(self.prefix, 200);
+        let head = format!(
+            "; '{p}' itself has {}: a filter tests the children of what it follows",
+            render(&q.segs, "@")
+        );
+        let name = |seg: &Segment| match (seg.descendant, seg.sels.as_slice()) {
+            (false, [Selector::Name(k) | Selector::KeyOrIndex(k, _)]) => Some(one_segment(k)),
+            _ => None,
+        };
+        let wild = |seg: &Segment| !seg.descendant && seg.sels == [Selector::Wild];
+        // The nodes a model means are those of the last `*` (`$.api.*`):
+        // filter its parent by the names after it; with no `*`, put the
+        // filter in place of the last name.
+        let filter = self
+            .last
+            .then(|| self.path.trim_end())
+            .filter(|p| p.ends_with(']'))
+            .and_then(|p| p.rfind("[?").map(|i| p[i + 2..p.len() - 1].trim()));
+        let w = self.segs.iter().rposition(wild);
+        let names: Option<String> = match w {
+            Some(w) => self.segs[w + 1..].iter().map(name).collect(),
+            None => self.segs.last().and_then(name).map(|_| String::new()),
+        };
+        let (Some(f), Some(names)) = (filter, names) else {
+            return head;
+        };
+        let parent = render(&self.segs[..w.unwrap_or(self.segs.len() - 1)], "$");
+        let f = if names.is_empty() {
+            f.to_string()
+        } else {
+            requalify(f, &names)
+        };
+        format!(
+            "{head}, so filter {}: {}[?{f}]",
+            if w.is_some() { "their parent" } else { "its parent" },
+            cut(&parent, 200)
+        )
+    }
+
     /// `..name` found no member of that name anywhere below.
     fn why_descendant(&self, sel: &Selector) -> Option<String> {
         let (Selector::Name(k) | Selector::KeyOrIndex(k, _)) = sel else {
@@ -364,6 +449,11 @@ impl Ctx<'_> {
 
     /// Distinct keys of the objects `objs`, in first-seen order.
     fn keys_of(&self, objs: &[usize]) -> Vec<String> {
+        self.keys_within(objs, LOOK)
+    }
+
+    /// [`Self::keys_of`], looking at `look` members at most.
+    fn keys_within(&self, objs: &[usize], look: usize) -> Vec<String> {
         let mut seen = BTreeSet::new();
         let mut keys = Vec::new();
         let mut looked = 0;
@@ -371,7 +461,7 @@ impl Ctx<'_> {
             let mut cur = self.index.children_from(self.b, o, 0);
             while let Some(m) = cur.next_child() {
                 looked += 1;
-                if looked > LOOK {
+                if looked > look {
                     return keys;
                 }
                 let k = scan::decode(m.key_raw(self.b)).into_owned();
@@ -391,7 +481,11 @@ pub(crate) fn near_key(index: &JsonIndex, b: &[u8], node: usize, key: &str) -> O
         index,
         prefix: "",
         before: &[node],
+        all: &[node],
         total: 1,
+        path: "",
+        segs: &[],
+        last: false,
     };
     near(key, &ctx.keys_of(&[node]))
 }
@@ -444,61 +538,45 @@ fn comparisons<'e>(e: &'e Expr, out: &mut Vec<(&'e FilterQuery, &'e Lit)>) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use crate::json::{analyze, resolve, Resolved};
-
-    const ORDERS: &str = r##"{"orders": {"#W1": {"status": "pending", "total": 12.5, "items": [{"sku": "a"}]},
-        "#W2": {"status": "delivered", "total": 40, "items": []}}, "empty": {}, "name": "shop"}"##;
-
-    fn why(doc: &str, path: &str) -> Result<Resolved, String> {
-        let d = analyze(doc.as_bytes()).unwrap();
-        resolve(doc.as_bytes(), &d.index, path)
-    }
-
-    #[test]
-    fn mistakes_say_where_matching_stopped_and_what_is_there() {
-        let cases = [
-            ("$.orders.*.stauts", "[recall: json_path '$.orders.*.stauts' selects nothing: '$.orders.*' selects 2 objects, and none has the key 'stauts' (did you mean .status?); their keys: status,total,items]"),
-            ("$.items[*].price", "[recall: json_path '$.items[*].price' selects nothing: '$' is an object with 3 keys [orders,empty,name]: none is 'items']"),
-            ("$.orders[0:20]", "[recall: json_path '$.orders[0:20]' selects nothing: '$.orders' is an object with 2 keys [#W1,#W2], and [0:20] selects elements of arrays (an object's values are .*, with format='paths' for their keys)]"),
-            ("$.name[*]", "[recall: json_path '$.name[*]' selects nothing: '$.name' is a string, and * selects the members of objects and the elements of arrays]"),
-            ("$.orders.*.items[3]", "[recall: json_path '$.orders.*.items[3]' selects nothing: '$.orders.*.items' selects 2 arrays, the longest of length 1, so [3] is past their end]"),
-            ("$.orders.*[?@.totl > 10]", "[recall: json_path '$.orders.*[?@.totl > 10]' selects nothing: none of the 6 children of '$.orders.*' has @.totl]"),
-            ("$.orders[?@.total > '10']", "[recall: json_path '$.orders[?@.total > '10']' selects nothing: @.total is a number in the 2 members of '$.orders' that have it, and the filter compares it with a string ('10')]"),
-            ("$.orders[?@.totl > 10]", "[recall: json_path '$.orders[?@.totl > 10]' selects nothing: none of the 2 members of '$.orders' has @.totl (did you mean @.total?); their keys there: status,total,items]"),
-            ("$..stauts", "[recall: json_path '$..stauts' selects nothing: no member of '$' or below is named 'stauts' (did you mean ..status?)]"),
-        ];
-        for (path, want) in cases {
-            assert_eq!(why(ORDERS, path), Err(want.to_string()), "{path}");
+/// A filter's text with `step` (`.status`) after each `@` outside its strings.
+fn requalify(filter: &str, step: &str) -> String {
+    let mut out = String::with_capacity(filter.len() + 16);
+    let mut quote = None;
+    let mut escaped = false;
+    for c in filter.chars() {
+        out.push(c);
+        match quote {
+            Some(q) if !escaped && c == q => quote = None,
+            Some(_) => escaped = !escaped && c == '\\',
+            None if c == '\'' || c == '"' => quote = Some(c),
+            None if c == '@' => out.push_str(step),
+            None => {}
         }
     }
+    out
+}
 
-    #[test]
-    fn a_type_mismatch_counts_only_the_children_that_have_the_member() {
-        let doc = r#"{"packages": {"a": {"dev": true}, "b": {}, "c": {"dev": false}, "d": {"name": "x"}}}"#;
-        assert_eq!(
-            why(doc, "$.packages[?@.dev == 'true']"),
-            Err("[recall: json_path '$.packages[?@.dev == 'true']' selects nothing: @.dev is a boolean in the 2 members of '$.packages' that have it, and the filter compares it with a string ('true')]".to_string())
-        );
-    }
-
-    #[test]
-    fn a_correct_query_that_matches_nothing_answers_an_empty_list() {
-        for path in [
-            "$.orders[?@.status == 'lost']",
-            "$.empty.*",
-            "$.orders.*.items[?@.sku == 'z']",
-            "$..nothing_here[0]",
-            "$.orders[?@.total > 1000]",
-        ] {
-            let got = why(ORDERS, path);
-            // `..name` with no such member anywhere is explained; the rest are `[]`.
-            if path.starts_with("$..") {
-                assert!(got.is_err(), "{path}");
-            } else {
-                assert_eq!(got, Ok(Resolved::Nodes(Vec::new())), "{path}");
+/// A `match()` or `search()` whose pattern is not an I-Regexp: what it
+/// holds instead, and the I-Regexp form.
+fn outside_iregexp(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Or(all) | Expr::And(all) => all.iter().find_map(outside_iregexp),
+        Expr::Not(x) => outside_iregexp(x),
+        Expr::Logical(f) => match (f.func, f.args.get(1)) {
+            (func @ (Func::Match | Func::Search), Some(Comparable::Lit(Lit::Str(p)))) => {
+                iregexp::outside(p).map(|why| {
+                    format!(
+                        "{}() pattern '{}' is not an I-Regexp (RFC 9485, the regular expressions of RFC 9535 filters), so it matches nothing: {why}",
+                        if func == Func::Match { "match" } else { "search" },
+                        cut(p, KEY_CHARS)
+                    )
+                })
             }
-        }
+            _ => None,
+        },
+        _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests;

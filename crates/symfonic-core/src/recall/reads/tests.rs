@@ -308,3 +308,66 @@ fn a_json_answer_over_the_cap_pages_by_whole_nodes() {
         "{out}"
     );
 }
+
+/// loghub's Apache error log, in its shape: a level in brackets on every
+/// line, and `jk2_init() Can't find child` in some. Copying `[error]` from
+/// the stub as a pattern is a character class; `()` is an empty group; the
+/// Windows CBS log's `C:\Windows\servicing` holds `\W` and `\s`. Each answer
+/// says how often the text itself occurs, and how to find it.
+#[test]
+fn a_pattern_meant_as_text_says_where_the_text_is() {
+    let mut text = String::new();
+    for i in 1..=40 {
+        let (level, what) = match i % 4 {
+            0 => ("error", "mod_jk child workerEnv in error state 6".to_string()),
+            1 => ("error", format!("jk2_init() Can't find child {i} in scoreboard")),
+            _ => (
+                "notice",
+                format!("jk2_init() Found child {i} in scoreboard slot 8"),
+            ),
+        };
+        text.push_str(&format!(
+            "[Sun Dec 04 04:47:{:02} 2005] [{level}] {what}\n",
+            i % 60
+        ));
+    }
+    text.push_str("2016-09-28 04:30:31, Info CBS Loaded Servicing Stack v6.1.7601.23505 with Core: C:\\Windows\\servicing\\cbscore.dll\n");
+    let (l, id) = ledger_with(text);
+    let count = |p: &str| {
+        let mut s = reads(Some(p), false, 0.0, None);
+        s.count_only = true;
+        l.recall("", &id, &s, 50_000).to_string_lossy().into_owned()
+    };
+    assert_eq!(
+        count("[error]"),
+        format!(
+            r#"[recall: 41 matching lines for pattern '[error]' in {id}; the text '[error]' as written is on 20 lines: in a pattern \ . + * ? ( ) [ ] {{ }} | ^ $ are special, so for the text pass query="[error]" or pattern="\\[error\\]"]"#
+        )
+    );
+    let out = l.recall(
+        "",
+        &id,
+        &reads(Some("jk2_init() Can't find child"), false, 0.0, None),
+        50_000,
+    );
+    assert_eq!(
+        out,
+        format!(
+            r#"[recall: no match for pattern 'jk2_init() Can't find child' in {id}; the text 'jk2_init() Can't find child' as written is on 10 lines: in a pattern \ . + * ? ( ) [ ] {{ }} | ^ $ are special, so for the text pass query="jk2_init() Can't find child" or pattern="jk2_init\\(\\) Can't find child"]"#
+        )
+    );
+    let out = l.recall(
+        "",
+        &id,
+        &reads(Some(r"C:\Windows\servicing"), false, 0.0, None),
+        50_000,
+    );
+    assert!(
+        out.to_string_lossy().contains(r#"as written is on 1 line: "#),
+        "{out:?}"
+    );
+    // The escaped pattern it names finds those lines, and a regex meant as one gets no note.
+    assert!(count(r"\[error\]").starts_with("[recall: 20 matching lines for pattern '\\[error\\]'"));
+    assert!(!count(r"error|notice").contains("as written"));
+    assert!(!count(r"child \d+").contains("as written"));
+}
