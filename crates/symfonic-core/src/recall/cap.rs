@@ -21,7 +21,11 @@ pub fn cap_answer(e: &Entry, a: Answer<'_>, max: usize) -> Wtf8Buf {
             start,
             lines,
         } => cap_bytes(text, utf8, id, max, &|kept, head| {
-            let offset = format!("; continue with offset={}", start + kept);
+            let offset = format!(
+                "; continue with offset={}{}",
+                start + kept,
+                pages(e, start, text, max)
+            );
             match lines {
                 // The line the cut falls in, read again from its start.
                 Some((first, last)) => {
@@ -33,6 +37,28 @@ pub fn cap_answer(e: &Entry, a: Answer<'_>, max: usize) -> Wtf8Buf {
         }),
         Answer::Json(s) | Answer::Other(s) => cap_output(&s, id, max, None),
     }
+}
+
+/// For a read to the end of a payload many answers long (`format='full'`
+/// on 73 MB): which page of about how many this is, and a narrower read.
+fn pages(e: &Entry, start: usize, text: &[u8], max: usize) -> String {
+    let len = e.text.char_len();
+    let whole = e.text.as_bytes();
+    // The part runs to the payload's end (it is a slice of it).
+    let to_end = text.as_ptr() as usize + text.len() == whole.as_ptr() as usize + whole.len();
+    let page = max.saturating_sub(200).max(1);
+    let all = len.div_ceil(page);
+    if !to_end || all < 3 || text.len() < max {
+        return String::new();
+    }
+    let narrower = match e.json.is_some() {
+        true => "json_path (the stub shows what is there)",
+        false => "pattern or query",
+    };
+    format!(
+        " (page {} of about {all} at this size; to read a part, pass {narrower})",
+        start / page + 1
+    )
 }
 
 /// Cuts `text` so that text plus the truncation marker fit in `max` code

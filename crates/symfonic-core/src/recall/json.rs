@@ -392,6 +392,7 @@ impl<'a> Writer<'a> {
         };
         let what = self.what(shape, single);
         let total = shape.len();
+        let verb = if shown == 1 { "follows" } else { "follow" };
         let cap = if capped { ", too long for one answer" } else { "" };
         let range = |a: usize, b: usize| {
             if a == b {
@@ -403,11 +404,11 @@ impl<'a> Writer<'a> {
         if short {
             return match next {
                 Next::Last => format!(
-                    "[recall: {} of {total} follow, the last]",
+                    "[recall: {} of {total} {verb}, the last]",
                     range(from + 1, from + shown)
                 ),
                 Next::More(k) => format!(
-                    "[recall: {} of {total} follow; for the rest pass offset={k} with the same json_path]",
+                    "[recall: {} of {total} {verb}; for the rest pass offset={k} with the same json_path]",
                     range(from + 1, from + shown)
                 ),
                 Next::TooBig(k, path, alone) => {
@@ -433,12 +434,12 @@ impl<'a> Writer<'a> {
         }
         match next {
             Next::Last => format!(
-                "[recall: json_path '{}' {what}; {} of {total} follow, the last]",
+                "[recall: json_path '{}' {what}; {} of {total} {verb}, the last]",
                 self.echo,
                 range(from + 1, from + shown)
             ),
             Next::More(k) => format!(
-                "[recall: json_path '{}' {what}{cap}; {} of {total} follow; for the rest pass offset={k} with the same json_path]",
+                "[recall: json_path '{}' {what}{cap}; {} of {total} {verb}; for the rest pass offset={k} with the same json_path]",
                 self.echo,
                 range(from + 1, from + shown)
             ),
