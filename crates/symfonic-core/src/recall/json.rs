@@ -238,15 +238,18 @@ impl<'a> Writer<'a> {
     fn cut_scalar(&self, e: &Entry, n: usize, raw: &[u8], m: usize) -> Answer<'a> {
         let start = e.text.char_of(n);
         let len = count_chars(raw);
-        let head = |keep: usize| {
-            format!(
-                "[recall: json_path '{}' is a {} of {len} chars as written, cut at max_chars={m}: its first {keep} follow; for the rest pass offset={} with max_chars, without json_path]",
-                self.echo,
-                scalar_kind(self.b.get(n).copied()),
-                start + keep
-            )
+        let first = if m == 1 {
+            "its first char follows".to_string()
+        } else {
+            format!("its first {m} follow")
         };
-        let mut out = head(m).into_bytes();
+        let head = format!(
+            "[recall: json_path '{}' is a {} of {len} chars as written, cut at max_chars={m}: {first}; for the rest pass offset={} with max_chars, without json_path]",
+            self.echo,
+            scalar_kind(self.b.get(n).copied()),
+            start + m
+        );
+        let mut out = head.into_bytes();
         out.push(b'\n');
         out.extend_from_slice(crate::text::take_chars_bytes(raw, m));
         self.buf(out)

@@ -207,15 +207,12 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
     };
     // A pattern with special characters that finds nothing, or more lines
     // than hold its text: the model likely meant the text (`[error]`).
+    let held = match pattern.contains(SPECIAL) {
+        true => grep::compile_for(&regex_syntax::escape(pattern), spec.ignore_case, ascii)
+            .map_or(0, |lit| count(&lit).0),
+        false => 0,
+    };
     let literal_hint = |total: usize| {
-        if !pattern.contains(SPECIAL) {
-            return String::new();
-        }
-        let escaped = regex_syntax::escape(pattern);
-        let held = match grep::compile_for(&escaped, spec.ignore_case, ascii) {
-            Ok(lit) => count(&lit).0,
-            Err(_) => 0,
-        };
         if held == 0 || (total != 0 && total <= held) {
             return String::new();
         }
@@ -271,9 +268,9 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
     ) + 2;
     let note_room = count_chars(cut_note(worst, worst, worst).as_bytes());
     let reserve = reserve
-        + match pattern.contains(SPECIAL) {
-            true => count_chars(literal_note(&echo, worst, pattern).as_bytes()),
-            false => 0,
+        + match held {
+            0 => 0,
+            _ => count_chars(literal_note(&echo, worst, pattern).as_bytes()),
         };
     let found = grep::search_noting(
         &view,
@@ -310,6 +307,17 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
         (None, Some(_)) => out.push_str(&format!("{since}{} shown, the last{note}", found.shown)),
         (None, None) => out.push_str(&note),
     }
+    // A long matching line shows around its matches: the read that has it whole.
+    if let Some(n) = long_line_shown(raw, &found.body) {
+        let note = format!(
+            "; line {n} is over {} chars and shows around its matches: lines='{n}' reads it from its start",
+            grep::LINE_CHARS
+        );
+        if count_chars(out.as_bytes()) + count_chars(note.as_bytes()) + count_chars(&found.body) + 2 <= budget
+        {
+            out.push_str(&note);
+        }
+    }
     out.push(']');
     let mut bytes = out.into_bytes();
     if !found.body.is_empty() {
@@ -317,6 +325,29 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
         bytes.extend_from_slice(&found.body);
     }
     Wtf8Buf::from_bytes(bytes, text.is_utf8())
+}
+
+/// The first matching line of `body` shown in parts (`N:...part...`) that
+/// is over `LINE_CHARS` in `raw`.
+fn long_line_shown(raw: &[u8], body: &[u8]) -> Option<usize> {
+    body.split(|&c| c == b'\n').find_map(|l| {
+        let colon = l.iter().position(|&c| !c.is_ascii_digit())?;
+        let n: usize = std::str::from_utf8(&l[..colon]).ok()?.parse().ok()?;
+        let rest = &l[colon..];
+        if !(rest.starts_with(b":...") || (rest.starts_with(b":") && rest.ends_with(b"..."))) {
+            return None;
+        }
+        let span = lines::locate(
+            raw,
+            LineRange {
+                first: n,
+                last: Some(n),
+            },
+        )
+        .ok()?;
+        let line = lines::trim_cr(&raw[span.start..span.end]);
+        (line.len() > grep::LINE_CHARS && count_chars(line) > grep::LINE_CHARS).then_some(n)
+    })
 }
 
 /// What the header says of a match of `len` code points, from code point

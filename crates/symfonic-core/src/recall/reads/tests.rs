@@ -382,7 +382,7 @@ fn a_value_cut_by_max_chars_says_so_and_how_to_read_on() {
     spec.max_chars = Some(1);
     let out = l.recall("", &id, &spec, 50_000).to_string_lossy().into_owned();
     let at = doc.find("\"MIT License\"").unwrap();
-    assert_eq!(out, format!("[recall: json_path '$.MIT.name' is a string of 13 chars as written, cut at max_chars=1: its first 1 follow; for the rest pass offset={} with max_chars, without json_path]\n\"", at + 1));
+    assert_eq!(out, format!("[recall: json_path '$.MIT.name' is a string of 13 chars as written, cut at max_chars=1: its first char follows; for the rest pass offset={} with max_chars, without json_path]\n\"", at + 1));
     // The offset it names reads on from there.
     let rest = FetchSpec::new(None, None, Some((at + 1) as f64), Some(12.0), None);
     assert_eq!(
@@ -457,4 +457,26 @@ fn a_full_read_of_a_long_payload_says_its_page_and_a_narrower_read() {
         l.recall("", &id, &full, 10_000).to_string_lossy(),
         "x".repeat(100)
     );
+}
+
+/// A match on a line over 1,000 characters (a minified bundle, TypeScript's
+/// 9 MB `typescript.js`) shows around the match: the answer names the
+/// `lines=` that reads the line from its start.
+#[test]
+fn a_long_matching_line_names_the_lines_read_that_has_it_whole() {
+    let text = format!(
+        "short line\n{}needle{}\nlast\n",
+        "a".repeat(3000),
+        "b".repeat(3000)
+    );
+    let (l, id) = ledger_with(text);
+    let out = l
+        .recall("", &id, &reads(Some("needle"), false, 0.0, None), 50_000)
+        .to_string_lossy()
+        .into_owned();
+    let head = out.lines().next().unwrap();
+    assert_eq!(head, format!("[recall: 1 matching line for pattern 'needle' in {id}; line 2 is over 1000 chars and shows around its matches: lines='2' reads it from its start]"));
+    assert!(out.lines().nth(1).unwrap().starts_with("2:...a"));
+    let whole = FetchSpec::new(None, None, None, None, None).with_reads(None, None, None, Some("2".into()));
+    assert_eq!(count_chars(l.recall("", &id, &whole, 50_000).as_bytes()), 6008);
 }
