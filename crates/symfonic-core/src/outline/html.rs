@@ -29,7 +29,7 @@ pub(super) fn outline(text: &str) -> Option<Outline> {
         .map(|(t, _)| t)
         .filter(|t| !t.is_empty());
     if let Some(title) = &title {
-        schema.push_str(&format!(", title \"{}\"", one_line(&title, TITLE_CHARS, 0)));
+        schema.push_str(&format!(", title \"{}\"", one_line(title, TITLE_CHARS, 0)));
     }
     let scanned = head_of(text, SCAN_BYTES);
     let h = Headings::of(scanned);

@@ -1,6 +1,7 @@
 //! What an invalid path most likely meant, where a model writes another
 //! dialect: `=~` (a regex in JSONPath-Plus and jq), `contains` / `in`
-//! (JSONPath-Plus, Jayway), `~` and `keys()` / `| keys` (a key's name). The
+//! (JSONPath-Plus, Jayway), `~` and `keys()` / `| keys` (a key's name), a
+//! regex escape (`\d`) in a filter's string. The
 //! message names the RFC 9535 way instead of only the character refused.
 
 /// The message for an invalid `path` whose parse stopped at byte `at` with
@@ -12,6 +13,19 @@ pub(super) fn better(path: &str, at: usize) -> Option<String> {
     let rest = path.get(at..).unwrap_or("");
     let before = path.get(..at).unwrap_or("");
     let word = rest.trim_start();
+    // `"\d{7}"` in match()/search(): an invalid escape in a JSONPath string,
+    // and not I-Regexp once escaped.
+    if let Some(e) = rest.strip_prefix('\\').and_then(|r| r.chars().next()) {
+        if before.contains("match(") || before.contains("search(") {
+            let form = match e {
+                'd' => " and [0-9] in I-Regexp, the regular expressions match() and search() take",
+                'w' => " and [A-Za-z0-9_] in I-Regexp, the regular expressions match() and search() take",
+                's' => " and [ \\t\\n\\r] in I-Regexp, the regular expressions match() and search() take",
+                _ => " in a regular expression",
+            };
+            return Some(format!("'\\{e}' is not an escape of a JSONPath string: a backslash there is written \\\\ (\\\\{e}),{form}"));
+        }
+    }
     if rest.starts_with("=~") {
         return Some("'=~' is not an operator: a regular expression is search(@.name, 'regex') (any part of the value) or match(@.name, 'regex') (the whole value)".into());
     }

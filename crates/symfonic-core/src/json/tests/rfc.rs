@@ -199,6 +199,7 @@ fn other_dialects_name_the_rfc_way() {
         ("$.users[?'admin' in @.groups]", "JSONPath has no 'in' operator"),
         ("$.users.*~", "'~' (a key's name) is not JSONPath; JSONPath selects values, not keys: format='paths' answers each value beside its path, which ends with its key (json_path='$.users.*' with format='paths') at character 10"),
         ("keys($.users)", "JSONPath has no keys(); JSONPath selects values, not keys: format='paths' answers each value beside its path, which ends with its key (json_path='$.users.*' with format='paths')"),
+        (r##"$[?match(@.id, "#W\d{7}")]"##, r"'\d' is not an escape of a JSONPath string: a backslash there is written \\ (\\d), and [0-9] in I-Regexp, the regular expressions match() and search() take at character 19"),
         ("$.users | keys", "JSONPath has no '| keys'; JSONPath selects values, not keys: format='paths' answers each value beside its path, which ends with its key (json_path='$.users.*' with format='paths')"),
     ];
     for (q, want) in cases {
