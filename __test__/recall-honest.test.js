@@ -184,7 +184,7 @@ describe('the tool and its arguments (items 12, 13, 19)', () => {
     const { convertToOpenAITool } = require('@langchain/core/utils/function_calling')
     const def = JSON.stringify(convertToOpenAITool(tool))
     const { description } = convertToOpenAITool(tool).function
-    for (const words of ['lines: "120-180"', 'pattern: a line regex, no look-around', 'query: plain text', 'offset:', 'count, paths or raw', 'I-Regexp']) {
+    for (const words of ['lines "120-180"', 'pattern: line regex, no look-around', 'query: text', 'offset: read on', 'count|paths|raw', 'RFC 9535 (I-Regexp)']) {
       expect(description).toContain(words)
     }
     // 602 characters before it said any of this (docs/context-economics.md).

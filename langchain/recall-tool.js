@@ -21,7 +21,7 @@ const { unknownArguments, OPTION_OF } = require('../lib/recall-args.js')
 // lib/recall-args.js), keep it short: `npm run bench:context` prices it.
 // ignore_case, context and max_chars are left to the answers that name them;
 // docs/recall.md has the rest.
-const RECALL_DESCRIPTION = 'Read back a compacted result. lines: "120-180"; pattern: a line regex, no look-around; query: plain text; offset: where an answer said to read on; json_path: RFC 9535, match()/search() in I-Regexp; format: count, paths or raw.'
+const RECALL_DESCRIPTION = 'lines "120-180"; pattern: line regex, no look-around; query: text; offset: read on; json_path: RFC 9535 (I-Regexp); format: count|paths|raw.'
 
 // Model-facing arguments: names only, no types or prose per argument (the
 // description says what each is). Parsing accepts any value, so that a wrong
