@@ -46,9 +46,13 @@ fn pages(e: &Entry, start: usize, text: &[u8], max: usize) -> String {
     let whole = e.text.as_bytes();
     // The part runs to the payload's end (it is a slice of it).
     let to_end = text.as_ptr() as usize + text.len() == whole.as_ptr() as usize + whole.len();
-    let page = max.saturating_sub(200).max(1);
+    // Under a cap this small the marker is most of an answer: no pages to count.
+    if !to_end || max < 1000 || text.len() < max {
+        return String::new();
+    }
+    let page = max - 200;
     let all = len.div_ceil(page);
-    if !to_end || all < 3 || text.len() < max {
+    if all < 3 {
         return String::new();
     }
     let narrower = match e.json.is_some() {
