@@ -175,7 +175,10 @@ fn open_failure(shown: &str, e: RedisError) -> StoreError {
         );
     }
     if e.is_connection_refusal() {
-        return StoreError::new("open", format!("{shown}: {e} (is Redis running at this address?)"));
+        return StoreError::new(
+            "open",
+            format!("{shown}: {e} (is Redis running at this address?)"),
+        );
     }
     StoreError::new("open", format!("{shown}: {e}"))
 }
