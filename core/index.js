@@ -40,7 +40,8 @@
 //    - remember the replacements as ours (`ours: true` next time), and make
 //      each one the same bytes on every call, so the prompt cache holds.
 
-const { plan } = require('./plan.js')
+const { plan, totals } = require('./plan.js')
+const usage = require('./usage.js')
 const { NO_ENV, callsSize } = require('./conversation.js')
 const { DEFAULTS, RECALL_TOOL_NAME, COMPACT_KEYS, TOOL_MEMORY_KEYS, resolveOptions } = require('./options.js')
 const { PRICING, cacheModelFor, cachedCacheModelFor } = require('./cache-model.js')
@@ -52,6 +53,13 @@ const { tokensOf } = require('./quotes.js')
 
 module.exports = {
   plan,
+  totals,
+  CHARS_PER_TOKEN: usage.CHARS_PER_TOKEN,
+  readUsage: usage.readUsage,
+  estimateOf: usage.estimateOf,
+  cacheMissed: usage.cacheMissed,
+  judge: usage.judge,
+  SANE: usage.SANE,
   NO_ENV,
   callsSize,
   DEFAULTS,

@@ -7,6 +7,7 @@ const { compact } = require('./compact.js')
 const { setup } = require('./setup.js')
 const { offloadingTools } = require('./offload.js')
 const { refuseAsMiddleware, watchRegistration } = require('./misuse.js')
+const { warnInsane } = require('./usage.js')
 
 /**
  * createReactAgent preModelHook: answers `{ llmInputMessages }`. Add `hook.tool`
@@ -18,7 +19,8 @@ function toolMemoryPreModelHook(options) {
   const registered = watchRegistration(recallTool, () => {})
   const hook = async (state, config) => {
     const messages = Array.isArray(state) ? state : state.messages
-    const out = (await compact(messages, ledger, policy, nsOf(config))).messages
+    const { messages: out, insane } = await compact(messages, ledger, policy, nsOf(config))
+    if (insane !== null) warnInsane(report, insane.ratio)
     // Stubs tell the model to call recall_tool_result: say so if it cannot.
     if (!registered() && out.some((m, i) => m !== messages[i] && m.response_metadata?.tool_memory?.compacted === true)) {
       report.warn(
