@@ -39,6 +39,25 @@
 //      these indices, after the replacements;
 //    - remember the replacements as ours (`ours: true` next time), and make
 //      each one the same bytes on every call, so the prompt cache holds.
+// 5. Usage (usage.js; docs/usage.md says what users see).
+//    - Each assistant message's plain object carries `usage`: `readUsage(r)`
+//      of the provider's record for the call it answers (LangChain's
+//      `usage_metadata`, an AI SDK step's `usage`, an Agents SDK `Usage`), or
+//      null; and `model`, the model that answered. The replay learns each
+//      model's calibration factor from them, in order, so a reload learns the
+//      same; thresholds and the budget read calibrated sizes from then on.
+//      With the user's `countTokens` (resolved as `policy.countTokens`), make
+//      `size`, `chars` and the env's sizes 4 × its count of the text.
+//    - After the call, `plan(...).call` is that call priced both ways:
+//      `estimateOf(call)` the event's { none, ours } in tokens and cost
+//      (none is { 0, 0 } for a call whose tool calls are all recalls, as the
+//      totals count it); `judge(call.ours.chars, reported.inputTokens)
+//      .verdict === 'insane'` → warn once, the replay ignores that report;
+//      `cacheMissed(call, reported)` > 0 → warn once per cause and emit
+//      { type: 'cacheMiss' }. Emit { type: 'usage', threadId, call:
+//      call.index, model, factor: call.factor, reported, estimate }.
+//    - `totals(plainMessages, policy, env)`: the thread's totals from its
+//      messages (the same env as every call's plan).
 
 const { plan, totals } = require('./plan.js')
 const usage = require('./usage.js')
