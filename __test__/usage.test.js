@@ -254,3 +254,47 @@ describe('usageTotals', () => {
     expect(usageTotals([])).toMatchObject({ modelCalls: 0, compactions: 0, recalls: 0, saving: { cost: 0, ratio: 0 } })
   })
 })
+
+describe('core/usage.js: the plain-data API the adapters call', () => {
+  const core = require('../core/index.js')
+
+  test.each([
+    ['LangChain (Anthropic)', { input_tokens: 1200, output_tokens: 40, total_tokens: 1240, input_token_details: { cache_read: 1000, cache_creation: 150 } }, { inputTokens: 1200, cacheReadTokens: 1000, cacheWriteTokens: 150, outputTokens: 40 }],
+    ['LangChain (OpenAI)', { input_tokens: 1200, output_tokens: 40, total_tokens: 1240, input_token_details: { cache_read: 1024 } }, { inputTokens: 1200, cacheReadTokens: 1024, cacheWriteTokens: null, outputTokens: 40 }],
+    ['AI SDK 5', { inputTokens: 900, outputTokens: 12, totalTokens: 912, cachedInputTokens: 512 }, { inputTokens: 900, cacheReadTokens: 512, cacheWriteTokens: null, outputTokens: 12 }],
+    ['AI SDK 6', { inputTokens: 900, outputTokens: 12, inputTokenDetails: { cacheReadTokens: 512, cacheWriteTokens: 100, noCacheTokens: 288 } }, { inputTokens: 900, cacheReadTokens: 512, cacheWriteTokens: 100, outputTokens: 12 }],
+    ['Agents SDK', { requests: 1, inputTokens: 700, outputTokens: 9, totalTokens: 709, inputTokensDetails: [{ cached_tokens: 640 }] }, { inputTokens: 700, cacheReadTokens: 640, cacheWriteTokens: null, outputTokens: 9 }],
+    ['Agents SDK, two requests', { requests: 2, inputTokens: 1500, outputTokens: 20, inputTokensDetails: [{ cached_tokens: 640 }, { cached_tokens: 700 }] }, { inputTokens: 1500, cacheReadTokens: 1340, cacheWriteTokens: null, outputTokens: 20 }],
+    ['no input count', { output_tokens: 3 }, null],
+    ['nothing', undefined, null],
+  ])('readUsage reads %s', (_, record, want) => {
+    expect(core.readUsage(record)).toEqual(want)
+  })
+
+  test('a record whose getters throw reads as nothing', () => {
+    expect(core.readUsage(new Proxy({}, { get() { throw new Error('boom') } }))).toBeNull()
+  })
+
+  test('plan prices the call both ways; totals add the answered calls up and learn the factor', () => {
+    const o = core.resolveOptions({ cacheModel: 'prefix' })
+    const env = { toolChars: 800, systemChars: 2000, recallToolChars: 600 }
+    const big = 'row of the listing with some words\n'.repeat(300)
+    const messages = [{ role: 'user', text: 'go', size: 2, markable: true }]
+    const events = []
+    for (let k = 0; k < 4; k++) {
+      const { call } = core.plan(messages, o, env)
+      const reported = Math.round((1.3 * call.ours.chars) / 4)
+      events.push(core.estimateOf(call))
+      const calls = [{ id: `c${k}`, name: 'list', args: {} }]
+      messages.push({ role: 'assistant', text: '', size: core.callsSize(calls), markable: false, calls, usage: { inputTokens: reported, cacheReadTokens: null, cacheWriteTokens: null, outputTokens: 5 }, model: 'm' })
+      messages.push({ role: 'tool', text: big, size: big.length, markable: true, callId: `c${k}`, name: 'list', chars: big.length, textOnly: true, ours: false })
+    }
+    const t = core.totals(messages, o, env)
+    expect(t.modelCalls).toBe(4)
+    expect(t.reported.calls).toBe(4)
+    expect(t.estimate.ours.cost).toBeCloseTo(events.reduce((a, e) => a + e.ours.cost, 0), 6)
+    expect(t.estimate.none.inputTokens).toBeCloseTo(events.reduce((a, e) => a + e.none.inputTokens, 0), 6)
+    // The call after three reports uses the learned factor.
+    expect(core.plan(messages, o, env).call.factor).toBeCloseTo(1.3, 2)
+  })
+})

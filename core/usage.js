@@ -49,9 +49,10 @@ function readUsage(record) {
     if (input === undefined) return null
     const lc = record.input_token_details
     const ai = record.inputTokenDetails
-    let agents = record.inputTokensDetails
-    if (Array.isArray(agents)) agents = agents[0]
-    const read = pick(lc && lc.cache_read, ai && ai.cacheReadTokens, record.cachedInputTokens, agents && agents.cached_tokens)
+    // The Agents SDK keeps one details record per request the usage adds up.
+    const agents = record.inputTokensDetails
+    const agentsRead = Array.isArray(agents) ? (agents.length > 0 ? agents.reduce((a, d) => a + (count(d && d.cached_tokens) ?? 0), 0) : undefined) : agents && agents.cached_tokens
+    const read = pick(lc && lc.cache_read, ai && ai.cacheReadTokens, record.cachedInputTokens, agentsRead)
     const write = pick(lc && lc.cache_creation, ai && ai.cacheWriteTokens)
     const output = pick(record.output_tokens, record.outputTokens, record.completion_tokens, record.completionTokens)
     return { inputTokens: input, cacheReadTokens: read ?? null, cacheWriteTokens: write ?? null, outputTokens: output ?? 0 }
