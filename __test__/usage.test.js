@@ -10,7 +10,8 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { Ledger } = require('..')
-const { toolMemoryMiddleware, usageTotals } = require('../langchain')
+const { toolMemoryMiddleware, toolMemoryPreModelHook, usageTotals } = require('../langchain')
+const { createReactAgent } = require('@langchain/langgraph/prebuilt')
 const { createAgent } = require('langchain')
 const { MemorySaver } = require('@langchain/langgraph')
 const { AIMessage, HumanMessage } = require('@langchain/core/messages')
@@ -146,6 +147,27 @@ describe('the usage event', () => {
     expect(textOf(state.messages[state.messages.length - 1].content)).toBe('done')
     expect(log.calls.length).toBe(5)
     expect(warnings.filter((w) => w.includes('onEvent threw (metrics down)')).length).toBe(1)
+  })
+})
+
+describe('the usage event with toolMemoryPreModelHook', () => {
+  test("each call is reported once, when the next call starts; the totals agree (the hook's options only)", async () => {
+    const events = []
+    const hook = toolMemoryPreModelHook({ onEvent: (e) => events.push(e), logger: { warn() {} } })
+    const log = { calls: [] }
+    const llm = new UsageModel(script, log, { style: 'openai', tokens: scaled(1.1), cacheRead: reads })
+    const agent = createReactAgent({ llm, tools: [pageTool(), hook.tool], preModelHook: hook })
+    const state = await agent.invoke(user('read the pages'), thread('hooked'))
+    const usage = events.filter((e) => e.type === 'usage')
+    expect(usage.map((e) => e.call)).toEqual([0, 1, 2, 3])
+    expect(usage.every((e) => e.threadId === 'hooked' && e.reported !== null)).toBe(true)
+    const t = usageTotals(state.messages)
+    expect(t.modelCalls).toBe(5)
+    // Up to the last answer (the call the hook reports at the next run's first call), the totals are the events added up.
+    const before = usageTotals(state.messages.slice(0, state.messages.length - 1))
+    expect(before.modelCalls).toBe(4)
+    for (const w of ['none', 'ours']) expect(before.estimate[w].cost).toBeCloseTo(usage.reduce((a, e) => a + e.estimate[w].cost, 0), 6)
+    expect(t.estimate.ours.cost).toBeGreaterThan(before.estimate.ours.cost)
   })
 })
 

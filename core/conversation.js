@@ -99,6 +99,9 @@
  * @property {{ ours: number, none: number }} cost the conversation's cost so
  *   far, this call included, as compacted and without compaction (input-price units)
  * @property {CallPrice} call this call priced both ways
+ * @property {CallPrice | null} answered the call the last assistant message
+ *   answered, priced both ways (null before the first answer): what an
+ *   adapter that sees no response (a pre-model hook) reports usage for
  * @property {{ call: number, model: string, ratio: number } | null} insane the
  *   first usage report ignored as not describing its request (warn once)
  */

@@ -54,7 +54,7 @@ function plan(messages, o, env = NO_ENV) {
   replay.feed(messages)
   const now = replay.fork()
   now.callAt(now.call, messages.length)
-  return { decisions: now.decisions, marks: now.marks, cost: { ours: now.ours, none: now.none }, call: now.last, insane: now.insane }
+  return { decisions: now.decisions, marks: now.marks, cost: { ours: now.ours, none: now.none }, call: now.last, answered: replay.last, insane: now.insane }
 }
 
 /**

@@ -196,7 +196,8 @@ export type ToolMemoryEvent =
    */
   | { type: 'storeFailed'; memId: string; namespace: string; error: string; code: string | null }
   /**
-   * A model call made through `toolMemoryMiddleware`: what the provider reported (`null` when it reports
+   * A model call (`toolMemoryMiddleware`: after it; `toolMemoryPreModelHook`: when the next call
+   * starts, once per call): what the provider reported (`null` when it reports
    * nothing), and the request priced with compaction (`ours`) and without (`none`, zero for a call that
    * only recalled), as the budget priced it, in tokens calibrated by `factor` (learned from the reports).
    * `call` counts the thread's model calls from 0.

@@ -46,8 +46,12 @@ function usageTracker(report) {
     return 'unknown'
   }
   return {
-    /** After a model call: the usage event, the sanity warning, the cache check. */
-    after({ runtime, ns, policy, call, sent, response, system }) {
+    /**
+     * After a model call: the usage event, the sanity warning, the cache check.
+     * `once`: report each call once (the hook sees a call's answer on every later call).
+     */
+    after({ runtime, ns, policy, call, sent, response, system, once = false }) {
+      if (once && call != null && !report.first(`usage\0${ns}\0${call.index}`)) return
       const prev = remember(ns, system)
       if (call == null) return
       const reported = readUsage(response && response.usage_metadata)
