@@ -56,6 +56,9 @@
 //      `cacheMissed(call, reported)` > 0 → warn once per cause and emit
 //      { type: 'cacheMiss' }. Emit { type: 'usage', threadId, call:
 //      call.index, model, factor: call.factor, reported, estimate }.
+//    - An adapter that sees no response (a pre-model hook) reports
+//      `plan(...).answered` instead, with the last assistant message's
+//      usage, once per call (`answered.index`).
 //    - `totals(plainMessages, policy, env)`: the thread's totals from its
 //      messages (the same env as every call's plan).
 
