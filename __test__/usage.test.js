@@ -189,6 +189,17 @@ describe('calibration', () => {
     expect(warnings).toEqual([])
   })
 
+  test('thresholds compare calibrated sizes: at 1.3 ×, a 70,000-character result is over evictChars (80,000)', async () => {
+    const big = (n) => (n === 2 ? 'row of the export with some words in it\n'.repeat(1750) : page(n)) // 70,000 characters
+    const seen = async (opts) => {
+      const { log } = await run(opts, {}, big)
+      // The call right after the export arrived: its result in full, or a stub.
+      return textOf(log.calls[3].messages.find((m) => m.type === 'tool' && m.tool_call_id === 'p2').content).length
+    }
+    expect(await seen({ style: 'none' })).toBe(70000)
+    expect(await seen({ tokens: scaled(1.3), cacheRead: reads })).toBeLessThan(5000)
+  })
+
   test('with CJK-heavy results (CLDR Japanese), the same', async () => {
     const { usage } = await run({ cacheRead: reads, tokens: (messages, tools) => realTokens(JSON.stringify(tools.map((t) => convertToOpenAITool(t)))) + messages.reduce((a, m) => a + realTokens(textOf(m.content)) + (m.tool_calls && m.tool_calls.length ? realTokens(JSON.stringify(m.tool_calls.map((t) => ({ id: t.id, name: t.name, args: t.args })))) : 0), 0) }, {}, cjkPage)
     expect(usage[3].factor).toBeGreaterThan(1.2)
