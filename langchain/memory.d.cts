@@ -267,7 +267,7 @@ export interface ToolMemoryOptions extends Omit<CompactOptions, 'namespace' | 'c
 export interface RecallToolOptions {
   /** Ledger namespace: a fixed string or a function of the run config. Default: `configurable.thread_id`. */
   namespace?: string | NamespaceFn
-  /** Longest answer in code points, truncation marker included (the description tells the model). Default `MAX_OUTPUT_CHARS` (50,000). */
+  /** Longest answer in code points, truncation marker included (a cut answer names it). Default `MAX_OUTPUT_CHARS` (50,000). */
   maxOutputChars?: number
 }
 

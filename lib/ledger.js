@@ -1,16 +1,12 @@
 'use strict'
 // The Ledger as users see it: the native class, with argument checks that
-// turn a programmer's mistake into a TypeError saying what was wrong, and the
-// model-facing `recall`, which never throws whatever a model sends.
+// turn a programmer's mistake into a TypeError saying what was wrong. The
+// model-facing `recall` is lib/recall.js.
 
 const binding = require('./native.js')
 
-const MAX_OUTPUT_CHARS = binding.MAX_OUTPUT_CHARS
-const MEM_ID_ERROR = '[tool_memory error: mem_id must be a non-empty string]'
-
-const { fail, isPlainObject, checkKeys, checkLedger, isNamespace, NAMESPACE_TEXT } = require('./options.js')
+const { fail, isPlainObject, checkKeys, isNamespace, NAMESPACE_TEXT } = require('./options.js')
 const { InFlight, weightOf, resized } = require('./in-flight.js')
-const { argumentMistake } = require('./recall-args.js')
 
 function requiredString(where, name, v) {
   if (typeof v !== 'string' || v.length === 0) throw fail(where, `${name} must be a non-empty string`, v)
@@ -142,7 +138,6 @@ function recordInput(where, input) {
 
 const RECORD_KEYS = ['toolCallId', 'toolName', 'toolArgs', 'content', 'namespace', 'ttlSeconds']
 const FETCH_KEYS = ['format', 'query', 'offset', 'maxChars', 'jsonPath', 'pattern', 'ignoreCase', 'context', 'lines', 'namespace']
-const RECALL_KEYS = [...FETCH_KEYS, 'maxOutputChars']
 const STUB_KEYS = ['namespace', 'previewChars']
 const ENTRY_KEYS = ['namespace']
 
@@ -348,147 +343,4 @@ function memIdFor(toolCallId, text) {
   return binding.memIdFor(toolCallId, content('memIdFor(toolCallId, content)', text))
 }
 
-// ---- recall: the model-facing contract --------------------------------------
-
-/**
- * The answers `recall` gives without asking a native ledger: `notFound`,
- * `closed` (the ledger was closed) or `failed` (it threw), worded once, natively.
- */
-function recallAnswer(kind, memId, namespace) {
-  return binding.__recallAnswer(kind, String(memId), namespace)
-}
-
-// A model may send numbers as strings and strings as numbers; anything else
-// that is not usable is treated as absent rather than failing the call.
-function looseString(v) {
-  if (typeof v === 'string') return v === '' ? undefined : v
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v)
-  if (typeof v === 'boolean') return String(v)
-  return undefined
-}
-
-function looseNumber(v) {
-  if (typeof v === 'number') return Number.isNaN(v) ? undefined : v
-  if (typeof v === 'string' && v.trim() !== '') {
-    const n = Number(v)
-    return Number.isNaN(n) ? undefined : n
-  }
-  return undefined
-}
-
-// A model may send "true" for true.
-function looseBoolean(v) {
-  if (v === true || v === 'true') return true
-  return undefined
-}
-
-// The option names are the programmer's (an unknown one is a TypeError, as in
-// `fetch`); the values may come from a model, so a wrong one is answered, not thrown.
-function recallOptions(options) {
-  const where = 'recall(ledger, memId, options)'
-  if (options === undefined || options === null) options = {}
-  if (!isPlainObject(options)) throw fail(where, 'options must be an object', options)
-  checkKeys(where, options, RECALL_KEYS)
-  const o = options
-  // A format that is not one is answered (recall-args.js) before any fetch.
-  const format = o.format ?? 'summary'
-  const maxOut = looseNumber(o.maxOutputChars)
-  return {
-    format,
-    query: looseString(o.query),
-    offset: looseNumber(o.offset),
-    maxChars: looseNumber(o.maxChars),
-    jsonPath: looseString(o.jsonPath),
-    pattern: looseString(o.pattern),
-    ignoreCase: looseBoolean(o.ignoreCase),
-    context: looseNumber(o.context),
-    lines: looseString(o.lines),
-    namespace: o.namespace ?? undefined,
-    maxOutputChars: maxOut !== undefined && maxOut >= 1 ? Math.floor(maxOut) : MAX_OUTPUT_CHARS,
-  }
-}
-
-function answerText(out, memId, namespace) {
-  if (typeof out === 'string') return out
-  if (Buffer.isBuffer(out)) return out.toString('utf8')
-  if (out === null || out === undefined) return recallAnswer('notFound', memId, namespace)
-  try {
-    const s = JSON.stringify(out)
-    if (s !== undefined) return s
-  } catch {
-    // not serialisable: fall back to its string form
-  }
-  return String(out)
-}
-
-async function recallFromJs(ledger, memId, o) {
-  // The native ledger answers a keyed read whatever the format (its
-  // precedence); a ledger written in JS is asked for full then, the one
-  // place this rule lives.
-  const keyed = [o.query, o.jsonPath, o.offset, o.maxChars, o.pattern, o.lines].some((v) => v !== undefined)
-  // A read with keys answers the payload's parts (full); count, paths and raw shape those parts.
-  const format = keyed && (o.format === 'summary' || o.format === 'full') ? 'full' : o.format
-  let contiguousFrom
-  let out
-  try {
-    out = await ledger.fetch(memId, {
-      format,
-      query: o.query,
-      offset: o.offset,
-      maxChars: o.maxChars,
-      jsonPath: o.jsonPath,
-      pattern: o.pattern,
-      ignoreCase: o.ignoreCase,
-      context: o.context,
-      lines: o.lines,
-      namespace: o.namespace,
-    })
-    if (o.query === undefined && o.jsonPath === undefined && o.pattern === undefined && o.lines === undefined) {
-      contiguousFrom = keyed ? Math.max(0, Math.floor(o.offset || 0)) : format === 'full' ? 0 : undefined
-    }
-  } catch (e) {
-    // A ledger written before keyed slices existed may reject the options
-    // object: degrade to a whole-payload fetch, as the Python original did.
-    if (!(e instanceof TypeError)) throw e
-    out = await ledger.fetch(memId, { format })
-    contiguousFrom = format === 'full' ? 0 : undefined
-  }
-  return { text: answerText(out, memId, o.namespace), contiguousFrom }
-}
-
-// Every answer, errors included, fits the cap.
-function fit(text, memId, max, contiguousFrom) {
-  if (text.length <= max) return text // UTF-16 length bounds code points
-  return binding.capRecallOutput(text, memId, max, contiguousFrom)
-}
-
-/**
- * The recall contract for a native Ledger or any ledger-like with `fetch`.
- * Rejects only for a programmer's mistake (no ledger, options that are not an
- * object, an unknown option name); whatever values a model sends, it answers,
- * and a ledger that fails or is closed is an answer too.
- */
-async function recall(ledger, memId, options) {
-  const o = recallOptions(options) // an async function: a TypeError here rejects
-  checkLedger('recall(ledger, memId, options)', ledger, ['fetch'])
-  const id = typeof memId === 'string' ? memId.trim() : ''
-  if (id === '') return fit(MEM_ID_ERROR, '', o.maxOutputChars)
-  // Values a model sent that cannot be read as asked: named, never ignored.
-  const mistake = argumentMistake(options ?? {})
-  if (mistake !== null) return fit(mistake, id, o.maxOutputChars)
-  // A namespace that is not one (lone surrogates would alias another on the way to Rust) holds nothing.
-  if (o.namespace !== undefined && !isNamespace(o.namespace)) return fit(recallAnswer('notFound', id, String(o.namespace).toWellFormed()), id, o.maxOutputChars)
-  try {
-    if (ledger instanceof binding.Ledger) {
-      // Already cut to the cap, in code points, on the Rust side.
-      return await binding.Ledger.prototype.recall.call(ledger, id, o, o.maxOutputChars)
-    }
-    const { text, contiguousFrom } = await recallFromJs(ledger, id, o)
-    return fit(text, id, o.maxOutputChars, contiguousFrom)
-  } catch (e) {
-    const closed = e !== null && typeof e === 'object' && e.code === 'ERR_SYMFONIC_CLOSED'
-    return fit(recallAnswer(closed ? 'closed' : 'failed', id), id, o.maxOutputChars)
-  }
-}
-
-module.exports = { Ledger, memIdFor, recall, MAX_OUTPUT_CHARS, storeOf, recallAnswer }
+module.exports = { Ledger, memIdFor, storeOf, FETCH_KEYS }
