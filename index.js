@@ -6,13 +6,14 @@
 // `import { Ledger } from '@symfonic/core'` sees them by name.
 
 const ledger = require('./lib/ledger.js')
+const { recall, MAX_OUTPUT_CHARS } = require('./lib/recall.js')
 const palette = require('./lib/palette.js')
 const { applyPalette } = require('./lib/apply-palette.js')
 
-exports.MAX_OUTPUT_CHARS = ledger.MAX_OUTPUT_CHARS
+exports.MAX_OUTPUT_CHARS = MAX_OUTPUT_CHARS
 exports.Ledger = ledger.Ledger
 exports.memIdFor = ledger.memIdFor
-exports.recall = ledger.recall
+exports.recall = recall
 
 exports.ROLES = palette.ROLES
 exports.StaticPaletteResolver = palette.StaticPaletteResolver

@@ -22,6 +22,10 @@ import {
   type ToolMemoryMiddleware,
   type ToolMemoryOptions,
   type ToolMemoryPreModelHook,
+  usageTotals,
+  type ToolMemoryEvent,
+  type UsageTotals,
+  type ReportedUsage,
 } from '@symfonic/core/langchain'
 import { createAgent, tool } from 'langchain'
 import { createReactAgent } from '@langchain/langgraph/prebuilt'
@@ -183,3 +187,25 @@ const uncalledTool = createAgent({ model, tools: [catalog, createRecallToolResul
 
 export { badCacheModel, badKeep, badGate, badHorizon, badName, badAfter, badRecall, badPerTool, badOption, bpDefaults, writeMultiplier, defaultAfter }
 export { useTool, compactByHand, runAgent, runHook, hookLedger, withDefaults, offloadAgent, offloadMiddleware, hookAsMiddleware, middlewareAsHook, uncalledMiddleware, uncalledHookAsMiddleware, uncalledHook, uncalledTool }
+
+// Usage (docs/usage.md): the event narrows by type; the totals are typed.
+const metered = toolMemoryMiddleware({
+  countTokens: (text: string) => Math.ceil(text.length / 3),
+  onEvent: (e: ToolMemoryEvent) => {
+    if (e.type === 'usage') {
+      const saved: number = e.estimate.none.cost - e.estimate.ours.cost
+      const input: number | undefined = e.reported?.inputTokens
+      void [saved, input, e.factor, e.call]
+    }
+    if (e.type === 'cacheMiss') {
+      const cause: 'noCacheMarks' | 'systemPromptChanged' | 'ttlPassed' | 'unknown' = e.cause
+      const reported: ReportedUsage = e.reported
+      void [cause, reported]
+    }
+  },
+})
+const totals: UsageTotals = usageTotals([] as BaseMessage[], { tools: [catalog], systemPrompt: 'You help.', model })
+const savedRatio: number = totals.saving.ratio
+// @ts-expect-error: countTokens is a function of the text
+const badCounter = toolMemoryMiddleware({ countTokens: 4 })
+export { metered, totals, savedRatio, badCounter }

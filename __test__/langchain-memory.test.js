@@ -387,21 +387,22 @@ describe('lossless across restarts, isolated across threads', () => {
 // ---------------------------------------------------------------------------
 
 describe('the recall tool on its own', () => {
-  test('snake_case model-facing arguments, typed and terse (it rides on every request); the description names the cap', () => {
+  test('snake_case model-facing arguments, named and described in a few words (it rides on every request)', () => {
     const t = createRecallToolResultTool(new Ledger())
     expect(t.name).toBe('recall_tool_result')
     const schema = toJsonSchema(t.schema)
-    expect(Object.keys(schema.properties)).toEqual(['mem_id', 'json_path', 'pattern', 'ignore_case', 'context', 'lines', 'query', 'offset', 'max_chars', 'format'])
-    const types = Object.fromEntries(Object.entries(schema.properties).map(([k, p]) => [k, p.type]))
-    expect(types).toEqual({ mem_id: 'string', json_path: 'string', pattern: 'string', ignore_case: 'boolean', context: 'integer', lines: 'string', query: 'string', offset: 'integer', max_chars: 'integer', format: 'string' })
-    expect(schema.properties.format.enum).toEqual(['summary', 'full', 'count', 'paths', 'raw'])
+    // The reads a model picks from; ignore_case, context and max_chars are read too, and named by the answers.
+    expect(Object.keys(schema.properties)).toEqual(['mem_id', 'json_path', 'pattern', 'query', 'lines', 'offset', 'format'])
+    // Untyped: any value is read (lib/recall-args.js), "12" as 12; the description says what each is.
+    expect(Object.values(schema.properties).every((p) => p.type === undefined)).toBe(true)
     expect(schema.required).toEqual(['mem_id'])
     expect(schema.$schema).toBeUndefined()
-    // The whole definition as a provider receives it (10 typed arguments, the
-    // formats, no per-argument text): the stubs, notes and answers say how to call.
-    expect(JSON.stringify(convertToOpenAITool(t)).length).toBeLessThanOrEqual(610)
-    expect(t.description).toContain('capped at 50000 chars')
-    expect(createRecallToolResultTool(new Ledger(), { maxOutputChars: 8000 }).description).toContain('capped at 8000 chars')
+    for (const words of ['lines "120-180"', 'pattern: line regex, no look-around', 'query: text', 'offset: read on', 'RFC 9535 (I-Regexp)', 'format: count|paths|raw']) {
+      expect(t.description).toContain(words)
+    }
+    // The whole definition as a provider receives it: shorter than the 602
+    // characters of the typed one that said nothing of its arguments.
+    expect(JSON.stringify(convertToOpenAITool(t)).length).toBeLessThanOrEqual(380)
     expect(() => createRecallToolResultTool(new Ledger(), { maxOutputChars: 0 })).toThrow(
       new TypeError('createRecallToolResultTool(ledger, options): maxOutputChars must be a whole number of characters, at least 1 (got number 0)'),
     )

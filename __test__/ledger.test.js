@@ -368,7 +368,7 @@ describe('recall', () => {
 
   test('unknown format → summary; a keyed option forces full-fetch semantics', async () => {
     expect(await recall(l, hd.memId, { format: 'everything' })).toBe(
-      `[recall: format "everything" is not a format: 'summary' (the stub), 'full' (the whole result), 'count' (with pattern or query: how many match), 'paths' (with json_path: where each node is), 'raw' (JSON and lines as written); for part of a JSON result pass json_path, for some lines pattern or lines]`,
+      `[recall: format "everything" is not a format: 'summary' (the stub), 'full' (the whole result), 'count' (with pattern, query or json_path: how many match), 'paths' (with json_path: where each node is), 'raw' (JSON and lines as written); for part of a JSON result pass json_path, for some lines pattern or lines]`,
     )
     expect(await recall(l, hd.memId)).toBe(hd.stub)
     expect(await recall(l, hd.memId, { format: 'summary', offset: 5, maxChars: 4 })).toBe('5678')
@@ -390,7 +390,7 @@ describe('recall', () => {
     const cut = out.indexOf('\n...[')
     expect(out.slice(0, cut)).toBe('x'.repeat(cut))
     expect(out.slice(cut)).toBe(
-      `\n...[recall_tool_result output truncated at 50000 chars; mem_id=${hb.memId} retains full data in the ledger; continue with offset=${cut}]`,
+      `\n...[recall_tool_result output truncated at 50000 chars; mem_id=${hb.memId} retains full data in the ledger; continue with offset=${cut} (page 1 of about ${Math.ceil(5_000_000 / (50_000 - 200))} at this size; to read a part, pass pattern or query)]`,
     )
     const next = await recall(l, hb.memId, { offset: cut, maxChars: 10 })
     expect(next).toBe('x'.repeat(10))

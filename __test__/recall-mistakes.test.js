@@ -109,7 +109,7 @@ describe('arguments under another name, empty or in conflict are named, with the
 
   test("format: 'json' is not a format", async () => {
     const a = await ask({ mem_id: ids.orders, format: 'json' })
-    expect(a).toBe(`[recall: format "json" is not a format: 'summary' (the stub), 'full' (the whole result), 'count' (with pattern or query: how many match), 'paths' (with json_path: where each node is), 'raw' (JSON and lines as written); for part of a JSON result pass json_path, for some lines pattern or lines]`)
+    expect(a).toBe(`[recall: format "json" is not a format: 'summary' (the stub), 'full' (the whole result), 'count' (with pattern, query or json_path: how many match), 'paths' (with json_path: where each node is), 'raw' (JSON and lines as written); for part of a JSON result pass json_path, for some lines pattern or lines]`)
   })
 
   test('an empty pattern is named, not read as no pattern (the stub)', async () => {
@@ -123,7 +123,7 @@ describe('arguments under another name, empty or in conflict are named, with the
   })
 
   test('arguments that apply only with another one', async () => {
-    expect(await ask({ mem_id: ids.log, format: 'count' })).toBe("[recall: format='count' applies to pattern or query; nothing was read]")
+    expect(await ask({ mem_id: ids.log, format: 'count' })).toBe("[recall: format='count' applies to pattern, query or json_path; nothing was read]")
     expect(await ask({ mem_id: ids.log, context: 3 })).toBe('[recall: context (lines around each match) applies to pattern; nothing was read]')
     expect(await ask({ mem_id: ids.orders, format: 'paths' })).toBe("[recall: format='paths' (where each node is) applies to json_path; nothing was read]")
     // A form asked for under the name of a flag: named, with the format that asks for it.

@@ -101,12 +101,12 @@ test('recallMaxChars is checked, and a ledger written in JS receives the text re
     new TypeError('toolMemoryMiddleware(options): recallMaxChars must be a whole number of characters, at least 1 (got number -1)'),
   )
   expect(() => toolMemoryMiddleware({ recallMaxchars: 10 })).toThrow(/did you mean "recallMaxChars"\?/)
-  // The hook's tool tells the model the cap it answers within.
+  // The hook's tool answers within the cap, and a cut answer names it.
   const hook = toolMemoryPreModelHook({ recallMaxChars: 8000 })
-  expect(hook.tool.description).toContain('capped at 8000 chars')
   const h = await hook.ledger.record({ toolCallId: 'k', toolName: 't', content: 'y'.repeat(20_000), namespace: 'n' })
   const capped = await hook.tool.invoke({ mem_id: h.memId, format: 'full' }, { configurable: { thread_id: 'n' } })
   expect(Array.from(capped).length).toBe(8000)
+  expect(capped).toContain('truncated at 8000 chars')
   const seen = []
   const jsLedger = { fetch: (memId, o) => (seen.push(o), 'x'.repeat(500)) }
   const out = await recall(jsLedger, 'trm_js', { pattern: 'a+', ignoreCase: true, context: 2, lines: '5-', maxOutputChars: 300 })

@@ -110,7 +110,16 @@ async function checkLog(f, text, h, facts, args, ledger) {
   const where = errors.length <= 6 ? `at ${errors.join(', ')}` : `first at ${errors.slice(0, 3).join(', ')}; last at ${errors.slice(-3).join(', ')}`
   expect(facts.get('errors')).toBe(`${errors.length} ${errors.length === 1 ? 'line' : 'lines'}, ${where}`)
   facts.delete('errors')
-  for (const [label, n] of [['first error', errors[0]], ['last error', errors[errors.length - 1]]]) {
+  // The latest error in time (the last of equals), when it is not the last error line.
+  let latest = null
+  for (const n of errors) {
+    const s = stampOf(lines[n - 1])
+    if (s && (!latest || s.key >= latest.key)) latest = { n, key: s.key }
+  }
+  const latestN = latest && latest.n !== errors[errors.length - 1] ? latest.n : null
+  expect(facts.has('latest error')).toBe(latestN !== null)
+  if (latestN !== null) expect(facts.has('last error')).toBe(false)
+  for (const [label, n] of [['first error', errors[0]], ['last error', errors[errors.length - 1]], ['latest error', latestN]]) {
     if (!facts.has(label)) continue
     const [[at, shown]] = numbered(facts.get(label))
     expect(at).toBe(n)
@@ -174,7 +183,12 @@ async function checkHtml(f, text, h, facts, args, ledger) {
   } else {
     expect(patternLines).not.toEqual(headingLines)
   }
-  expect(args[args.length - 1]).toEqual(['query', '<words>'])
+  // The query it suggests is a word of its first headings or title that the page holds.
+  const [key, word] = args[args.length - 1]
+  expect(key).toBe('query')
+  expect(word).toMatch(/^[\p{L}\p{N}]{4,}$/u)
+  expect(text).toContain(word)
+  expect([...headings.map((x) => x.text), title].some((t) => t.includes(word))).toBe(true)
 }
 
 // ---- CSV ------------------------------------------------------------------

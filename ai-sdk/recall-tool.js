@@ -9,7 +9,7 @@
 const { memIdFor } = require('../index.js')
 const { cacheFor, recordOnce } = require('../core/record-cache.js')
 const { callArgs } = require('../core/index.js')
-const { RECALL_SCHEMA, recallDescription, answerRecall } = require('../lib/recall-call.js')
+const { RECALL_SCHEMA, RECALL_DESCRIPTION, answerRecall } = require('../lib/recall-call.js')
 const { outputText, resultParts } = require('./messages.js')
 
 // The one original tool result among `messages` whose id (`memIdFor(toolCallId,
@@ -48,7 +48,7 @@ async function refillFrom(ledger, messages, memId, ns, state) {
 /** The tool, over options already checked by toolMemory(). */
 function recallTool(ledger, ns, maxOutputChars, report, state) {
   return {
-    description: recallDescription(maxOutputChars),
+    description: RECALL_DESCRIPTION,
     inputSchema: RECALL_SCHEMA,
     execute: (input, options) =>
       answerRecall(ledger, input, {

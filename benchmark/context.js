@@ -62,14 +62,19 @@ const TIE = 0.01
 
 const optStr = (o) => OPTION_KEYS.filter((k) => o[k] !== undefined).map((k) => `${k} ${T.num(o[k])}`).join(', ')
 
+const usd = (events, w) => (events.reduce((a, e) => a + e.estimate[w].cost, 0) * INPUT_USD_PER_MTOK) / 1e6
+
 /** Replays one conversation under one strategy and prices it under `cacheModels`. */
 async function measure(conv, strategy, cacheModels = CACHE_MODELS) {
   const d = conv.recorded ? await replayRecorded(conv, strategy) : await replay(conv, strategy)
   const priced = Object.fromEntries(cacheModels.map((c) => [c, price(d.requests, c)]))
   // What hindsight could save, from the requests without compaction (benchmark/context/oracle.js).
   const hindsight = strategy === S.none ? Object.fromEntries(cacheModels.map((c) => [c, { floor: floorCost(d.requests, c), oracle: oracleCost(d.requests, c) }])) : null
+  // What the usage report said the run cost, with and without compaction (ours only; USD like `priced`).
+  const report = strategy.events ? { ours: usd(strategy.events, 'ours'), none: usd(strategy.events, 'none') } : null
   return {
     hindsight,
+    report,
     strategy: strategy.name,
     calls: d.requests.length,
     stats: d.stats,
@@ -182,6 +187,17 @@ async function main() {
   block('targets', T.mdTable(['cache', 'target', 'value', 'met'], targetRows(rows), ['cache', 'target']))
   const errs = measured.flatMap(({ conv, runs }) => Object.values(runs).flatMap((m) => m.recallErrors.map((e) => `${conv.name}/${m.strategy}: ${e}`)))
   if (errs.length) log(`\nrecall answers that were errors:\n${errs.map((e) => '  ' + e).join('\n')}`)
+
+  // 3b. The usage report (docs/usage.md) against the bench's own pricing of the same runs.
+  const reportRows = []
+  for (const { conv, runs } of measured.filter((m) => m.conv.recorded)) {
+    for (const c of CACHE_MODELS) {
+      const r = runs[`ours:${c}`].report
+      reportRows.push([conv.name, c, T.ratio(r.ours / runs[`ours:${c}`].priced[c].cost), T.ratio(r.none / runs.none.priced[c].cost), T.ratio(r.ours / r.none), T.ratio(runs[`ours:${c}`].priced[c].cost / runs.none.priced[c].cost)])
+    }
+  }
+  log("\n## The usage report against the bench's pricing (recorded conversations; report / bench for ours and none, and each one's ours / none)\n")
+  block('report', T.mdTable(['conversation', 'cache', 'ours: report / bench', 'none: report / bench', 'report ours / none', 'bench ours / none'], reportRows))
 
   // 4. The recall tool's definition, bound on every request: its fixed cost, measured without compaction.
   const fixed = []

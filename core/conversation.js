@@ -31,6 +31,11 @@
  * @property {boolean} markable whether it can carry a cache mark (it has
  *   non-empty text; Anthropic refuses an empty text block)
  * @property {PlainCall[]} [calls] assistant: its tool calls, in order
+ * @property {Usage | null} [usage] assistant: the usage the provider reported
+ *   for the call it answers (`readUsage`, usage.js), from which the
+ *   calibration factor is learned
+ * @property {string} [model] assistant: the model that answered (each model
+ *   has its own factor)
  * @property {string} [callId] tool: the id of the call it answers
  * @property {string} [name] tool: the tool's name when the message carries
  *   it (else the call's name is used)
@@ -52,6 +57,36 @@
  */
 
 /**
+ * A provider's usage record for one call (usage.js `readUsage`).
+ * @typedef {object} Usage
+ * @property {number} inputTokens the whole input, cached parts included
+ * @property {number | null} cacheReadTokens read from the cache (null: not reported)
+ * @property {number | null} cacheWriteTokens written to the cache (null: not reported)
+ * @property {number} outputTokens
+ */
+
+/**
+ * One call priced both ways, as the budget priced it (characters, or the
+ * adapter's token units × 4; `estimateOf` in usage.js turns it into tokens).
+ * @typedef {object} CallPrice
+ * @property {number} index the call's number in the conversation (0-based)
+ * @property {number} factor the calibration factor it was decided under
+ * @property {{ chars: number, cachedChars: number, cost: number }} ours the request as compacted
+ * @property {{ chars: number, cost: number }} none the request without compaction
+ */
+
+/**
+ * Totals of a conversation's calls (plan.js `totals`).
+ * @typedef {object} UsageTotals
+ * @property {number} modelCalls
+ * @property {number} compactions tool results compacted
+ * @property {number} recalls recall_tool_result calls
+ * @property {{ none: { inputTokens: number, cost: number }, ours: { inputTokens: number, cost: number } }} estimate
+ * @property {{ calls: number, inputTokens: number, cacheReadTokens: number, cacheWriteTokens: number, outputTokens: number }} reported
+ * @property {{ cost: number, ratio: number }} saving none − ours, and that over none
+ */
+
+/**
  * What to do for the call about to be made.
  * @typedef {object} Plan
  * @property {Map<number, 'mask' | 'evict' | 'rnote'>} decisions tool results
@@ -63,6 +98,12 @@
  *   their last text block (only under `cacheModel: 'breakpoint'`)
  * @property {{ ours: number, none: number }} cost the conversation's cost so
  *   far, this call included, as compacted and without compaction (input-price units)
+ * @property {CallPrice} call this call priced both ways
+ * @property {CallPrice | null} answered the call the last assistant message
+ *   answered, priced both ways (null before the first answer): what an
+ *   adapter that sees no response (a pre-model hook) reports usage for
+ * @property {{ call: number, model: string, ratio: number } | null} insane the
+ *   first usage report ignored as not describing its request (warn once)
  */
 
 /** @type {RequestEnv} */

@@ -39,8 +39,31 @@
 //      these indices, after the replacements;
 //    - remember the replacements as ours (`ours: true` next time), and make
 //      each one the same bytes on every call, so the prompt cache holds.
+// 5. Usage (usage.js; docs/usage.md says what users see).
+//    - Each assistant message's plain object carries `usage`: `readUsage(r)`
+//      of the provider's record for the call it answers (LangChain's
+//      `usage_metadata`, an AI SDK step's `usage`, an Agents SDK `Usage`), or
+//      null; and `model`, the model that answered. The replay learns each
+//      model's calibration factor from them, in order, so a reload learns the
+//      same; thresholds and the budget read calibrated sizes from then on.
+//      With the user's `countTokens` (resolved as `policy.countTokens`), make
+//      `size`, `chars` and the env's sizes 4 × its count of the text.
+//    - After the call, `plan(...).call` is that call priced both ways:
+//      `estimateOf(call)` the event's { none, ours } in tokens and cost
+//      (none is { 0, 0 } for a call whose tool calls are all recalls, as the
+//      totals count it); `judge(call.ours.chars, reported.inputTokens)
+//      .verdict === 'insane'` → warn once, the replay ignores that report;
+//      `cacheMissed(call, reported)` > 0 → warn once per cause and emit
+//      { type: 'cacheMiss' }. Emit { type: 'usage', threadId, call:
+//      call.index, model, factor: call.factor, reported, estimate }.
+//    - An adapter that sees no response (a pre-model hook) reports
+//      `plan(...).answered` instead, with the last assistant message's
+//      usage, once per call (`answered.index`).
+//    - `totals(plainMessages, policy, env)`: the thread's totals from its
+//      messages (the same env as every call's plan).
 
-const { plan } = require('./plan.js')
+const { plan, totals } = require('./plan.js')
+const usage = require('./usage.js')
 const { NO_ENV, callsSize } = require('./conversation.js')
 const { DEFAULTS, RECALL_TOOL_NAME, COMPACT_KEYS, TOOL_MEMORY_KEYS, resolveOptions } = require('./options.js')
 const { PRICING, cacheModelFor, cachedCacheModelFor } = require('./cache-model.js')
@@ -52,6 +75,13 @@ const { tokensOf } = require('./quotes.js')
 
 module.exports = {
   plan,
+  totals,
+  CHARS_PER_TOKEN: usage.CHARS_PER_TOKEN,
+  readUsage: usage.readUsage,
+  estimateOf: usage.estimateOf,
+  cacheMissed: usage.cacheMissed,
+  judge: usage.judge,
+  SANE: usage.SANE,
   NO_ENV,
   callsSize,
   DEFAULTS,

@@ -40,17 +40,19 @@ function boundaryOf(s, end) {
  * The tool result `m` (at index i, the rank-th ranked result, first read by
  * call `seen`) as an offer: null when it stays in full for good (not text,
  * ours already, a repeated recall, or too small to be worth a note), else
- * { r, evict } where `evict` says it is compacted at once.
+ * { r, evict } where `evict` says it is compacted at once. `factor`: the
+ * calibration (usage.js); thresholds compare calibrated sizes.
  */
-function offerOf(o, m, i, rank, seen, name, isRecall, pinned) {
+function offerOf(o, m, i, rank, seen, name, isRecall, pinned, factor = 1) {
   if (m.ours || !m.textOnly) return null
   const t = (name && o.perTool.get(name)) || {}
-  const r = { i, rank, seen, chars: m.chars, large: m.chars > (t.sizeChars ?? o.sizeChars), kind: 'mask', est: 0, tokens: undefined, need: undefined, value: 0 }
+  const size = m.chars * factor
+  const r = { i, rank, seen, chars: m.chars, large: size > (t.sizeChars ?? o.sizeChars), kind: 'mask', est: 0, tokens: undefined, need: undefined, value: 0 }
   if (isRecall && o.recallAnswers === 'note') {
     if (pinned) return null
     r.kind = 'rnote'
     r.est = RECALL_NOTE_CHARS
-  } else if (m.chars > (t.evictChars ?? o.evictChars)) {
+  } else if (size > (t.evictChars ?? o.evictChars)) {
     return { r, evict: true }
   } else {
     r.est = stubEarns(m.chars, STUB_CHARS) ? STUB_CHARS : resultNoteChars(name || 'unknown_tool', m.chars)

@@ -41,7 +41,7 @@ const COMPACT_AFTER = ['seen', 'turn', 'arrival']
 const RECALL_ANSWERS = ['note', 'keep', 'stub']
 const COMPACT_KEYS = [
   'cacheModel', 'compactAfter', 'keepLastN', 'sizeChars', 'evictChars', 'evictPreviewChars',
-  'exemptTools', 'perTool', 'recallAnswers', 'windowCalls', 'quotedCalls', 'horizonCalls', 'maxExtraCost', 'pricing', 'cacheMarks', 'namespace', 'logger', 'onEvent',
+  'exemptTools', 'perTool', 'recallAnswers', 'windowCalls', 'quotedCalls', 'horizonCalls', 'maxExtraCost', 'pricing', 'cacheMarks', 'namespace', 'logger', 'onEvent', 'countTokens',
 ]
 // toolMemoryMiddleware and toolMemoryPreModelHook take a ledger too.
 const TOOL_MEMORY_KEYS = [...COMPACT_KEYS, 'ledger', 'offload', 'recallMaxChars']
@@ -141,6 +141,7 @@ function resolveOptions(options, fn = 'compactToolMessages(messages, ledger, opt
     marks: resolveCacheMarks(fn, o.cacheMarks) && cacheModel === 'breakpoint',
     logger: checkLogger(fn, o.logger),
     onEvent: checkCallback(fn, 'onEvent', o.onEvent),
+    countTokens: checkCallback(fn, 'countTokens', o.countTokens),
   }
 }
 

@@ -8,6 +8,7 @@
 
 const { Replay } = require('./replay.js')
 const { NO_ENV } = require('./conversation.js')
+const { emptyTotals, addReported, withSaving } = require('./usage.js')
 
 // Kept replays: first message object -> Map<policy key, { objs, replay }>.
 const kept = new WeakMap()
@@ -53,7 +54,27 @@ function plan(messages, o, env = NO_ENV) {
   replay.feed(messages)
   const now = replay.fork()
   now.callAt(now.call, messages.length)
-  return { decisions: now.decisions, marks: now.marks, cost: { ours: now.ours, none: now.none } }
+  return { decisions: now.decisions, marks: now.marks, cost: { ours: now.ours, none: now.none }, call: now.last, answered: replay.last, insane: now.insane }
 }
 
-module.exports = { plan }
+/**
+ * The totals of the calls `messages` answered (each assistant message ends
+ * one): model calls, results compacted, recalls, the estimate both ways (the
+ * same figures the budget used, in calibrated tokens) and the usage the
+ * answers report. A function of the list, so the same after a reload.
+ * @returns {import('./conversation.js').UsageTotals}
+ */
+function totals(messages, o, env = NO_ENV) {
+  const replay = replayFor(messages, o, env)
+  replay.feed(messages)
+  const t = emptyTotals()
+  t.modelCalls = replay.call
+  t.compactions = replay.decisions.size
+  t.recalls = replay.recalls
+  t.estimate.none = { inputTokens: replay.noneInTok, cost: replay.noneTok }
+  t.estimate.ours = { inputTokens: replay.oursInTok, cost: replay.oursTok }
+  for (const m of messages) if (m.role === 'assistant' && m.usage != null) addReported(t, m.usage)
+  return withSaving(t)
+}
+
+module.exports = { plan, totals }

@@ -17,6 +17,7 @@ const { firstNeed, calibration, tripCost, valueOf } = require('./recalls.js')
 const { evictedChars, horizon, boundaryOf, offerOf, candidatesAt } = require('./offers.js')
 const { choose } = require('./budget.js')
 const { placeMarks } = require('./marks.js')
+const { priceCall, learn } = require('./usage.js')
 
 class Replay {
   /** `o`: resolved options (options.js); `env`: the request's sizes beside the messages (conversation.js). */
@@ -24,6 +25,19 @@ class Replay {
     this.o = o
     this.env = env
     this.block = BLOCK_CHARS[o.cacheModel] || 0
+    // Calibration (usage.js): the factor of each model that answered, learned
+    // from the usage its answers report; the call being made uses the factor
+    // of the model that answered last. At factor 1 nothing changes.
+    this.factors = new Map() // model -> { factor, seen }
+    this.factor = 1
+    this.insane = null // the first report ignored: { call, model, ratio }
+    this.last = null // the last call priced: plan.js's `call`
+    // Totals in calibrated tokens (usage.js), for usageTotals.
+    this.oursTok = 0
+    this.noneTok = 0
+    this.oursInTok = 0
+    this.noneInTok = 0
+    this.recalls = 0
     this.messages = [] // the latest plain list fed
     this.n = 0 // messages fed
     this.call = 0 // the call whose input is being read
@@ -131,7 +145,7 @@ class Replay {
     this.ours += cost
     this.fixed += fixedCost(this)
     const none = noneCost(this)
-    this.lastNone = { cost: none, prevNone: this.prevNone }
+    this.lastNone = { cost: none, prevNone: this.prevNone, ...priceCall(this, k, cost, none) }
     this.none += none
     this.prevNone = this.noneChars
     // Entries past the first changed message no longer start any later request.
@@ -193,12 +207,16 @@ class Replay {
           }
         }
         if (recalls > 0) this.trips++
+        this.recalls += recalls
         // A call that only recalled would not have been made without compaction.
         const recallOnly = recalls > 0 && recalls === calls
         if (recallOnly) {
           this.none -= this.lastNone.cost
           this.prevNone = this.lastNone.prevNone
+          this.noneTok -= this.lastNone.tok
+          this.noneInTok -= this.lastNone.inTok
         }
+        learn(this, m, this.last.ours.chars)
         this.add(i, m, !recallOnly)
         this.lastAI = i
         this.quote(m, this.call)
@@ -235,7 +253,7 @@ class Replay {
     if (isRecall && o.recallAnswers === 'keep') return
     const rank = this.ranked.length
     this.ranked.push(i)
-    const offer = offerOf(o, m, i, rank, this.call, name, isRecall, pinned)
+    const offer = offerOf(o, m, i, rank, this.call, name, isRecall, pinned, this.factor)
     if (offer === null) return
     if (offer.evict) {
       this.decide(offer.r, 'evict')

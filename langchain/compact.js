@@ -103,6 +103,7 @@ function unarchivedMessage(m, info, previewChars, reason) {
 /**
  * Compacts a copy of `messages` as the policy decides. `env` tells the policy
  * the size of what precedes the messages in the request (core/conversation.js).
+ * Answers the copy, and the call priced both ways (`call`, core/plan.js).
  */
 async function compact(messages, ledger, o, ns, env) {
   const out = messages.slice()
@@ -110,8 +111,8 @@ async function compact(messages, ledger, o, ns, env) {
   const offloaded = []
   for (const m of messages) if (m && m.response_metadata && m.response_metadata.tool_memory) offloaded.push(verifyOffloaded(m, ledger, ns))
   if (offloaded.length > 0) await Promise.all(offloaded)
-  const { decisions, marks } = planFor(messages, o, env)
-  if (decisions.size === 0 && marks.length === 0) return { messages: out }
+  const { decisions, marks, call, answered, insane } = planFor(messages, o, env)
+  if (decisions.size === 0 && marks.length === 0) return { messages: out, call, answered, insane }
   const report = reporter(o.logger, o.onEvent)
   const cache = cacheFor(ledger)
   // Events are sent once the pass is done, in message order (records finish in any order).
@@ -198,7 +199,7 @@ async function compact(messages, ledger, o, ns, env) {
   if (pending.length > 0) await Promise.all(pending)
   for (const j of marks) out[j] = withCacheMark(out[j])
   if (events.length > 0) for (const [, e, key] of events.sort((a, b) => a[0] - b[0])) report.event(e, key)
-  return { messages: out }
+  return { messages: out, call, answered, insane }
 }
 
 // A result the policy compacts, in the form that earns its size: the ledger's

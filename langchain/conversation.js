@@ -3,7 +3,7 @@
 // plain object per message object and content, so that the core resumes its
 // replay of a list that extends the previous one (the same objects).
 
-const { plan, callsSize } = require('../core/index.js')
+const { plan, totals, callsSize, readUsage, CHARS_PER_TOKEN } = require('../core/index.js')
 const { msgType, contentText, infoOf } = require('./messages.js')
 
 const ROLES = { ai: 'assistant', human: 'user', tool: 'tool' }
@@ -17,40 +17,80 @@ function hasText(c) {
 }
 
 // message -> { content, info, plain }; `content` guards against in-place
-// edits, `info` against a message adopted as ours since (messages.js).
-const plainCache = new WeakMap()
+// edits, `info` against a message adopted as ours since (messages.js). One
+// cache per token counter (the `countTokens` option; none: characters).
+const plainCaches = new WeakMap()
+const charCache = new WeakMap()
+const cacheOf = (count) => {
+  if (count === undefined) return charCache
+  let c = plainCaches.get(count)
+  if (c === undefined) plainCaches.set(count, (c = new WeakMap()))
+  return c
+}
+
+/**
+ * The size of `text` in the core's units: characters, or with the user's
+ * `countTokens`, its tokens × 4 (a counter that fails or answers nonsense
+ * counts characters for that text).
+ */
+function sizeOf(text, count) {
+  if (count === undefined) return text.length
+  let n
+  try {
+    n = count(text)
+  } catch {
+    return text.length
+  }
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n * CHARS_PER_TOKEN : text.length
+}
+
+// The model that answered, as the provider named it (each has its own calibration factor).
+function modelOf(m) {
+  const r = m.response_metadata
+  if (r === null || typeof r !== 'object') return ''
+  const name = r.model_name ?? r.model ?? r.modelId
+  return typeof name === 'string' ? name : ''
+}
 
 /** The plain message of a LangChain message (BaseMessage, or a plain object with `type`). */
-function plainMessage(m) {
+function plainMessage(m, count) {
   if (m === null || typeof m !== 'object') return { role: 'system', size: 0, text: '', markable: false }
   const role = ROLES[msgType(m)] ?? 'system'
   const info = role === 'tool' ? infoOf(m) : null
   const content = m.content
-  const hit = plainCache.get(m)
+  const cache = cacheOf(count)
+  const hit = cache.get(m)
   if (hit !== undefined && hit.content === content && hit.info === info && hit.plain.role === role) return hit.plain
   const text = info !== null ? info.text : contentText(content).text
-  const plain = { role, size: text.length, text, markable: hasText(content) }
+  const plain = { role, size: sizeOf(text, count), text, markable: hasText(content) }
   if (role === 'assistant') {
     // LangChain's tool calls are { id, name, args } already: read as they are, lazily.
     const calls = Array.isArray(m.tool_calls) ? m.tool_calls : []
     plain.size += callsSize(calls)
     plain.calls = calls.filter(Boolean)
+    plain.usage = readUsage(m.usage_metadata)
+    plain.model = modelOf(m)
   } else if (info !== null) {
     plain.callId = m.tool_call_id
     plain.name = m.name
-    plain.chars = info.chars
+    plain.chars = count === undefined || info.chars === 0 ? info.chars : sizeOf(info.text, count)
     plain.textOnly = info.textOnly
     plain.ours = info.compacted
   }
-  plainCache.set(m, { content, info, plain })
+  cache.set(m, { content, info, plain })
+  return plain
+}
+
+const plainList = (messages, count) => {
+  const plain = new Array(messages.length)
+  for (let i = 0; i < messages.length; i++) plain[i] = plainMessage(messages[i], count)
   return plain
 }
 
 /** The core's plan (core/plan.js) for a list of LangChain messages. */
-function planFor(messages, o, env) {
-  const plain = new Array(messages.length)
-  for (let i = 0; i < messages.length; i++) plain[i] = plainMessage(messages[i])
-  return plan(plain, o, env)
-}
+const planFor = (messages, o, env) => plan(plainList(messages, o.countTokens), o, env)
 
-module.exports = { plainMessage, planFor }
+/** The core's totals (core/plan.js) for a list of LangChain messages. */
+const totalsFor = (messages, o, env) => totals(plainList(messages, o.countTokens), o, env)
+
+module.exports = { plainMessage, planFor, totalsFor, sizeOf }

@@ -7,6 +7,8 @@ const { compact } = require('./compact.js')
 const { setup } = require('./setup.js')
 const { offloadingTools } = require('./offload.js')
 const { refuseAsMiddleware, watchRegistration } = require('./misuse.js')
+const { warnInsane, usageTracker } = require('./usage.js')
+const { msgType } = require('./messages.js')
 
 /**
  * createReactAgent preModelHook: answers `{ llmInputMessages }`. Add `hook.tool`
@@ -16,9 +18,22 @@ function toolMemoryPreModelHook(options) {
   const { o, ledger, nsOf, policies, recallTool, report } = setup(options, 'toolMemoryPreModelHook(options)')
   const policy = policies[o.cacheModel ?? 'prefix']
   const registered = watchRegistration(recallTool, () => {})
+  const usage = usageTracker(report)
   const hook = async (state, config) => {
     const messages = Array.isArray(state) ? state : state.messages
-    const out = (await compact(messages, ledger, policy, nsOf(config))).messages
+    const ns = nsOf(config)
+    const { messages: out, insane, answered } = await compact(messages, ledger, policy, ns)
+    if (insane !== null) warnInsane(report, insane.ratio)
+    // The hook sees no response: the usage of the call the last AIMessage answered, once per call.
+    if (answered !== null) {
+      let j = messages.length - 1
+      while (j >= 0 && msgType(messages[j]) !== 'ai') j--
+      try {
+        usage.after({ runtime: config, ns, policy, call: answered, sent: out, response: messages[j], system: '', once: true })
+      } catch (err) {
+        report.warn(`usage\0${err && err.message}`, `@symfonic/core: the usage report failed (${err && err.message}); the call went through`)
+      }
+    }
     // Stubs tell the model to call recall_tool_result: say so if it cannot.
     if (!registered() && out.some((m, i) => m !== messages[i] && m.response_metadata?.tool_memory?.compacted === true)) {
       report.warn(

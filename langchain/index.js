@@ -12,6 +12,7 @@ exports.compactToolMessages = memory.compactToolMessages
 exports.toolMemoryMiddleware = refuseUncalled(memory.toolMemoryMiddleware)
 exports.toolMemoryPreModelHook = refuseUncalled(memory.toolMemoryPreModelHook)
 exports.cacheModelFor = memory.cacheModelFor
+exports.usageTotals = memory.usageTotals
 
 exports.toolPaletteMiddleware = refuseUncalled(palette.toolPaletteMiddleware)
 exports.DEFAULTS = memory.DEFAULTS

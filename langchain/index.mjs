@@ -10,6 +10,7 @@ export const {
   toolMemoryMiddleware,
   toolMemoryPreModelHook,
   cacheModelFor,
+  usageTotals,
   toolPaletteMiddleware,
   DEFAULTS,
   PRICING,

@@ -127,8 +127,37 @@ export interface CompactOptions {
   namespace?: string
   /** Receives warnings (a result that could not be recorded, a throwing `onEvent`), each distinct one once. Default: `console`. */
   logger?: { warn(message: string): void }
-  /** Receives a small event for each result compacted (once per result) and each recall answered. Never throws into the agent. */
+  /**
+   * Receives a small event for each result compacted (once per result), each recall answered, and
+   * (the middleware) each model call's usage and cache misses (docs/usage.md). Never throws into the agent.
+   */
   onEvent?: (event: ToolMemoryEvent) => void
+  /**
+   * Counts the tokens of a text, in place of characters / 4 (thresholds, the budget and the usage
+   * estimate then read tokens; tool-call arguments stay characters / 4). A `TypeError` when not a
+   * function; a count that throws or is not a non-negative number counts characters / 4 for that text.
+   */
+  countTokens?: (text: string) => number
+}
+
+/** A provider's usage record for one model call, read from the AIMessage's `usage_metadata`. */
+export interface ReportedUsage {
+  /** The whole input, cached parts included. */
+  inputTokens: number
+  /** Read from the prompt cache; `null` when the provider does not report it. */
+  cacheReadTokens: number | null
+  /** Written to the prompt cache; `null` when the provider does not report it (OpenAI). */
+  cacheWriteTokens: number | null
+  outputTokens: number
+}
+
+/**
+ * One request priced: its input tokens (calibrated), and its cost in plain-input-token
+ * equivalents (cache reads and writes at the pricing's rates): multiply by the input price per token.
+ */
+export interface UsageEstimate {
+  inputTokens: number
+  cost: number
 }
 
 /** What the memory middleware, the hook and `compactToolMessages` report through `onEvent`. */
@@ -169,6 +198,36 @@ export type ToolMemoryEvent =
    * answer leaves out; `code` is the error's (`'ERR_SYMFONIC_STORE'`, `'ERR_SYMFONIC_STORE_TIMEOUT'`).
    */
   | { type: 'storeFailed'; memId: string; namespace: string; error: string; code: string | null }
+  /**
+   * A model call (`toolMemoryMiddleware`: after it; `toolMemoryPreModelHook`: when the next call
+   * starts, once per call): what the provider reported (`null` when it reports
+   * nothing), and the request priced with compaction (`ours`) and without (`none`, zero for a call that
+   * only recalled), as the budget priced it, in tokens calibrated by `factor` (learned from the reports).
+   * `call` counts the thread's model calls from 0.
+   */
+  | {
+      type: 'usage'
+      threadId: string | null
+      namespace: string
+      call: number
+      model: string | null
+      factor: number
+      reported: ReportedUsage | null
+      estimate: { none: UsageEstimate; ours: UsageEstimate }
+    }
+  /**
+   * The provider read nothing from its prompt cache where the cache model expected about
+   * `expectedCacheReadTokens`; `cause` is the likeliest (warned once per cause through `logger`).
+   */
+  | {
+      type: 'cacheMiss'
+      threadId: string | null
+      namespace: string
+      call: number
+      cause: 'noCacheMarks' | 'systemPromptChanged' | 'ttlPassed' | 'unknown'
+      expectedCacheReadTokens: number
+      reported: ReportedUsage
+    }
 
 /** What a namespace function is given: the run's config or runtime (both carry `configurable`). */
 export interface NamespaceSource {
@@ -208,7 +267,7 @@ export interface ToolMemoryOptions extends Omit<CompactOptions, 'namespace' | 'c
 export interface RecallToolOptions {
   /** Ledger namespace: a fixed string or a function of the run config. Default: `configurable.thread_id`. */
   namespace?: string | NamespaceFn
-  /** Longest answer in code points, truncation marker included (the description tells the model). Default `MAX_OUTPUT_CHARS` (50,000). */
+  /** Longest answer in code points, truncation marker included (a cut answer names it). Default `MAX_OUTPUT_CHARS` (50,000). */
   maxOutputChars?: number
 }
 
@@ -283,10 +342,11 @@ export declare function toolMemoryMiddleware(options?: ToolMemoryOptions): ToolM
 /**
  * `toolMemoryMiddleware` itself is not a middleware: passed without calling it, it is a `TypeError` when
  * the agent is built (reading this property throws), and typed as this message so that
- * TypeScript refuses it there too.
+ * TypeScript refuses it there too, quoting it (in a tuple: tsc widens a bare string literal to
+ * `string` in its error).
  */
 export declare namespace toolMemoryMiddleware {
-  const wrapModelCall: 'toolMemoryMiddleware makes a middleware: call it, toolMemoryMiddleware()'
+  const wrapModelCall: readonly ['toolMemoryMiddleware makes a middleware: call it, toolMemoryMiddleware()']
 }
 
 /** The state a `toolMemoryPreModelHook` reads. */
@@ -309,9 +369,10 @@ export interface ToolMemoryPreModelHook {
   readonly ledger: Ledger
   /**
    * Not a middleware: `createAgent({ middleware: [hook] })` throws a `TypeError` when the agent is built
-   * (reading this property throws). Typed as this message so that TypeScript refuses it there too.
+   * (reading this property throws). Typed as this message (in a tuple, which tsc's error quotes) so that
+   * TypeScript refuses it there too.
    */
-  readonly beforeModel: 'toolMemoryPreModelHook() is a createReactAgent preModelHook; in createAgent use toolMemoryMiddleware()'
+  readonly beforeModel: readonly ['toolMemoryPreModelHook() is a createReactAgent preModelHook; in createAgent use toolMemoryMiddleware()']
   /**
    * With `offload: true`: the same tools, wrapped so that each result over `evictChars` goes to the
    * ledger's store and the state keeps its stub (`tools: [...hook.offloadTools(tools), hook.tool]`).
@@ -324,10 +385,11 @@ export declare function toolMemoryPreModelHook(options?: ToolMemoryOptions): Too
 /**
  * `toolMemoryPreModelHook` itself is not a preModelHook: passed without calling it, it is a `TypeError` when
  * the agent is built (reading this property throws), and typed as this message so that
- * TypeScript refuses it there too.
+ * TypeScript refuses it there too, quoting it (in a tuple: tsc widens a bare string literal to
+ * `string` in its error).
  */
 export declare namespace toolMemoryPreModelHook {
-  const wrapModelCall: 'toolMemoryPreModelHook makes a preModelHook: call it, toolMemoryPreModelHook()'
+  const wrapModelCall: readonly ['toolMemoryPreModelHook makes a preModelHook: call it, toolMemoryPreModelHook()']
 }
 
 /**
@@ -352,6 +414,40 @@ export interface CompactDefaults {
   horizonCalls: number | 'auto'
   maxExtraCost: number
 }
+
+/** Options of `usageTotals`: the middleware's options, and the request around the messages. */
+export interface UsageTotalsOptions extends Omit<ToolMemoryOptions, 'namespace'> {
+  /** The agent's tools, as given to `createAgent` (the recall tool is added, as the middleware binds it). Omit for the hook. */
+  tools?: readonly unknown[]
+  /** The agent's system prompt. Omit for the hook. */
+  systemPrompt?: string
+  /** The chat model (or its id), to pick the cache model when `cacheModel` is not set. */
+  model?: unknown
+  namespace?: string | NamespaceFn
+}
+
+/** A thread's model calls added up (`usageTotals`). */
+export interface UsageTotals {
+  modelCalls: number
+  /** Tool results compacted (stubs, notes, evictions). */
+  compactions: number
+  /** `recall_tool_result` calls. */
+  recalls: number
+  /** Every call priced with compaction and without (the sum of the usage events' estimates). */
+  estimate: { none: UsageEstimate; ours: UsageEstimate }
+  /** The provider's reports added up; `calls`: the calls that reported. */
+  reported: { calls: number; inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; outputTokens: number }
+  /** `none.cost − ours.cost`, and that as a fraction of `none.cost`. */
+  saving: { cost: number; ratio: number }
+}
+
+/**
+ * The totals of a thread from its messages (`state.messages`, as a checkpoint holds them): model
+ * calls, compactions, recalls, the estimated input cost with and without compaction, the reported
+ * usage, the saving. The same after a restart. Pass the middleware's options and the agent's `tools`
+ * and `systemPrompt`; for `toolMemoryPreModelHook`, its options only. `TypeError` on a bad option.
+ */
+export declare function usageTotals(messages: readonly BaseMessage[], options?: UsageTotalsOptions): UsageTotals
 
 /** The defaults per cache model, chosen by `npm run bench:context`. */
 export declare const DEFAULTS: Readonly<Record<CacheModel, CompactDefaults>>

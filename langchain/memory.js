@@ -8,6 +8,7 @@
 //   setup.js         what the middleware and the hook share
 //   middleware.js    createAgent middleware
 //   hook.js          createReactAgent preModelHook
+//   usage.js         the usage event, the cache check, usageTotals
 // This module gathers them for `@symfonic/core/langchain`.
 
 const { DEFAULTS, RECALL_TOOL_NAME, PRICING, cacheModelFor } = require('../core/index.js')
@@ -15,6 +16,7 @@ const { compactToolMessages } = require('./compact.js')
 const { createRecallToolResultTool } = require('./recall-tool.js')
 const { toolMemoryMiddleware } = require('./middleware.js')
 const { toolMemoryPreModelHook } = require('./hook.js')
+const { usageTotals } = require('./usage.js')
 
 module.exports = {
   DEFAULTS,
@@ -25,4 +27,5 @@ module.exports = {
   compactToolMessages,
   toolMemoryMiddleware,
   toolMemoryPreModelHook,
+  usageTotals,
 }

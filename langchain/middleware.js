@@ -9,7 +9,8 @@ const { setup } = require('./setup.js')
 const { offloaded } = require('./offload.js')
 const { compact } = require('./compact.js')
 const { refuseAsHook } = require('./misuse.js')
-const { toolChars, systemChars } = require('./request-size.js')
+const { toolChars, systemChars, systemText } = require('./request-size.js')
+const { usageTracker } = require('./usage.js')
 
 /**
  * createAgent middleware: compaction in wrapModelCall, and the recall tool,
@@ -20,7 +21,9 @@ function toolMemoryMiddleware(options) {
   const { o, ledger, nsOf, policies, recallTool, report } = setup(options, 'toolMemoryMiddleware(options)')
   // Evicting is decided by size alone, the same under both cache models' policies.
   const toolPolicy = policies[o.cacheModel ?? 'prefix']
-  const recallChars = toolChars(recallTool)
+  const count = toolPolicy.countTokens
+  const recallChars = toolChars(recallTool, count)
+  const usage = usageTracker(report)
   const isRecall = (t) => t === recallTool || (t && t.name === RECALL_TOOL_NAME)
   const middleware = createMiddleware({
     name: 'ToolMemoryMiddleware',
@@ -33,11 +36,19 @@ function toolMemoryMiddleware(options) {
       for (const t of tools) {
         if (t !== recallTool && t && t.name === RECALL_TOOL_NAME) throw duplicateRecallTool()
         if (isRecall(t)) recall = recallChars
-        else others += toolChars(t)
+        else others += toolChars(t, count)
       }
-      const env = { toolChars: others, systemChars: systemChars(request), recallToolChars: recall }
-      const { messages } = await compact(request.messages, ledger, policy, nsOf(request.runtime), env)
-      return handler({ ...request, messages })
+      const env = { toolChars: others, systemChars: systemChars(request, count), recallToolChars: recall }
+      const ns = nsOf(request.runtime)
+      const { messages, call } = await compact(request.messages, ledger, policy, ns, env)
+      const response = await handler({ ...request, messages })
+      // The usage event and the cache check: never a reason to fail the call.
+      try {
+        usage.after({ runtime: request.runtime, ns, policy, call, sent: messages, response, system: systemText(request) })
+      } catch (err) {
+        report.warn(`usage\0${err && err.message}`, `@symfonic/core: the usage report failed (${err && err.message}); the call went through`)
+      }
+      return response
     },
     wrapToolCall:
       o.offload === true

@@ -11,7 +11,7 @@ const { RECALL_TOOL_NAME } = require('../core/index.js')
 const { checkLedger, optionsObject, fail, checkNamespace } = require('../lib/options.js')
 const { namespaceResolver } = require('./namespace.js')
 const { cacheFor, recordOnce } = require('../core/record-cache.js')
-const { RECALL_SCHEMA, recallDescription, answerRecall } = require('../lib/recall-call.js')
+const { RECALL_SCHEMA, RECALL_DESCRIPTION, answerRecall } = require('../lib/recall-call.js')
 
 function runtimeState(runtime) {
   if (runtime == null || typeof runtime !== 'object') return undefined
@@ -88,7 +88,7 @@ function recallTool(ledger, nsOf, maxOutputChars, report = null) {
         maxOutputChars,
         report,
       }),
-    { name: RECALL_TOOL_NAME, description: recallDescription(maxOutputChars), schema: RECALL_SCHEMA },
+    { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, schema: RECALL_SCHEMA },
   )
 }
 

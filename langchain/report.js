@@ -49,6 +49,10 @@ function reporter(logger, onEvent) {
     },
     // The ledger's store failed while recall_tool_result read an entry: the
     // detail the model's answer leaves out (address, server error) is the app's.
+    /** Whether `key` is new to this reporter's callback (else it was seen). */
+    first(key) {
+      return firstTime(onEvent ?? log, key)
+    },
     storeFailed(memId, namespace, err) {
       const error = String((err && err.message) || err)
       this.warn(`storeFailed\0${error}`, `@symfonic/core: the ledger's store failed while recall_tool_result read ${memId}: ${error}`)

@@ -1,16 +1,12 @@
 'use strict'
 // The Ledger as users see it: the native class, with argument checks that
-// turn a programmer's mistake into a TypeError saying what was wrong, and the
-// model-facing `recall`, which never throws whatever a model sends.
+// turn a programmer's mistake into a TypeError saying what was wrong. The
+// model-facing `recall` is lib/recall.js.
 
 const binding = require('./native.js')
 
-const MAX_OUTPUT_CHARS = binding.MAX_OUTPUT_CHARS
-const MEM_ID_ERROR = '[tool_memory error: mem_id must be a non-empty string]'
-
-const { fail, isPlainObject, checkKeys, checkLedger, isNamespace, NAMESPACE_TEXT } = require('./options.js')
+const { fail, isPlainObject, checkKeys, isNamespace, NAMESPACE_TEXT } = require('./options.js')
 const { InFlight, weightOf, resized } = require('./in-flight.js')
-const { argumentMistake } = require('./recall-args.js')
 
 function requiredString(where, name, v) {
   if (typeof v !== 'string' || v.length === 0) throw fail(where, `${name} must be a non-empty string`, v)
@@ -142,7 +138,6 @@ function recordInput(where, input) {
 
 const RECORD_KEYS = ['toolCallId', 'toolName', 'toolArgs', 'content', 'namespace', 'ttlSeconds']
 const FETCH_KEYS = ['format', 'query', 'offset', 'maxChars', 'jsonPath', 'pattern', 'ignoreCase', 'context', 'lines', 'namespace']
-const RECALL_KEYS = [...FETCH_KEYS, 'maxOutputChars']
 const STUB_KEYS = ['namespace', 'previewChars']
 const ENTRY_KEYS = ['namespace']
 
@@ -187,11 +182,25 @@ function syncAllowed(ledger, where, instead) {
 // One entry's lookup or removal (`Ledger.<method>(memId, options)`): its
 // argument mistakes reject, as its store failures do.
 function entryCall(method, memId, options, keys, call) {
-  return rejecting(() => {
-    const where = `Ledger.${method}(memId, options)`
-    requiredString(where, 'memId', memId)
-    return call(fetchOptions(where, options, keys))
-  })
+  return withStack(
+    rejecting(() => {
+      const where = `Ledger.${method}(memId, options)`
+      requiredString(where, 'memId', memId)
+      return call(fetchOptions(where, options, keys))
+    }),
+  )
+}
+
+// A native call's error settles on the event loop, with no JS frame in its
+// stack: it gets the frames of the code awaiting it (V8's async stack trace).
+async function withStack(promise) {
+  try {
+    return await promise
+  } catch (e) {
+    // (Not `instanceof Error`: the addon's errors may come from another realm, as under jest.)
+    if (e !== null && typeof e === 'object' && typeof e.stack === 'string' && !/\n\s+at /.test(e.stack)) Error.captureStackTrace(e, withStack)
+    throw e
+  }
 }
 
 // An async method's argument mistakes reject (as its store failures do).
@@ -217,7 +226,7 @@ class Ledger extends binding.Ledger {
   static async open(options) {
     const ledger = new this(options, OPEN)
     try {
-      await ledger.__opened()
+      await withStack(ledger.__opened())
     } catch (e) {
       await ledger.close().catch(() => {})
       throw e
@@ -257,7 +266,7 @@ class Ledger extends binding.Ledger {
     }
     // A Buffer over the limit, or a namespace too long, never waits its turn: the native call refuses it at once.
     const refused = c.length > binding.MAX_CONTENT_BYTES || tooLong(checked.namespace)
-    return inFlight.get(this).run(weightOf(c), start, refused)
+    return withStack(inFlight.get(this).run(weightOf(c), start, refused))
   }
 
   recordSync(input) {
@@ -274,7 +283,7 @@ class Ledger extends binding.Ledger {
     } catch (e) {
       return Promise.reject(e)
     }
-    return super.fetch(memId, options)
+    return withStack(super.fetch(memId, options))
   }
 
   fetchSync(memId, options) {
@@ -306,7 +315,7 @@ class Ledger extends binding.Ledger {
   }
 
   clear(options) {
-    return rejecting(() => super.clear(fetchOptions('Ledger.clear(options)', options, ENTRY_KEYS)))
+    return withStack(rejecting(() => super.clear(fetchOptions('Ledger.clear(options)', options, ENTRY_KEYS))))
   }
 }
 
@@ -334,147 +343,4 @@ function memIdFor(toolCallId, text) {
   return binding.memIdFor(toolCallId, content('memIdFor(toolCallId, content)', text))
 }
 
-// ---- recall: the model-facing contract --------------------------------------
-
-/**
- * The answers `recall` gives without asking a native ledger: `notFound`,
- * `closed` (the ledger was closed) or `failed` (it threw), worded once, natively.
- */
-function recallAnswer(kind, memId, namespace) {
-  return binding.__recallAnswer(kind, String(memId), namespace)
-}
-
-// A model may send numbers as strings and strings as numbers; anything else
-// that is not usable is treated as absent rather than failing the call.
-function looseString(v) {
-  if (typeof v === 'string') return v === '' ? undefined : v
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v)
-  if (typeof v === 'boolean') return String(v)
-  return undefined
-}
-
-function looseNumber(v) {
-  if (typeof v === 'number') return Number.isNaN(v) ? undefined : v
-  if (typeof v === 'string' && v.trim() !== '') {
-    const n = Number(v)
-    return Number.isNaN(n) ? undefined : n
-  }
-  return undefined
-}
-
-// A model may send "true" for true.
-function looseBoolean(v) {
-  if (v === true || v === 'true') return true
-  return undefined
-}
-
-// The option names are the programmer's (an unknown one is a TypeError, as in
-// `fetch`); the values may come from a model, so a wrong one is answered, not thrown.
-function recallOptions(options) {
-  const where = 'recall(ledger, memId, options)'
-  if (options === undefined || options === null) options = {}
-  if (!isPlainObject(options)) throw fail(where, 'options must be an object', options)
-  checkKeys(where, options, RECALL_KEYS)
-  const o = options
-  // A format that is not one is answered (recall-args.js) before any fetch.
-  const format = o.format ?? 'summary'
-  const maxOut = looseNumber(o.maxOutputChars)
-  return {
-    format,
-    query: looseString(o.query),
-    offset: looseNumber(o.offset),
-    maxChars: looseNumber(o.maxChars),
-    jsonPath: looseString(o.jsonPath),
-    pattern: looseString(o.pattern),
-    ignoreCase: looseBoolean(o.ignoreCase),
-    context: looseNumber(o.context),
-    lines: looseString(o.lines),
-    namespace: o.namespace ?? undefined,
-    maxOutputChars: maxOut !== undefined && maxOut >= 1 ? Math.floor(maxOut) : MAX_OUTPUT_CHARS,
-  }
-}
-
-function answerText(out, memId, namespace) {
-  if (typeof out === 'string') return out
-  if (Buffer.isBuffer(out)) return out.toString('utf8')
-  if (out === null || out === undefined) return recallAnswer('notFound', memId, namespace)
-  try {
-    const s = JSON.stringify(out)
-    if (s !== undefined) return s
-  } catch {
-    // not serialisable: fall back to its string form
-  }
-  return String(out)
-}
-
-async function recallFromJs(ledger, memId, o) {
-  // The native ledger answers a keyed read whatever the format (its
-  // precedence); a ledger written in JS is asked for full then, the one
-  // place this rule lives.
-  const keyed = [o.query, o.jsonPath, o.offset, o.maxChars, o.pattern, o.lines].some((v) => v !== undefined)
-  // A read with keys answers the payload's parts (full); count, paths and raw shape those parts.
-  const format = keyed && (o.format === 'summary' || o.format === 'full') ? 'full' : o.format
-  let contiguousFrom
-  let out
-  try {
-    out = await ledger.fetch(memId, {
-      format,
-      query: o.query,
-      offset: o.offset,
-      maxChars: o.maxChars,
-      jsonPath: o.jsonPath,
-      pattern: o.pattern,
-      ignoreCase: o.ignoreCase,
-      context: o.context,
-      lines: o.lines,
-      namespace: o.namespace,
-    })
-    if (o.query === undefined && o.jsonPath === undefined && o.pattern === undefined && o.lines === undefined) {
-      contiguousFrom = keyed ? Math.max(0, Math.floor(o.offset || 0)) : format === 'full' ? 0 : undefined
-    }
-  } catch (e) {
-    // A ledger written before keyed slices existed may reject the options
-    // object: degrade to a whole-payload fetch, as the Python original did.
-    if (!(e instanceof TypeError)) throw e
-    out = await ledger.fetch(memId, { format })
-    contiguousFrom = format === 'full' ? 0 : undefined
-  }
-  return { text: answerText(out, memId, o.namespace), contiguousFrom }
-}
-
-// Every answer, errors included, fits the cap.
-function fit(text, memId, max, contiguousFrom) {
-  if (text.length <= max) return text // UTF-16 length bounds code points
-  return binding.capRecallOutput(text, memId, max, contiguousFrom)
-}
-
-/**
- * The recall contract for a native Ledger or any ledger-like with `fetch`.
- * Rejects only for a programmer's mistake (no ledger, options that are not an
- * object, an unknown option name); whatever values a model sends, it answers,
- * and a ledger that fails or is closed is an answer too.
- */
-async function recall(ledger, memId, options) {
-  const o = recallOptions(options) // an async function: a TypeError here rejects
-  checkLedger('recall(ledger, memId, options)', ledger, ['fetch'])
-  const id = typeof memId === 'string' ? memId.trim() : ''
-  if (id === '') return fit(MEM_ID_ERROR, '', o.maxOutputChars)
-  // Values a model sent that cannot be read as asked: named, never ignored.
-  const mistake = argumentMistake(options ?? {})
-  if (mistake !== null) return fit(mistake, id, o.maxOutputChars)
-  // A namespace that is not one (lone surrogates would alias another on the way to Rust) holds nothing.
-  if (o.namespace !== undefined && !isNamespace(o.namespace)) return fit(recallAnswer('notFound', id, String(o.namespace).toWellFormed()), id, o.maxOutputChars)
-  try {
-    if (ledger instanceof binding.Ledger) {
-      // Already cut to the cap, in code points, on the Rust side.
-      return await binding.Ledger.prototype.recall.call(ledger, id, o, o.maxOutputChars)
-    }
-    const { text, contiguousFrom } = await recallFromJs(ledger, id, o)
-    return fit(text, id, o.maxOutputChars, contiguousFrom)
-  } catch (e) {
-    const closed = e !== null && typeof e === 'object' && e.code === 'ERR_SYMFONIC_CLOSED'
-    return fit(recallAnswer(closed ? 'closed' : 'failed', id), id, o.maxOutputChars)
-  }
-}
-
-module.exports = { Ledger, memIdFor, recall, MAX_OUTPUT_CHARS, storeOf, recallAnswer }
+module.exports = { Ledger, memIdFor, storeOf, FETCH_KEYS }

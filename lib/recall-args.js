@@ -52,6 +52,18 @@ const ALIASES = {
   case_insensitive: 'ignore_case',
   id: 'mem_id',
   memory_id: 'mem_id',
+  // grep's and coding agents' search tools
+  '-c': 'context',
+  '-a': 'context',
+  '-b': 'context',
+  '-i': 'ignore_case',
+  output_mode: "format='count' (or leave it out for the matching lines)",
+}
+
+// Names of other tools' arguments that have no counterpart here, and why.
+const NO_COUNTERPART = {
+  head_limit: 'answers are capped, and their first line says how to read on',
+  '-n': 'matching lines always come numbered',
 }
 
 // Line bounds sent as two arguments: `start_line`/`end_line` and the like.
@@ -71,6 +83,8 @@ function shownName(k) {
 
 /** The argument `name` most likely meant (`format='count'` for a form), or undefined. */
 function meant(name) {
+  const raw = String(name).toLowerCase()
+  if (ALIASES[raw] !== undefined) return ALIASES[raw]
   const s = snake(name).toLowerCase()
   if (ARGUMENTS.includes(s)) return s
   if (FORM_ALIASES[s] !== undefined) return `format='${FORM_ALIASES[s]}'`
@@ -88,6 +102,8 @@ function unknownArguments(args) {
   const unknown = Object.keys(args).filter((k) => !ARGUMENTS.includes(k))
   if (unknown.length === 0) return null
   const parts = unknown.map((k) => {
+    const none = NO_COUNTERPART[snake(k).toLowerCase()]
+    if (none !== undefined) return `'${shownName(k)}' (none here: ${none})`
     const m = meant(k)
     return m !== undefined ? `'${shownName(k)}' (did you mean ${m}?)` : `'${shownName(k)}'`
   })
@@ -147,16 +163,21 @@ function argumentMistake(o) {
     }
   }
   if (o.format !== undefined && o.format !== null && !FORMATS.includes(o.format)) {
-    return `[recall: format ${shownValue(o.format)} is not a format: 'summary' (the stub), 'full' (the whole result), 'count' (with pattern or query: how many match), 'paths' (with json_path: where each node is), 'raw' (JSON and lines as written); for part of a JSON result pass json_path, for some lines pattern or lines]`
+    return `[recall: format ${shownValue(o.format)} is not a format: 'summary' (the stub), 'full' (the whole result), 'count' (with pattern, query or json_path: how many match), 'paths' (with json_path: where each node is), 'raw' (JSON and lines as written); for part of a JSON result pass json_path, for some lines pattern or lines]`
   }
   const picks = PICKS.filter(([k]) => asks(o[k])).map(([, n]) => n)
   if (picks.length > 1) {
     return `[recall: ${picks.join(' and ')} cannot be combined: each one picks what the answer is; send one of them (pattern and query take lines to narrow the search)]`
   }
   const names = []
+  const pick = picks[0]
+  if (pick !== undefined && typeof o.offset === 'number' && o.offset < 0) {
+    names.push(`offset=${o.offset} is negative: with ${pick} it is where an answer said to read on, 0 or more (a negative offset alone reads the last characters)`)
+  }
+  if (o.format === 'full' && search) names.push(`format='full' (the whole result) does not go with ${pick}, which answers the matching lines; send ${pick} alone, or format='full' alone`)
   if (json && asks(o.lines)) names.push('a JSON node has no lines; send json_path or lines')
   if (asks(o.ignoreCase) && !search) names.push('ignore_case applies to pattern or query')
-  if (o.format === 'count' && !search) names.push("format='count' applies to pattern or query")
+  if (o.format === 'count' && !search && !json) names.push("format='count' applies to pattern, query or json_path")
   if (asks(o.context) && !asks(o.pattern)) names.push('context (lines around each match) applies to pattern')
   else if (asks(o.context) && o.format === 'count') names.push("context (lines around each match) does not apply to format='count', which answers the count alone")
   if (o.format === 'paths' && !json) names.push("format='paths' (where each node is) applies to json_path")
@@ -168,6 +189,76 @@ function argumentMistake(o) {
   }
   if (names.length === 0) return null
   return `[recall: ${names.join('; ')}; nothing was read]`
+}
+
+// ---- values ------------------------------------------------------------------
+// Every value a model sends is read here, by one rule per kind, for the tool
+// and for `recall()` alike: numbers may come as strings ("12"), strings as
+// numbers, and a value that cannot be read ("twelve") is answered, never dropped.
+
+class ValueMistake extends Error {}
+
+const absent = (v) => v === undefined || v === null
+
+function integer(name, v) {
+  if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v)
+  if (typeof v === 'string' && /^\s*[-+]?\d+(\.\d*)?\s*$/.test(v)) return Math.trunc(Number(v))
+  throw new ValueMistake(`${name} must be an integer, got ${shownValue(v)}`)
+}
+
+function boolean(name, v) {
+  if (v === true || v === 'true' || v === 1) return true
+  if (v === false || v === 'false' || v === 0) return false
+  throw new ValueMistake(`${name} must be true or false, got ${shownValue(v)}`)
+}
+
+function string(name, v) {
+  if (typeof v === 'string') return v
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v)
+  throw new ValueMistake(`${name} must be a string, got ${shownValue(v)}`)
+}
+
+// "120-180" as written; 120 reads as "120" and [120, 180] as "120-180".
+function lineRange(name, v) {
+  if (typeof v === 'string') return v
+  if (typeof v === 'number' && Number.isFinite(v)) return String(Math.trunc(v))
+  if (Array.isArray(v) && v.length === 2 && v.every((x) => Number.isInteger(x))) return `${v[0]}-${v[1]}`
+  throw new ValueMistake(`${name} must be a range such as "120-180", got ${shownValue(v)}`)
+}
+
+// A format in any case ('FULL', 'Count') is the format; anything else is kept for its answer.
+function format(name, v) {
+  const lower = typeof v === 'string' ? v.trim().toLowerCase() : v
+  return FORMATS.includes(lower) ? lower : v
+}
+
+// Each option (camelCase) with its tool name and how its value is read.
+const VALUES = [
+  ['format', 'format', format],
+  ['query', 'query', string],
+  ['offset', 'offset', integer],
+  ['maxChars', 'max_chars', integer],
+  ['jsonPath', 'json_path', string],
+  ['pattern', 'pattern', string],
+  ['ignoreCase', 'ignore_case', boolean],
+  ['context', 'context', integer],
+  ['lines', 'lines', lineRange],
+]
+
+/**
+ * The recall options' values as a model sent them (camelCase names), read:
+ * `{ values }` (absent ones left out), or `{ mistake }`, the answer that
+ * names the first value that cannot be read.
+ */
+function readValues(o) {
+  const values = {}
+  try {
+    for (const [key, name, read] of VALUES) if (!absent(o[key])) values[key] = read(name, o[key])
+  } catch (e) {
+    if (e instanceof ValueMistake) return { mistake: `[tool_memory error: ${e.message}]` }
+    throw e
+  }
+  return { values }
 }
 
 /** A value a model sent, as an answer quotes it: JSON, at most 40 characters. */
@@ -183,4 +274,7 @@ function shownValue(v) {
   return s.length > 40 ? s.slice(0, 40) + '...' : s
 }
 
-module.exports = { ARGUMENTS, FORMATS, unknownArguments, argumentMistake, shownValue }
+// The tool's argument names and recall()'s option names of the same values.
+const OPTION_OF = Object.fromEntries(VALUES.map(([key, name]) => [name, key]))
+
+module.exports = { ARGUMENTS, FORMATS, OPTION_OF, unknownArguments, argumentMistake, readValues, shownValue }

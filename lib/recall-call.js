@@ -1,78 +1,44 @@
 'use strict'
 // One call of the `recall_tool_result` tool, whatever the framework: its
-// model-facing schema and description, the arguments as a model sends them
-// read into `recall` options, and the answer (structured `[tool_memory …]` /
-// `[recall: …]` text, never an exception). Each adapter's tool wraps
-// `answerRecall` with its own way to find the namespace and to refill a
-// missed id from the originals it can see.
+// model-facing schema and description, the arguments as a model sends them,
+// and the answer (structured `[tool_memory …]` / `[recall: …]` text, never an
+// exception). Each adapter's tool wraps `answerRecall` with its own way to
+// find the namespace and to refill a missed id from the originals it can see.
 
 const { recall, MAX_OUTPUT_CHARS } = require('../index.js')
-const { recallAnswer } = require('./ledger.js')
+const { recallAnswer } = require('./recall.js')
 // zod/v4 exists in zod >= 3.25 and in zod 4: the same API (and .meta) either way.
 const { z } = require('zod/v4')
 const { codePoints } = require('../core/text.js')
-const { unknownArguments, shownValue: shown, FORMATS } = require('./recall-args.js')
+const { unknownArguments, OPTION_OF } = require('./recall-args.js')
 
 // What the model reads on every request: the recall tool is bound from the
-// first call, so its definition rides on all of them. The stubs and notes say
-// how to call it; docs/recall.md has the rest.
-function recallDescription(maxChars) {
-  return `Read back a compacted tool result as its stub or note shows; answers are capped at ${maxChars} chars.`
-}
+// first call, so its definition rides on all of them. A few words per
+// argument, and untyped properties (any value is read, "12" as 12, by
+// lib/recall-args.js), keep it short: `npm run bench:context` prices it.
+// ignore_case, context and max_chars are left to the answers that name them;
+// docs/recall.md has the rest.
+const RECALL_DESCRIPTION = 'lines "120-180"; pattern: line regex, no look-around; query: text; offset: read on; json_path: RFC 9535 (I-Regexp); format: count|paths|raw.'
 
-// Model-facing arguments, typed for the model and terse (no descriptions, no
-// $schema). Parsing accepts any value, so that a wrong type gets a structured
-// answer from the tool instead of the framework throwing a schema exception at the agent.
-// `format` lists its values: a model cannot guess 'count' or 'paths' otherwise.
-const anyArg = (type, values) => z.unknown().optional().meta(values ? { type, enum: values } : { type })
+// Model-facing arguments: names only, no types or prose per argument (the
+// description says what each is). Parsing accepts any value, so that a wrong
+// type gets a structured answer from the tool instead of the framework throwing
+// a schema exception at the agent; names the schema does not list (ignore_case,
+// context, max_chars, and mistakes) are kept (loose), for the tool to read or name.
 const RECALL_SCHEMA = z
   .object({
-    mem_id: anyArg('string'),
-    json_path: anyArg('string'),
-    pattern: anyArg('string'),
-    ignore_case: anyArg('boolean'),
-    context: anyArg('integer'),
-    lines: anyArg('string'),
-    query: anyArg('string'),
-    offset: anyArg('integer'),
-    max_chars: anyArg('integer'),
-    format: anyArg('string', FORMATS),
+    mem_id: z.unknown().optional(),
+    json_path: z.unknown().optional(),
+    pattern: z.unknown().optional(),
+    query: z.unknown().optional(),
+    lines: z.unknown().optional(),
+    offset: z.unknown().optional(),
+    format: z.unknown().optional(),
   })
-  // Unknown argument names are kept (loose), so the tool can name them in its answer.
   .loose()
-  .meta({ required: ['mem_id'], additionalProperties: false, $schema: undefined })
+  .meta({ required: ['mem_id'], additionalProperties: undefined, $schema: undefined })
 
 const present = (v) => v !== undefined && v !== null
-
-class ArgError extends Error {}
-
-// Models send numbers as strings now and then: accept "12", refuse "twelve"
-// with a message the model can act on (recall alone would ignore it).
-function intArg(name, v) {
-  if (typeof v === 'number' && Number.isFinite(v)) return Math.trunc(v)
-  if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)) return Number.parseInt(v, 10)
-  throw new ArgError(`${name} must be an integer, got ${shown(v)}`)
-}
-
-function boolArg(name, v) {
-  if (v === true || v === 'true' || v === 1) return true
-  if (v === false || v === 'false' || v === 0) return false
-  throw new ArgError(`${name} must be true or false, got ${shown(v)}`)
-}
-
-// "120-180" as written; 120 reads as "120" and [120, 180] as "120-180".
-function linesArg(v) {
-  if (typeof v === 'string') return v
-  if (typeof v === 'number' && Number.isFinite(v)) return String(Math.trunc(v))
-  if (Array.isArray(v) && v.length === 2 && v.every((x) => Number.isInteger(x))) return `${v[0]}-${v[1]}`
-  throw new ArgError(`lines must be a range such as "120-180", got ${shown(v)}`)
-}
-
-function strArg(name, v) {
-  if (typeof v === 'string') return v
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v)
-  throw new ArgError(`${name} must be a string, got ${shown(v)}`)
-}
 
 // What a recall asked for, for the `recalled` event.
 function sliceOf(opts) {
@@ -108,23 +74,12 @@ async function answerRecall(ledger, input, { nsOf, refill, maxOutputChars = MAX_
     ns = nsOf()
     opts.namespace = ns
     opts.maxOutputChars = maxOutputChars
-    if (present(args.format)) opts.format = args.format // a format that is not one is answered by recall()
-    // A name the tool does not know is answered (named, with the one it likely meant), not dropped.
-    const unknown = typeof memId === 'string' && memId !== '' ? unknownArguments(args) : null
-    if (unknown !== null) return answered(unknown, false)
-    try {
-      if (present(args.query)) opts.query = strArg('query', args.query)
-      if (present(args.offset)) opts.offset = intArg('offset', args.offset)
-      if (present(args.max_chars)) opts.maxChars = intArg('max_chars', args.max_chars)
-      if (present(args.json_path)) opts.jsonPath = strArg('json_path', args.json_path)
-      if (present(args.pattern)) opts.pattern = strArg('pattern', args.pattern)
-      if (present(args.ignore_case)) opts.ignoreCase = boolArg('ignore_case', args.ignore_case)
-      if (present(args.context)) opts.context = intArg('context', args.context)
-      if (present(args.lines)) opts.lines = linesArg(args.lines)
-    } catch (err) {
-      if (err instanceof ArgError && typeof memId === 'string' && memId !== '') return answered(`[tool_memory error: ${err.message}]`, false)
-      // an invalid mem_id is reported first, by recall
-    }
+    // A name the tool does not know is answered (named, with the one it likely meant), not dropped;
+    // so is `id` or `memId` sent for mem_id.
+    const unknown = unknownArguments(args)
+    if (unknown !== null && (!present(memId) || (typeof memId === 'string' && memId !== ''))) return answered(unknown, false)
+    // The values are read by recall() (lib/recall-args.js), as for any caller.
+    for (const [name, key] of Object.entries(OPTION_OF)) if (present(args[name])) opts[key] = args[name]
     let refilled = false
     try {
       if (typeof memId === 'string' && memId !== '' && typeof ledger.handle === 'function' && (await ledger.handle(memId, { namespace: ns })) == null) {
@@ -145,4 +100,4 @@ async function answerRecall(ledger, input, { nsOf, refill, maxOutputChars = MAX_
   }
 }
 
-module.exports = { RECALL_SCHEMA, recallDescription, answerRecall }
+module.exports = { RECALL_SCHEMA, RECALL_DESCRIPTION, answerRecall }

@@ -27,6 +27,10 @@ const KINDS = [
       { json_path: '$[0:2]' },
       { json_path: "$[?@.status == 'cancelled'].order_id" },
       { json_path: "$['#W2611340'].items[*].name", format: 'paths' },
+      { json_path: '$[?match(@.order_id, "#W\\d{7}")]' },
+      { json_path: '$[?match(@.order_id, "#W\\\\d{7}")]' },
+      { json_path: '$[?match(@.order_id, "#W[0-9]{7}")]', format: 'count' },
+      { json_path: '$.*~' },
     ],
   },
   {
@@ -42,7 +46,7 @@ const KINDS = [
   {
     kind: 'a log',
     file: 'ci-failure.log',
-    calls: [{ regex: 'error' }, { pattern: 'error' }, { pattern: 'error\\[E\\d+\\]', format: 'count' }, { lines: '214-230' }],
+    calls: [{ regex: 'error' }, { pattern: 'error' }, { pattern: 'error\\[E\\d+\\]', format: 'count' }, { pattern: 'error[E0308]' }, { lines: '214-230' }, { offset: -200 }],
   },
   {
     kind: 'CSV',

@@ -54,17 +54,21 @@ const python = {
   },
 }
 
+// `events`: the middleware's usage events of the last build (docs/usage.md).
 function ours(cacheModel, options = {}, label) {
-  return {
+  const s = {
     name: label || `ours:${cacheModel}`,
     label: label || `toolMemoryMiddleware (cacheModel ${cacheModel})`,
     cacheModel,
     options,
-    build: ({ appTools }) => ({
-      tools: appTools,
-      middleware: [memory.toolMemoryMiddleware({ cacheModel, ...options })],
-    }),
+    events: [],
+    build: ({ appTools }) => {
+      s.events = []
+      const onEvent = (e) => e.type === 'usage' && s.events.push(e)
+      return { tools: appTools, middleware: [memory.toolMemoryMiddleware({ cacheModel, onEvent, ...options })] }
+    },
   }
+  return s
 }
 
 // No compaction, with the recall tool bound on every request: what the recall

@@ -181,7 +181,13 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) -> 
         return reads::lines_answer(text, spec, l, id, max_output);
     }
     if spec.offset.is_some() || spec.max_chars.is_some() {
-        let start = spec.offset.unwrap_or(0).max(0) as usize;
+        let start = match spec.offset.unwrap_or(0) {
+            // A model's `offset=-500` means the last 500 (`fetch` keeps 0).
+            o if o < 0 && max_output != usize::MAX => {
+                len.saturating_sub(o.unsigned_abs().min(len as u64) as usize)
+            }
+            o => o.max(0) as usize,
+        };
         if start >= len {
             return Answer::Part {
                 text: b"",

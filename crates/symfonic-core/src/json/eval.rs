@@ -16,7 +16,7 @@ use descend::Kid;
 use iregexp::Patterns;
 
 pub(super) mod descend;
-mod iregexp;
+pub(super) mod iregexp;
 
 /// Slices with a larger step seek each element instead of walking them all.
 const SEEK_STEP: u64 = 8;

@@ -6,6 +6,7 @@
 //! valid RFC query always means what the RFC says.
 
 mod expr;
+mod hint;
 mod pointer;
 
 pub(crate) use expr::{CmpOp, Comparable, Expr, FilterQuery, FnCall, Func, Lit};
@@ -68,7 +69,8 @@ impl Invalid {
     pub(crate) fn describe(&self, path: &str) -> String {
         let at = self.at.min(path.len());
         let at = (0..=at).rev().find(|&i| path.is_char_boundary(i)).unwrap_or(0);
-        format!("{} at character {}", self.msg, path[..at].chars().count() + 1)
+        let msg = hint::better(path, at).unwrap_or_else(|| self.msg.clone());
+        format!("{msg} at character {}", path[..at].chars().count() + 1)
     }
 }
 

@@ -95,13 +95,22 @@ fn singular(b: &[u8], index: &JsonIndex, path: &str, segs: &[path::Segment]) -> 
     let mut node = index.root();
     let mut shown = String::new();
     // Every step must resolve, or the model is told where it stopped.
-    for seg in segs {
+    let mut i = 0;
+    while let Some(seg) = segs.get(i) {
         match step(index, b, node, &seg.sels[0]) {
             Some((v, label)) => {
                 node = v;
                 push_label(&mut shown, label);
+                i += 1;
             }
-            None => return Err(not_found(path, &shown, index, b, node, &seg.sels[0])),
+            None => match dotted_key(index, b, node, path, &segs[i..]) {
+                Some((v, key, used)) => {
+                    node = v;
+                    push_key_label(&mut shown, &key);
+                    i += used;
+                }
+                None => return Err(not_found(path, &shown, index, b, node, &seg.sels[0])),
+            },
         }
     }
     if node >= b.len() {
@@ -159,6 +168,40 @@ fn many<'a>(
     }
     out.push(b']');
     Ok(Selection::Many(out))
+}
+
+/// A key with dots written in dotted form (`$.GPL-3.0-only.name`, read as
+/// `.GPL-3` then `.0-only`): where the names of `segs` from the first, joined
+/// by `.`, name a member of the object at `node` and the path spells them
+/// so, that member, its key and the segments it took. Only tried where the
+/// segment-by-segment reading found nothing, so it never changes an answer.
+fn dotted_key(
+    index: &JsonIndex,
+    b: &[u8],
+    node: usize,
+    path: &str,
+    segs: &[path::Segment],
+) -> Option<(usize, String, usize)> {
+    if b.get(node) != Some(&b'{') {
+        return None;
+    }
+    let mut key = String::new();
+    for (n, seg) in segs.iter().enumerate() {
+        let (false, [Selector::Name(k) | Selector::KeyOrIndex(k, _)]) = (seg.descendant, seg.sels.as_slice())
+        else {
+            return None;
+        };
+        if n > 0 {
+            key.push('.');
+        }
+        key.push_str(k);
+        if n > 0 && path.contains(key.as_str()) {
+            if let Some(v) = index.lookup_key(b, node, &key) {
+                return Some((v, key, n + 1));
+            }
+        }
+    }
+    None
 }
 
 /// How a resolved step is shown in a prefix.

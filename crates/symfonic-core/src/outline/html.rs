@@ -25,11 +25,11 @@ pub(super) fn outline(text: &str) -> Option<Outline> {
     let page = head_of(text, HEAD_BYTES);
     let lines = Lines::measure(text);
     let mut schema = format!("HTML: {} lines", lines.count);
-    if let Some(title) = element_text(page, "title", 0)
+    let title = element_text(page, "title", 0)
         .map(|(t, _)| t)
-        .filter(|t| !t.is_empty())
-    {
-        schema.push_str(&format!(", title \"{}\"", one_line(&title, TITLE_CHARS, 0)));
+        .filter(|t| !t.is_empty());
+    if let Some(title) = &title {
+        schema.push_str(&format!(", title \"{}\"", one_line(title, TITLE_CHARS, 0)));
     }
     let scanned = head_of(text, SCAN_BYTES);
     let h = Headings::of(scanned);
@@ -54,7 +54,18 @@ pub(super) fn outline(text: &str) -> Option<Outline> {
     if h.count > 0 && h.lines == pattern_lines(scanned.as_bytes()) {
         recall.push(format!("pattern=\"{HEADINGS_PATTERN}\""));
     }
-    recall.push("query=\"<words>\"".into());
+    // A word the page holds, from its first headings or its title: a query
+    // that works as written (a placeholder would be copied as is).
+    let word = h
+        .first
+        .iter()
+        .chain(title.as_ref())
+        .find_map(|t| longest_word(t).filter(|w| text.contains(w)));
+    match word {
+        Some(w) => recall.push(format!("query={}", serde_json::to_string(w).unwrap_or_default())),
+        None if recall.is_empty() => recall.push(super::lines::recall_lines(lines.count, None)),
+        None => {}
+    }
     Some(Outline {
         shape: "HTML page".into(),
         schema,
@@ -62,6 +73,16 @@ pub(super) fn outline(text: &str) -> Option<Outline> {
         recall,
         preview: PreviewStyle::Html,
     })
+}
+
+/// The longest word of `t` of four letters or more (the first of equals).
+fn longest_word(t: &str) -> Option<&str> {
+    t.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 4)
+        .fold(None, |best: Option<&str>, w| match best {
+            Some(b) if b.chars().count() >= w.chars().count() => Some(b),
+            _ => Some(w),
+        })
 }
 
 /// The suggested pattern: the lines that open an `h1`–`h3`.
@@ -324,7 +345,7 @@ mod tests {
             "3 h1-h3: What is rustdoc? | Basic usage | Using standalone"
         );
         // The script's `<h1>` is no heading, but the pattern would find its line.
-        assert_eq!(o.recall, ["query=\"<words>\""]);
+        assert_eq!(o.recall, ["query=\"rustdoc\""]);
         assert_eq!(
             visible_text(PAGE, 200),
             "Menu What is rustdoc? The standard Rust distribution & tools. Basic usage Using standalone"
@@ -344,17 +365,17 @@ mod tests {
         let shown = f.matches(" | ").count();
         assert!(f.ends_with(&format!(" | +{} more", 425 - shown)), "{f}");
         assert!(f.chars().count() <= HEADINGS_CHARS, "{f}");
-        assert_eq!(o.recall, ["pattern=\"<h[1-3]\"", "query=\"<words>\""]);
+        assert_eq!(o.recall, ["pattern=\"<h[1-3]\"", "query=\"Section\""]);
         // A heading without text is not counted, and the pattern would find its line.
         let page = format!("<!doctype html><html><body>\n{body}<h2><a id=\"x\"></a></h2></body></html>");
         let o = outline(&page).unwrap();
         assert!(o.facts[0].text.starts_with("425 h1-h3: "));
-        assert_eq!(o.recall, ["query=\"<words>\""]);
+        assert_eq!(o.recall, ["query=\"Section\""]);
         // Two headings on a line: the pattern still finds exactly their lines.
         let o = outline("<html><body><h1>A</h1><h2>B</h2>\n<p>x</p>\n<H3>C</H3></body></html>").unwrap();
         assert_eq!(o.facts[0].text, "3 h1-h3: A | B | C");
-        // `<H3>` is a heading the case-sensitive pattern misses.
-        assert_eq!(o.recall, ["query=\"<words>\""]);
+        // `<H3>` is a heading the case-sensitive pattern misses; no word of four letters: the lines.
+        assert_eq!(o.recall, ["lines=\"1-3\""]);
         let o = outline("<html><body><h1>A</h1><h2>B</h2>\n<p>x</p>\n<h3>C</h3></body></html>").unwrap();
         assert_eq!(o.recall[0], "pattern=\"<h[1-3]\"");
     }

@@ -14,7 +14,7 @@ mod suggest;
 use super::lines::{self, fit_lines, numbered, Lines};
 use super::{Fact, Outline, PreviewStyle};
 use level::{level, FIRST_NON_ERROR, SEVERITIES};
-use stamp::{timestamp, Range};
+use stamp::{timestamp, Range, Stamp};
 use suggest::{error_pattern, Spellings};
 
 /// Lines examined to decide whether a text is a log.
@@ -86,11 +86,17 @@ pub(super) fn outline(text: &str, lines: &Lines) -> Option<Outline> {
                 text: fit_lines(&[(first_n, first_line)], QUOTE_CHARS),
             });
         }
-        if !shown(last_n) && errs.first_line.is_none_or(|(n, _)| n != last_n) {
-            facts.push(Fact {
+        // On a log out of time order, the verdict is the latest error in time.
+        match errs.latest_if_not_last() {
+            Some((n, line)) => facts.push(Fact {
+                label: "latest error",
+                text: fit_lines(&[(n, line)], QUOTE_CHARS),
+            }),
+            None if !shown(last_n) && errs.first_line.is_none_or(|(n, _)| n != last_n) => facts.push(Fact {
                 label: "last error",
                 text: fit_lines(&[(last_n, last_line)], QUOTE_CHARS),
-            });
+            }),
+            None => {}
         }
         recall.push(lines::recall_lines(count, Some(last_n)));
         if has_levels {
@@ -167,6 +173,7 @@ impl<'a> Scan<'a> {
                     slot.1 += 1;
                     if l.severity < FIRST_NON_ERROR {
                         out.errors.push(n, line);
+                        out.errors.stamped(n, line, ts);
                         let at = line.as_ptr() as usize - text.as_ptr() as usize;
                         out.spellings.add(line, at, l.start, l.end);
                     }
@@ -174,6 +181,7 @@ impl<'a> Scan<'a> {
                 None => {
                     if mentions_error(line) {
                         out.mentions.push(n, line);
+                        out.mentions.stamped(n, line, ts);
                     }
                 }
             }
@@ -231,6 +239,33 @@ struct ErrorLines<'a> {
     recent: std::collections::VecDeque<usize>,
     first_line: Option<(usize, &'a str)>,
     last: Option<(usize, &'a str)>,
+    /// The error line with the latest timestamp (the last of equals), while
+    /// every error line's timestamp can be ordered with the others.
+    latest: Latest<'a>,
+}
+
+/// The latest of some timestamped lines: `Unordered` once two of them
+/// cannot be compared (forms, zones, a clock without a date).
+#[derive(Default, Debug, PartialEq, Clone, Copy)]
+enum Latest<'a> {
+    #[default]
+    None,
+    At(Stamp<'a>, usize, &'a str),
+    Unordered,
+}
+
+impl<'a> Latest<'a> {
+    fn add(self, s: Stamp<'a>, n: usize, line: &'a str) -> Self {
+        match self {
+            Latest::None => Latest::At(s, n, line),
+            Latest::At(t, ..) => match s.not_before(&t) {
+                Some(true) => Latest::At(s, n, line),
+                Some(false) => self,
+                None => Latest::Unordered,
+            },
+            Latest::Unordered => self,
+        }
+    }
 }
 
 impl<'a> ErrorLines<'a> {
@@ -245,6 +280,22 @@ impl<'a> ErrorLines<'a> {
             self.recent.pop_front();
         }
         self.last = Some((n, line));
+    }
+
+    fn stamped(&mut self, n: usize, line: &'a str, ts: Option<Stamp<'a>>) {
+        self.latest = match ts {
+            Some(s) => self.latest.add(s, n, line),
+            // An error line without a time cannot be placed in time.
+            None => Latest::Unordered,
+        };
+    }
+
+    /// The error line with the latest time, when it is not the last line.
+    fn latest_if_not_last(&self) -> Option<(usize, &'a str)> {
+        match (self.latest, self.last) {
+            (Latest::At(_, n, line), Some((last, _))) if n != last => Some((n, line)),
+            _ => None,
+        }
     }
 
     /// Appends the error lines of the lines after these (`next`'s line
@@ -265,6 +316,11 @@ impl<'a> ErrorLines<'a> {
         if let Some((n, l)) = next.last {
             self.last = Some((n + offset, l));
         }
+        self.latest = match next.latest {
+            Latest::None => self.latest,
+            Latest::At(s, n, l) => self.latest.add(s, n + offset, l),
+            Latest::Unordered => Latest::Unordered,
+        };
         self.count += next.count;
     }
 

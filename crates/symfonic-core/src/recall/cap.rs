@@ -21,7 +21,11 @@ pub fn cap_answer(e: &Entry, a: Answer<'_>, max: usize) -> Wtf8Buf {
             start,
             lines,
         } => cap_bytes(text, utf8, id, max, &|kept, head| {
-            let offset = format!("; continue with offset={}", start + kept);
+            let offset = format!(
+                "; continue with offset={}{}",
+                start + kept,
+                pages(e, start, text, max)
+            );
             match lines {
                 // The line the cut falls in, read again from its start.
                 Some((first, last)) => {
@@ -33,6 +37,32 @@ pub fn cap_answer(e: &Entry, a: Answer<'_>, max: usize) -> Wtf8Buf {
         }),
         Answer::Json(s) | Answer::Other(s) => cap_output(&s, id, max, None),
     }
+}
+
+/// For a read to the end of a payload many answers long (`format='full'`
+/// on 73 MB): which page of about how many this is, and a narrower read.
+fn pages(e: &Entry, start: usize, text: &[u8], max: usize) -> String {
+    let len = e.text.char_len();
+    let whole = e.text.as_bytes();
+    // The part runs to the payload's end (it is a slice of it).
+    let to_end = text.as_ptr() as usize + text.len() == whole.as_ptr() as usize + whole.len();
+    // Under a cap this small the marker is most of an answer: no pages to count.
+    if !to_end || max < 1000 || text.len() < max {
+        return String::new();
+    }
+    let page = max - 200;
+    let all = len.div_ceil(page);
+    if all < 3 {
+        return String::new();
+    }
+    let narrower = match e.json.is_some() {
+        true => "json_path (the stub shows what is there)",
+        false => "pattern or query",
+    };
+    format!(
+        " (page {} of about {all} at this size; to read a part, pass {narrower})",
+        start / page + 1
+    )
 }
 
 /// Cuts `text` so that text plus the truncation marker fit in `max` code

@@ -13,6 +13,9 @@ use crate::json::{self, JsonIndex, Resolved};
 use crate::text::{count_chars, ellipsize};
 use crate::wtf8::Wtf8Buf;
 
+mod header;
+use header::{Form, Next};
+
 /// The answer to `spec`'s json path, within `max_output` code points (and
 /// `max_chars`, when given); `None` when it would copy more than `limit`
 /// bytes of the payload (so the caller can leave it to another thread).
@@ -34,6 +37,9 @@ pub fn json_answer<'a>(
         Ok(r) => r,
         Err(msg) => return Some(other(msg)),
     };
+    if spec.count_only {
+        return Some(other(count(b, &doc.index, &echo, &resolved)));
+    }
     let budget = match spec.max_chars {
         Some(m) if m > 0 => max_output.min(m as usize),
         _ => max_output,
@@ -66,6 +72,31 @@ pub fn json_answer<'a>(
         path: w.paths.then(|| json::normalized_path(b, &doc.index, n)),
     });
     Some(w.page(Shape::List(nodes.len()), items, skip, budget))
+}
+
+/// Format `count`: how many nodes the path selects, and for one object or
+/// array, how many members or elements it has.
+fn count(b: &[u8], index: &JsonIndex, echo: &str, r: &Resolved) -> String {
+    let what = match *r {
+        Resolved::Nodes(ref nodes) => {
+            format!("{} node{}", nodes.len(), if nodes.len() == 1 { "" } else { "s" })
+        }
+        Resolved::Node(n) => {
+            let (kind, noun) = match b.get(n) {
+                Some(b'{') => ("an object", Shape::Object(0)),
+                Some(b'[') => ("an array", Shape::Array(0)),
+                _ => {
+                    return format!(
+                        "[recall: json_path '{echo}' selects 1 node, a {}]",
+                        scalar_kind(b.get(n).copied())
+                    )
+                }
+            };
+            let k = json::child_count(b, index, n);
+            format!("1 node, {kind} of {k} {}", noun.noun(k))
+        }
+    };
+    format!("[recall: json_path '{echo}' selects {what}]")
 }
 
 fn other(s: String) -> Answer<'static> {
@@ -185,7 +216,7 @@ impl<'a> Writer<'a> {
                 lines: None,
             };
             return Some(match self.narrowed {
-                Some(m) => Answer::Json(super::cap_answer(e, part, m)),
+                Some(m) => self.cut_scalar(e, n, raw, m),
                 None => part,
             });
         };
@@ -203,6 +234,28 @@ impl<'a> Writer<'a> {
                 }),
             });
         Some(self.page_from(shape, items, from, skip.is_some(), budget, Some(n)))
+    }
+
+    /// A string or number longer than `max_chars` (`m`): a header saying
+    /// so and where it goes on, then its first characters as written.
+    fn cut_scalar(&self, e: &Entry, n: usize, raw: &[u8], m: usize) -> Answer<'a> {
+        let start = e.text.char_of(n);
+        let len = count_chars(raw);
+        let first = if m == 1 {
+            "its first char follows".to_string()
+        } else {
+            format!("its first {m} follow")
+        };
+        let head = format!(
+            "[recall: json_path '{}' is a {} of {len} chars as written, cut at max_chars={m}: {first}; for the rest pass offset={} with max_chars, without json_path]",
+            self.echo,
+            scalar_kind(self.b.get(n).copied()),
+            start + m
+        );
+        let mut out = head.into_bytes();
+        out.push(b'\n');
+        out.extend_from_slice(crate::text::take_chars_bytes(raw, m));
+        self.buf(out)
     }
 
     /// A page of a nodelist from item `skip` on.
@@ -329,128 +382,6 @@ impl<'a> Writer<'a> {
             (Shape::Array(_), Some(_)) => format!("is an array of {n} {}", shape.noun(n)),
         }
     }
-
-    fn header(
-        &self,
-        shape: Shape,
-        single: Option<usize>,
-        from: usize,
-        shown: usize,
-        next: Next,
-        form: Form,
-    ) -> String {
-        let (capped, short) = match form {
-            Form::Long { capped } => (capped, false),
-            Form::Short => (false, true),
-        };
-        let what = self.what(shape, single);
-        let total = shape.len();
-        let cap = if capped { ", too long for one answer" } else { "" };
-        let range = |a: usize, b: usize| {
-            if a == b {
-                format!("{} {a}", shape.noun(1))
-            } else {
-                format!("{} {a}-{b}", shape.noun(2))
-            }
-        };
-        if short {
-            return match next {
-                Next::Last => format!(
-                    "[recall: {} of {total} follow, the last]",
-                    range(from + 1, from + shown)
-                ),
-                Next::More(k) => format!(
-                    "[recall: {} of {total} follow; for the rest pass offset={k} with the same json_path]",
-                    range(from + 1, from + shown)
-                ),
-                Next::TooBig(k, path, alone) => {
-                    let would = match (alone, self.narrowed) {
-                        (Some(need), Some(_)) => format!(" (max_chars={need} would show it here)"),
-                        _ => String::new(),
-                    };
-                    let mut p = Vec::new();
-                    push_json_string(&mut p, &path);
-                    let after = if k + 1 < total {
-                        format!("; for the rest pass offset={} with the same json_path", k + 1)
-                    } else {
-                        String::new()
-                    };
-                    format!(
-                        "[recall: {} {} of {total} does not fit here{would}: read it with json_path={}{after}]",
-                        shape.noun(1),
-                        k + 1,
-                        String::from_utf8_lossy(&p)
-                    )
-                }
-            };
-        }
-        match next {
-            Next::Last => format!(
-                "[recall: json_path '{}' {what}; {} of {total} follow, the last]",
-                self.echo,
-                range(from + 1, from + shown)
-            ),
-            Next::More(k) => format!(
-                "[recall: json_path '{}' {what}{cap}; {} of {total} follow; for the rest pass offset={k} with the same json_path]",
-                self.echo,
-                range(from + 1, from + shown)
-            ),
-            Next::TooBig(k, path, alone) => {
-                let mut p = Vec::new();
-                push_json_string(&mut p, &path);
-                let after = if k + 1 < total {
-                    format!("; for the {} after it pass offset={} with the same json_path", shape.noun(2), k + 1)
-                } else {
-                    String::new()
-                };
-                let why = match (alone, self.narrowed) {
-                    (Some(need), Some(m)) => {
-                        format!("does not fit beside this header in max_chars={m} (max_chars={need} would show it here)")
-                    }
-                    (Some(_), None) => "does not fit beside this header".to_string(),
-                    (None, Some(m)) => format!("alone is too long for max_chars={m}"),
-                    (None, None) => "alone is too long for one answer".to_string(),
-                };
-                format!(
-                    "[recall: json_path '{}' {what}; {} {} {why}: read it with json_path={}{after}]",
-                    self.echo,
-                    shape.noun(1),
-                    k + 1,
-                    String::from_utf8_lossy(&p)
-                )
-            }
-        }
-    }
-}
-
-/// A page's first line: in full (saying the list is too long for one
-/// answer when `capped`), or short, for a small cap.
-#[derive(Clone, Copy)]
-enum Form {
-    Long { capped: bool },
-    Short,
-}
-
-impl Form {
-    fn of(capped: bool, short: bool) -> Self {
-        if short {
-            Form::Short
-        } else {
-            Form::Long { capped }
-        }
-    }
-}
-
-/// What follows a page.
-#[derive(Clone)]
-enum Next {
-    /// Nothing: the page ends the list.
-    Last,
-    /// The items from this one on.
-    More(usize),
-    /// This item (0-based), which does not fit, at this path; and the
-    /// answer size that would show it, when it fits alone (no header).
-    TooBig(usize, String, Option<usize>),
 }
 
 fn fits(text: &[u8], max: usize) -> bool {

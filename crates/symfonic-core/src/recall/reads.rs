@@ -205,6 +205,19 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
             Err(_) => String::new(),
         }
     };
+    // A pattern with special characters that finds nothing, or more lines
+    // than hold its text: the model likely meant the text (`[error]`).
+    let held = match pattern.contains(SPECIAL) {
+        true => grep::compile_for(&regex_syntax::escape(pattern), spec.ignore_case, ascii)
+            .map_or(0, |lit| count(&lit).0),
+        false => 0,
+    };
+    let literal_hint = |total: usize| {
+        if held == 0 || (total != 0 && total <= held) {
+            return String::new();
+        }
+        literal_note(&echo, held, pattern)
+    };
     let on_long = |n: usize| {
         format!(
             ", {n} match{} on lines over {} chars",
@@ -229,14 +242,15 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
         let (total, long) = count(&re);
         if total == 0 {
             return format!(
-                "[recall: no match for pattern '{echo}'{flags} in {place}{}{}]",
+                "[recall: no match for pattern '{echo}'{flags} in {place}{}{}{}]",
+                literal_hint(0),
                 caseless_hint(),
                 newline_hint(pattern)
             )
             .into();
         }
         if spec.count_only {
-            return format!("{}]", counted(total, long)).into();
+            return format!("{}{}]", counted(total, long), literal_hint(total)).into();
         }
         counts = Some((total, long));
     }
@@ -253,6 +267,11 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
         .as_bytes(),
     ) + 2;
     let note_room = count_chars(cut_note(worst, worst, worst).as_bytes());
+    let reserve = reserve
+        + match held {
+            0 => 0,
+            _ => count_chars(literal_note(&echo, worst, pattern).as_bytes()),
+        };
     let found = grep::search_noting(
         &view,
         raw,
@@ -266,12 +285,13 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
     let (total, long) = counts.unwrap_or((found.total, found.long_matches));
     let mut out = if total == 0 {
         format!(
-            "[recall: no match for pattern '{echo}'{flags} in {place}{}{}",
+            "[recall: no match for pattern '{echo}'{flags} in {place}{}{}{}",
+            literal_hint(0),
             caseless_hint(),
             newline_hint(pattern)
         )
     } else {
-        counted(total, long)
+        counted(total, long) + &literal_hint(total)
     };
     let note = found.cut.map_or(String::new(), |(s, k, e)| {
         let (s, k, e) = (text.char_of(s), text.char_of(k), text.char_of(e));
@@ -287,6 +307,17 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
         (None, Some(_)) => out.push_str(&format!("{since}{} shown, the last{note}", found.shown)),
         (None, None) => out.push_str(&note),
     }
+    // A long matching line shows around its matches: the read that has it whole.
+    if let Some(n) = long_line_shown(raw, &found.body) {
+        let note = format!(
+            "; line {n} is over {} chars and shows around its matches: lines='{n}' reads it from its start",
+            grep::LINE_CHARS
+        );
+        if count_chars(out.as_bytes()) + count_chars(note.as_bytes()) + count_chars(&found.body) + 2 <= budget
+        {
+            out.push_str(&note);
+        }
+    }
     out.push(']');
     let mut bytes = out.into_bytes();
     if !found.body.is_empty() {
@@ -294,6 +325,29 @@ pub fn pattern_answer(text: &Text, pattern: &str, spec: &FetchSpec, mem_id: &str
         bytes.extend_from_slice(&found.body);
     }
     Wtf8Buf::from_bytes(bytes, text.is_utf8())
+}
+
+/// The first matching line of `body` shown in parts (`N:...part...`) that
+/// is over `LINE_CHARS` in `raw`.
+fn long_line_shown(raw: &[u8], body: &[u8]) -> Option<usize> {
+    body.split(|&c| c == b'\n').find_map(|l| {
+        let colon = l.iter().position(|&c| !c.is_ascii_digit())?;
+        let n: usize = std::str::from_utf8(&l[..colon]).ok()?.parse().ok()?;
+        let rest = &l[colon..];
+        if !(rest.starts_with(b":...") || (rest.starts_with(b":") && rest.ends_with(b"..."))) {
+            return None;
+        }
+        let span = lines::locate(
+            raw,
+            LineRange {
+                first: n,
+                last: Some(n),
+            },
+        )
+        .ok()?;
+        let line = lines::trim_cr(&raw[span.start..span.end]);
+        (line.len() > grep::LINE_CHARS && count_chars(line) > grep::LINE_CHARS).then_some(n)
+    })
 }
 
 /// What the header says of a match of `len` code points, from code point
@@ -308,6 +362,26 @@ fn cut_note(at: usize, shown: usize, len: usize) -> String {
             len - shown
         )
     }
+}
+
+/// A pattern's text is on `held` lines: how to find them.
+fn literal_note(echo: &str, held: usize, pattern: &str) -> String {
+    format!(
+        "; the text '{echo}' as written is on {held} line{}: in a pattern \\ . + * ? ( ) [ ] {{ }} | ^ $ are special, so for the text pass query={} or pattern={}",
+        if held == 1 { "" } else { "s" },
+        json_quoted(pattern),
+        json_quoted(&regex_syntax::escape(pattern))
+    )
+}
+
+/// Characters special in a pattern, which a model may mean as text.
+const SPECIAL: &[char] = &[
+    '\\', '.', '+', '*', '?', '(', ')', '[', ']', '{', '}', '|', '^', '$',
+];
+
+/// `s` as a JSON string, the way a tool call's argument is written.
+fn json_quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
 }
 
 /// For a pattern that matched nothing and holds a line break: why.

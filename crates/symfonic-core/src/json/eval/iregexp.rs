@@ -120,3 +120,77 @@ pub(crate) fn translate(p: &str) -> Option<String> {
     }
     (!in_class).then_some(out)
 }
+
+/// Why `p` is not an I-Regexp, naming the construct and, where there is
+/// one, its I-Regexp form; `None` when it is one. A model writes the
+/// dialect it knows (`\d`, `(?i)`), and RFC 9535 has those match nothing.
+pub(crate) fn outside(p: &str) -> Option<String> {
+    if p.len() > MAX_PATTERN_BYTES {
+        return Some(format!("it is longer than {MAX_PATTERN_BYTES} bytes"));
+    }
+    match translate(p) {
+        Some(_) => None,
+        None => Some(why_not(p)),
+    }
+}
+
+/// What [`outside`] says of a pattern `translate` refused.
+fn why_not(p: &str) -> String {
+    let mut chars = p.chars().peekable();
+    let mut in_class = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(e) = chars.next() else {
+                    return "it ends with a lone \\".into();
+                };
+                let form = match e {
+                    'd' => "[0-9]",
+                    'D' => "[^0-9]",
+                    'w' => "[A-Za-z0-9_]",
+                    'W' => "[^A-Za-z0-9_]",
+                    's' => "[ \\t\\n\\r]",
+                    'S' => "[^ \\t\\n\\r]",
+                    'b' | 'B' | 'A' | 'z' | 'Z' => {
+                        return format!("\\{e} (I-Regexp has no anchors or word boundaries: match() tests the whole value, search() any part of it)");
+                    }
+                    '1'..='9' => return format!("\\{e} (I-Regexp has no back-references)"),
+                    'x' | 'u' => {
+                        return format!("\\{e} (write the character itself; a JSONPath string takes \\uXXXX)")
+                    }
+                    'p' | 'P' => return format!("\\{e} (I-Regexp writes a category as \\{e}{{Lu}})"),
+                    'n' | 'r' | 't' => continue,
+                    '(' | ')' | '*' | '+' | '-' | '.' | '?' | '[' | '\\' | ']' | '^' | '{' | '|' | '}' => {
+                        continue
+                    }
+                    _ => {
+                        return format!(
+                            "\\{e} (I-Regexp escapes only \\ ( ) * + - . ? [ ] ^ {{ | }} and \\n \\r \\t)"
+                        )
+                    }
+                };
+                return format!("\\{e} (write {form})");
+            }
+            '[' if !in_class => {
+                in_class = true;
+                if chars.peek() == Some(&'^') {
+                    chars.next();
+                }
+                if chars.peek() == Some(&']') {
+                    return "a ']' first in a class (write \\])".into();
+                }
+            }
+            ']' if in_class => in_class = false,
+            '(' if chars.peek() == Some(&'?') => {
+                chars.next();
+                return match chars.next() {
+                    Some(':') => "(?: (write a plain group ( ))".into(),
+                    Some('=' | '!' | '<') => "(?… look-around (I-Regexp has none)".into(),
+                    _ => "(?… flags such as (?i) (I-Regexp has none: spell both cases, as [Ee]rror)".into(),
+                };
+            }
+            _ => {}
+        }
+    }
+    "an unclosed '['".into()
+}

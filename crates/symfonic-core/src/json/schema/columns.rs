@@ -155,7 +155,9 @@ impl Columns {
             .map(|i| label(&self.order[i]))
             .collect();
         if kept < self.order.len() {
-            parts.push(format!("+{} more", self.order.len() - kept));
+            // Past the tracking cap the union is larger than the fields kept.
+            let plus = if self.capped { "+" } else { "" };
+            parts.push(format!("+{}{plus} more", self.order.len() - kept));
         }
         parts.join(",")
     }

@@ -5,23 +5,28 @@
 //! the candidates has or compared with the wrong type. The message says where
 //! matching stopped and what is there. A query that is right and matches
 //! nothing (a filter no value passes, empty containers) gets `None`: `[]`.
+//! Filters are explained in `filter`.
 
 use std::collections::BTreeSet;
 
 use super::super::eval::descend;
-use super::super::eval::{slice_bounds, Eval};
+use super::super::eval::slice_bounds;
 use super::super::index::JsonIndex;
-use super::super::path::{CmpOp, Comparable, Expr, FilterQuery, Lit, Segment, Selector};
+use super::super::path::{Segment, Selector};
 use super::super::scan::{self, Kind};
 use super::{cut, describe, echo, KEY_CHARS};
 
 mod closest;
+mod filter;
 mod words;
 use closest::near;
-use words::{article, join_and, join_or, list, literal, noun, one_segment, render, slice_text};
+use words::{join_and, list, noun, one_segment, render, slice_text};
 
-/// Nodes (and keys) looked at, at most, to say why.
+/// Nodes (and keys) looked at, at most, to describe what is there.
 const LOOK: usize = 10_000;
+/// Children a filter's explanation looks at, at most: the filter itself
+/// visited every one, and a claim that none has a member must hold for all.
+const FILTER_LOOK: usize = 1_000_000;
 
 /// Why `segs[at]`, applied to the nodes `before` (what `segs[..at]` selected),
 /// selected nothing; `None` when nothing is wrong with the query.
@@ -40,7 +45,11 @@ pub(crate) fn explain(
         index,
         prefix: &prefix,
         before: &before[..before.len().min(LOOK)],
+        all: before,
         total: before.len(),
+        path,
+        segs: &segs[..at],
+        last: at + 1 == segs.len(),
     };
     let whys: Vec<String> = seg
         .sels
@@ -66,7 +75,14 @@ struct Ctx<'a> {
     prefix: &'a str,
     /// The nodes looked at (the first `LOOK` of `total`).
     before: &'a [usize],
+    /// All the nodes, for claims that must hold for each.
+    all: &'a [usize],
     total: usize,
+    /// The query as sent, and its segments before the one explained
+    /// (`last` when that one ends it).
+    path: &'a str,
+    segs: &'a [Segment],
+    last: bool,
 }
 
 impl Ctx<'_> {
@@ -211,125 +227,20 @@ impl Ctx<'_> {
                 }
             }
             Selector::Filter(e) => {
-                let containers = self.containers();
-                if containers.is_empty() {
+                if self.containers().is_empty() {
                     return Some(format!(
                         "{subject}, and a filter selects among the members of objects and the elements of arrays"
                     ));
                 }
+                let containers: Vec<usize> = self
+                    .all
+                    .iter()
+                    .copied()
+                    .filter(|&n| matches!(self.kind(n), Some(Kind::Object | Kind::Array)))
+                    .collect();
                 self.why_filter(e, &containers)
             }
         }
-    }
-
-    /// A filter that passed no child: a member none of them has, or a
-    /// comparison with a literal of another type than every value compared.
-    fn why_filter(&self, e: &Expr, containers: &[usize]) -> Option<String> {
-        let mut kids = Vec::new();
-        for &c in containers {
-            let mut cur = self.index.children_from(self.b, c, 0);
-            while kids.len() < LOOK {
-                let Some(ch) = cur.next_child() else { break };
-                kids.push(ch.value);
-            }
-        }
-        if kids.is_empty() {
-            return None;
-        }
-        let n = kids.len();
-        let noun = match (containers.len(), self.kind(containers[0])) {
-            (1, Some(Kind::Object)) => ["member", "members"],
-            (1, _) => ["element", "elements"],
-            _ => ["child", "children"],
-        };
-        let what_n = |n: usize| {
-            format!(
-                "the {n} {} of '{}'",
-                noun[usize::from(n != 1)],
-                cut(self.prefix, 200)
-            )
-        };
-        let what = what_n(n);
-        let ev = Eval::new(self.b, self.index, u64::MAX);
-        let mut queries = Vec::new();
-        relative_queries(e, &mut queries);
-        for q in &queries {
-            if !q.is_singular() || kids.iter().any(|&k| ev.singular(q, k).is_some()) {
-                continue;
-            }
-            // The deepest step any child reaches, and the keys there.
-            let mut at = kids.clone();
-            let mut reached = String::from("@");
-            for seg in &q.segs {
-                let next: Vec<usize> = at
-                    .iter()
-                    .filter_map(|&n| {
-                        ev.singular(
-                            &FilterQuery {
-                                absolute: false,
-                                segs: vec![seg.clone()],
-                            },
-                            n,
-                        )
-                    })
-                    .collect();
-                if next.is_empty() {
-                    let name = match &seg.sels[0] {
-                        Selector::Name(k) | Selector::KeyOrIndex(k, _) => Some(k),
-                        _ => None,
-                    };
-                    let objects: Vec<usize> = at
-                        .iter()
-                        .copied()
-                        .filter(|&n| self.kind(n) == Some(Kind::Object))
-                        .collect();
-                    let keys = self.keys_of(&objects);
-                    let hint = name.and_then(|k| near(k, &keys)).map_or(String::new(), |n| {
-                        format!(" (did you mean {reached}{}?)", one_segment(&n))
-                    });
-                    let have = if keys.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; their keys there: {}", list(&keys))
-                    };
-                    return Some(format!("none of {what} has {}{hint}{have}", render(&q.segs, "@")));
-                }
-                reached.push_str(&render(std::slice::from_ref(seg), ""));
-                at = next;
-            }
-        }
-        // Comparisons of a member with a literal of another type.
-        let mut cmps = Vec::new();
-        comparisons(e, &mut cmps);
-        for (q, lit) in cmps {
-            let want = match lit {
-                Lit::Num(_) => Kind::Num,
-                Lit::Str(_) => Kind::Str,
-                Lit::Bool(_) => Kind::Bool,
-                Lit::Null => continue,
-            };
-            // Counted over the children that have the member, not all of them.
-            let values: Vec<usize> = kids.iter().filter_map(|&k| ev.singular(q, k)).collect();
-            let kinds: BTreeSet<u8> = values
-                .iter()
-                .filter_map(|&n| self.kind(n))
-                .map(|k| k.bit())
-                .collect();
-            if kinds.is_empty() || kinds.contains(&want.bit()) {
-                continue;
-            }
-            let are: Vec<String> = kinds.iter().map(|&k| article(Kind::from_bit(k))).collect();
-            let has = values.len();
-            return Some(format!(
-                "{} is {} in {} that {} it, and the filter compares it with {}",
-                render(&q.segs, "@"),
-                join_or(&are),
-                what_n(has),
-                if has == 1 { "has" } else { "have" },
-                literal(lit)
-            ));
-        }
-        None
     }
 
     /// `..name` found no member of that name anywhere below.
@@ -364,6 +275,11 @@ impl Ctx<'_> {
 
     /// Distinct keys of the objects `objs`, in first-seen order.
     fn keys_of(&self, objs: &[usize]) -> Vec<String> {
+        self.keys_within(objs, LOOK)
+    }
+
+    /// [`Self::keys_of`], looking at `look` members at most.
+    fn keys_within(&self, objs: &[usize], look: usize) -> Vec<String> {
         let mut seen = BTreeSet::new();
         let mut keys = Vec::new();
         let mut looked = 0;
@@ -371,7 +287,7 @@ impl Ctx<'_> {
             let mut cur = self.index.children_from(self.b, o, 0);
             while let Some(m) = cur.next_child() {
                 looked += 1;
-                if looked > LOOK {
+                if looked > look {
                     return keys;
                 }
                 let k = scan::decode(m.key_raw(self.b)).into_owned();
@@ -391,114 +307,14 @@ pub(crate) fn near_key(index: &JsonIndex, b: &[u8], node: usize, key: &str) -> O
         index,
         prefix: "",
         before: &[node],
+        all: &[node],
         total: 1,
+        path: "",
+        segs: &[],
+        last: false,
     };
     near(key, &ctx.keys_of(&[node]))
 }
 
-/// The relative queries of a filter (`@.a.b`), each once.
-fn relative_queries<'e>(e: &'e Expr, out: &mut Vec<&'e FilterQuery>) {
-    let mut add = |q: &'e FilterQuery, out: &mut Vec<&'e FilterQuery>| {
-        if !q.absolute && !q.segs.is_empty() && !out.contains(&q) {
-            out.push(q);
-        }
-    };
-    fn of_comparable<'e>(
-        c: &'e Comparable,
-        out: &mut Vec<&'e FilterQuery>,
-        add: &mut dyn FnMut(&'e FilterQuery, &mut Vec<&'e FilterQuery>),
-    ) {
-        match c {
-            Comparable::Query(q) => add(q, out),
-            Comparable::Func(f) => f.args.iter().for_each(|a| of_comparable(a, out, add)),
-            Comparable::Lit(_) => {}
-        }
-    }
-    match e {
-        Expr::Or(all) | Expr::And(all) => all.iter().for_each(|x| relative_queries(x, out)),
-        Expr::Not(x) => relative_queries(x, out),
-        Expr::Exists(q) => add(q, out),
-        Expr::Cmp(c) => {
-            of_comparable(&c.0, out, &mut add);
-            of_comparable(&c.2, out, &mut add);
-        }
-        Expr::Logical(f) => f.args.iter().for_each(|a| of_comparable(a, out, &mut add)),
-    }
-}
-
-/// Comparisons of a relative singular query with a literal, either way round.
-fn comparisons<'e>(e: &'e Expr, out: &mut Vec<(&'e FilterQuery, &'e Lit)>) {
-    match e {
-        Expr::Or(all) | Expr::And(all) => all.iter().for_each(|x| comparisons(x, out)),
-        Expr::Not(x) => comparisons(x, out),
-        Expr::Cmp(c) => match (&c.0, c.1, &c.2) {
-            (Comparable::Query(q), op, Comparable::Lit(l))
-            | (Comparable::Lit(l), op, Comparable::Query(q))
-                if !q.absolute && op != CmpOp::Ne =>
-            {
-                out.push((q, l))
-            }
-            _ => {}
-        },
-        _ => {}
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use crate::json::{analyze, resolve, Resolved};
-
-    const ORDERS: &str = r##"{"orders": {"#W1": {"status": "pending", "total": 12.5, "items": [{"sku": "a"}]},
-        "#W2": {"status": "delivered", "total": 40, "items": []}}, "empty": {}, "name": "shop"}"##;
-
-    fn why(doc: &str, path: &str) -> Result<Resolved, String> {
-        let d = analyze(doc.as_bytes()).unwrap();
-        resolve(doc.as_bytes(), &d.index, path)
-    }
-
-    #[test]
-    fn mistakes_say_where_matching_stopped_and_what_is_there() {
-        let cases = [
-            ("$.orders.*.stauts", "[recall: json_path '$.orders.*.stauts' selects nothing: '$.orders.*' selects 2 objects, and none has the key 'stauts' (did you mean .status?); their keys: status,total,items]"),
-            ("$.items[*].price", "[recall: json_path '$.items[*].price' selects nothing: '$' is an object with 3 keys [orders,empty,name]: none is 'items']"),
-            ("$.orders[0:20]", "[recall: json_path '$.orders[0:20]' selects nothing: '$.orders' is an object with 2 keys [#W1,#W2], and [0:20] selects elements of arrays (an object's values are .*, with format='paths' for their keys)]"),
-            ("$.name[*]", "[recall: json_path '$.name[*]' selects nothing: '$.name' is a string, and * selects the members of objects and the elements of arrays]"),
-            ("$.orders.*.items[3]", "[recall: json_path '$.orders.*.items[3]' selects nothing: '$.orders.*.items' selects 2 arrays, the longest of length 1, so [3] is past their end]"),
-            ("$.orders.*[?@.totl > 10]", "[recall: json_path '$.orders.*[?@.totl > 10]' selects nothing: none of the 6 children of '$.orders.*' has @.totl]"),
-            ("$.orders[?@.total > '10']", "[recall: json_path '$.orders[?@.total > '10']' selects nothing: @.total is a number in the 2 members of '$.orders' that have it, and the filter compares it with a string ('10')]"),
-            ("$.orders[?@.totl > 10]", "[recall: json_path '$.orders[?@.totl > 10]' selects nothing: none of the 2 members of '$.orders' has @.totl (did you mean @.total?); their keys there: status,total,items]"),
-            ("$..stauts", "[recall: json_path '$..stauts' selects nothing: no member of '$' or below is named 'stauts' (did you mean ..status?)]"),
-        ];
-        for (path, want) in cases {
-            assert_eq!(why(ORDERS, path), Err(want.to_string()), "{path}");
-        }
-    }
-
-    #[test]
-    fn a_type_mismatch_counts_only_the_children_that_have_the_member() {
-        let doc = r#"{"packages": {"a": {"dev": true}, "b": {}, "c": {"dev": false}, "d": {"name": "x"}}}"#;
-        assert_eq!(
-            why(doc, "$.packages[?@.dev == 'true']"),
-            Err("[recall: json_path '$.packages[?@.dev == 'true']' selects nothing: @.dev is a boolean in the 2 members of '$.packages' that have it, and the filter compares it with a string ('true')]".to_string())
-        );
-    }
-
-    #[test]
-    fn a_correct_query_that_matches_nothing_answers_an_empty_list() {
-        for path in [
-            "$.orders[?@.status == 'lost']",
-            "$.empty.*",
-            "$.orders.*.items[?@.sku == 'z']",
-            "$..nothing_here[0]",
-            "$.orders[?@.total > 1000]",
-        ] {
-            let got = why(ORDERS, path);
-            // `..name` with no such member anywhere is explained; the rest are `[]`.
-            if path.starts_with("$..") {
-                assert!(got.is_err(), "{path}");
-            } else {
-                assert_eq!(got, Ok(Resolved::Nodes(Vec::new())), "{path}");
-            }
-        }
-    }
-}
+mod tests;

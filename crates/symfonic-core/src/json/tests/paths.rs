@@ -279,3 +279,27 @@ fn slices_match_python_semantics() {
         }
     }
 }
+
+/// SPDX's license ids and MDN's browser versions are keys with dots, which
+/// models write in dotted form: where the dotted reading finds nothing and
+/// the names joined by `.` are a key, that key is read (docs/jsonpath.md).
+#[test]
+fn dotted_keys_written_in_dotted_form_are_read() {
+    let spdx = r#"{"GPL-3.0-only": {"name": "GNU General Public License v3.0 only"}, "MIT": {"name": "MIT License"}}"#;
+    assert_eq!(
+        node(spdx, "$.GPL-3.0-only.name"),
+        r#""GNU General Public License v3.0 only""#
+    );
+    assert_eq!(
+        node(spdx, "GPL-3.0-only"),
+        r#"{"name": "GNU General Public License v3.0 only"}"#
+    );
+    let mdn =
+        r#"{"data": {"css-grid": {"stats": {"safari": {"15.4": "y", "15": {"4": "n"}, "16.0": "y"}}}}}"#;
+    // The segment-by-segment reading comes first: `15` then `4` exists, so it is the answer.
+    assert_eq!(node(mdn, "$.data.css-grid.stats.safari.15.4"), r#""n""#);
+    assert_eq!(node(mdn, "$.data.css-grid.stats.safari.16.0"), r#""y""#);
+    // In brackets the names are separate keys, as written.
+    assert!(err(spdx, "$['GPL-3']['0-only'].name").contains("not found"));
+    assert!(err(spdx, "$.GPL-3.0-only.nam").contains("not found: '$['GPL-3.0-only']' is an object"));
+}

@@ -188,6 +188,30 @@ fn invalid_queries_say_where_and_what() {
     }
 }
 
+/// Other dialects a model writes: each gets the RFC 9535 way, not only the
+/// character refused.
+#[test]
+fn other_dialects_name_the_rfc_way() {
+    let cases = [
+        ("$.users[?@.name =~ /ad.*/]", "'=~' is not an operator: a regular expression is search(@.name, 'regex') (any part of the value) or match(@.name, 'regex') (the whole value) at character 17"),
+        ("$[?(@.a = 1)]", "'=' is not an operator: compare with '==' at character 9"),
+        ("$.users[?@.groups contains 'admin']", "JSONPath has no 'contains' operator: to test the elements of an array use a filter inside the filter, as [?@.groups[?@ == 'admin']]; for part of a string, search(@.name, 'admin')"),
+        ("$.users[?'admin' in @.groups]", "JSONPath has no 'in' operator"),
+        ("$.users.*~", "'~' (a key's name) is not JSONPath; JSONPath selects values, not keys: format='paths' answers each value beside its path, which ends with its key (json_path='$.users.*' with format='paths') at character 10"),
+        ("keys($.users)", "JSONPath has no keys(); JSONPath selects values, not keys: format='paths' answers each value beside its path, which ends with its key (json_path='$.users.*' with format='paths')"),
+        (r##"$[?match(@.id, "#W\d{7}")]"##, r"'\d' is not an escape of a JSONPath string: a backslash there is written \\ (\\d), and [0-9] in I-Regexp, the regular expressions match() and search() take at character 19"),
+        ("$.users | keys", "JSONPath has no '| keys'; JSONPath selects values, not keys: format='paths' answers each value beside its path, which ends with its key (json_path='$.users.*' with format='paths')"),
+    ];
+    for (q, want) in cases {
+        let e = err(SMALL, q);
+        assert!(
+            e.starts_with(&format!("[recall: invalid json_path '{q}': ")),
+            "{e}"
+        );
+        assert!(e.contains(want), "{q}: {e}");
+    }
+}
+
 #[test]
 fn deep_nesting_in_a_query_is_refused_not_recursed() {
     let deep = format!("$[?{}@.a{}]", "(".repeat(100_000), ")".repeat(100_000));

@@ -155,6 +155,22 @@ fn wide_tables_fill_the_budget_keeping_the_common_columns() {
     assert!(!o.schema.contains("rare"), "{}", o.schema);
 }
 
+/// MDN's browser-compat-data: records whose union of fields is past the
+/// tracking cap. The count and the "more" both say "at least".
+#[test]
+fn a_union_past_the_tracking_cap_says_at_least() {
+    let rows: Vec<String> = (0..300)
+        .map(|r| format!("{{\"common\":1,\"f{r}a\":1,\"f{r}b\":2}}"))
+        .collect();
+    let o = outline(&format!("[{}]", rows.join(",")));
+    assert!(
+        o.schema.contains(" columns: ") && o.schema.contains("+ columns: "),
+        "{}",
+        o.schema
+    );
+    assert!(o.schema.ends_with("+ more"), "{}", o.schema);
+}
+
 #[test]
 fn large_collections_are_sampled_deterministically() {
     let rows: Vec<String> = (0..5000)

@@ -45,6 +45,18 @@ const FORMS: [(&[u8], bool, Fields); 9] = [
     (b"DD:DD:DD", true, Fields::Time),
 ];
 
+impl Stamp<'_> {
+    /// Whether this timestamp is at or after `other`, when the two can be
+    /// ordered: one form with a full date, one zone, fields in range.
+    pub(super) fn not_before(&self, other: &Stamp) -> Option<bool> {
+        let dated = FORMS[usize::from(self.form)].2.cycle().is_none();
+        match (self.key, other.key) {
+            (Some(a), Some(b)) if dated && self.form == other.form && self.zone == other.zone => Some(a >= b),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 enum Fields {
     Ymd,

@@ -279,7 +279,7 @@ fn a_json_answer_over_the_cap_pages_by_whole_nodes() {
         .to_string_lossy()
         .into_owned();
     assert!(
-        out.starts_with("[recall: json_path '$' is an object of 2 members, too long for one answer; member 1 of 2 follow; for the rest pass offset=1 with the same json_path]\n{\"meta\":{\"n\":10000}}"),
+        out.starts_with("[recall: json_path '$' is an object of 2 members, too long for one answer; member 1 of 2 follows; for the rest pass offset=1 with the same json_path]\n{\"meta\":{\"n\":10000}}"),
         "{out}"
     );
     let out = l
@@ -307,4 +307,176 @@ fn a_json_answer_over_the_cap_pages_by_whole_nodes() {
         )),
         "{out}"
     );
+}
+
+/// loghub's Apache error log, in its shape: a level in brackets on every
+/// line, and `jk2_init() Can't find child` in some. Copying `[error]` from
+/// the stub as a pattern is a character class; `()` is an empty group; the
+/// Windows CBS log's `C:\Windows\servicing` holds `\W` and `\s`. Each answer
+/// says how often the text itself occurs, and how to find it.
+#[test]
+fn a_pattern_meant_as_text_says_where_the_text_is() {
+    let mut text = String::new();
+    for i in 1..=40 {
+        let (level, what) = match i % 4 {
+            0 => ("error", "mod_jk child workerEnv in error state 6".to_string()),
+            1 => ("error", format!("jk2_init() Can't find child {i} in scoreboard")),
+            _ => (
+                "notice",
+                format!("jk2_init() Found child {i} in scoreboard slot 8"),
+            ),
+        };
+        text.push_str(&format!(
+            "[Sun Dec 04 04:47:{:02} 2005] [{level}] {what}\n",
+            i % 60
+        ));
+    }
+    text.push_str("2016-09-28 04:30:31, Info CBS Loaded Servicing Stack v6.1.7601.23505 with Core: C:\\Windows\\servicing\\cbscore.dll\n");
+    let (l, id) = ledger_with(text);
+    let count = |p: &str| {
+        let mut s = reads(Some(p), false, 0.0, None);
+        s.count_only = true;
+        l.recall("", &id, &s, 50_000).to_string_lossy().into_owned()
+    };
+    assert_eq!(
+        count("[error]"),
+        format!(
+            r#"[recall: 41 matching lines for pattern '[error]' in {id}; the text '[error]' as written is on 20 lines: in a pattern \ . + * ? ( ) [ ] {{ }} | ^ $ are special, so for the text pass query="[error]" or pattern="\\[error\\]"]"#
+        )
+    );
+    let out = l.recall(
+        "",
+        &id,
+        &reads(Some("jk2_init() Can't find child"), false, 0.0, None),
+        50_000,
+    );
+    assert_eq!(
+        out,
+        format!(
+            r#"[recall: no match for pattern 'jk2_init() Can't find child' in {id}; the text 'jk2_init() Can't find child' as written is on 10 lines: in a pattern \ . + * ? ( ) [ ] {{ }} | ^ $ are special, so for the text pass query="jk2_init() Can't find child" or pattern="jk2_init\\(\\) Can't find child"]"#
+        )
+    );
+    let out = l.recall(
+        "",
+        &id,
+        &reads(Some(r"C:\Windows\servicing"), false, 0.0, None),
+        50_000,
+    );
+    assert!(
+        out.to_string_lossy().contains(r#"as written is on 1 line: "#),
+        "{out:?}"
+    );
+    // The escaped pattern it names finds those lines, and a regex meant as one gets no note.
+    assert!(count(r"\[error\]").starts_with("[recall: 20 matching lines for pattern '\\[error\\]'"));
+    assert!(!count(r"error|notice").contains("as written"));
+    assert!(!count(r"child \d+").contains("as written"));
+}
+
+/// SPDX's `$.MIT.name` with `max_chars: 1` answered `"` alone: a value cut
+/// by `max_chars` says so, and where the rest is.
+#[test]
+fn a_value_cut_by_max_chars_says_so_and_how_to_read_on() {
+    let doc = r#"{"MIT": {"name": "MIT License", "isOsiApproved": true}}"#;
+    let (l, id) = ledger_with(doc.to_string());
+    let mut spec = FetchSpec::new(None, None, None, None, Some("$.MIT.name".into()));
+    spec.max_chars = Some(1);
+    let out = l.recall("", &id, &spec, 50_000).to_string_lossy().into_owned();
+    let at = doc.find("\"MIT License\"").unwrap();
+    assert_eq!(out, format!("[recall: json_path '$.MIT.name' is a string of 13 chars as written, cut at max_chars=1: its first char follows; for the rest pass offset={} with max_chars, without json_path]\n\"", at + 1));
+    // The offset it names reads on from there.
+    let rest = FetchSpec::new(None, None, Some((at + 1) as f64), Some(12.0), None);
+    assert_eq!(
+        l.recall("", &id, &rest, 50_000).to_string_lossy(),
+        "MIT License\""
+    );
+}
+
+/// `format: 'count'` with `json_path` counts the nodes (it was refused, and
+/// the model counted 423 itself).
+#[test]
+fn json_path_counts_with_format_count() {
+    let users: Vec<String> = (0..423).map(|i| format!("{{\"id\":{i}}}")).collect();
+    let (l, id) = ledger_with(format!("{{\"users\":[{}],\"name\":\"x\"}}", users.join(",")));
+    let count = |p: &str| {
+        let mut s = FetchSpec::new(Some("count"), None, None, None, Some(p.to_string()));
+        s.count_only = true;
+        l.recall("", &id, &s, 50_000).to_string_lossy().into_owned()
+    };
+    assert_eq!(
+        count("$.users[*]"),
+        "[recall: json_path '$.users[*]' selects 423 nodes]"
+    );
+    assert_eq!(
+        count("$.users[?@.id < 10]"),
+        "[recall: json_path '$.users[?@.id < 10]' selects 10 nodes]"
+    );
+    assert_eq!(
+        count("$.users"),
+        "[recall: json_path '$.users' selects 1 node, an array of 423 elements]"
+    );
+    assert_eq!(
+        count("$.name"),
+        "[recall: json_path '$.name' selects 1 node, a string]"
+    );
+    assert!(count("$.user").starts_with("[recall: json_path '$.user' not found"));
+}
+
+/// `offset: -500` means the last 500 characters (a model's Python slice).
+#[test]
+fn a_negative_offset_reads_from_the_end() {
+    let text: String = (0..2000).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+    let (l, id) = ledger_with(text.clone());
+    let spec = FetchSpec::new(None, None, Some(-500.0), None, None);
+    assert_eq!(l.recall("", &id, &spec, 50_000).to_string_lossy(), &text[1500..]);
+    let spec = FetchSpec::new(None, None, Some(-5000.0), Some(10.0), None);
+    assert_eq!(l.recall("", &id, &spec, 50_000).to_string_lossy(), &text[..10]);
+}
+
+/// `format: 'full'` on a payload many answers long says which page this is
+/// of about how many, and the narrower read (GitHub's 73 MB OpenAPI file:
+/// page 1 of about 1,460).
+#[test]
+fn a_full_read_of_a_long_payload_says_its_page_and_a_narrower_read() {
+    let doc = format!(
+        "{{\"paths\":{{{}}}}}",
+        (0..4000)
+            .map(|i| format!("\"/p{i}\":{{\"get\":{{\"summary\":\"op {i}\"}}}}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let len = doc.chars().count();
+    let (l, id) = ledger_with(doc);
+    let full = FetchSpec::new(Some("full"), None, None, None, None);
+    let out = l.recall("", &id, &full, 10_000).to_string_lossy().into_owned();
+    let pages = len.div_ceil(10_000 - 200);
+    assert!(out.ends_with(&format!(" (page 1 of about {pages} at this size; to read a part, pass json_path (the stub shows what is there))]")), "{}", &out[out.len() - 300..]);
+    assert!(count_chars(out.as_bytes()) <= 10_000);
+    // A short payload read whole says nothing of pages.
+    let (l, id) = ledger_with("x".repeat(100));
+    assert_eq!(
+        l.recall("", &id, &full, 10_000).to_string_lossy(),
+        "x".repeat(100)
+    );
+}
+
+/// A match on a line over 1,000 characters (a minified bundle, TypeScript's
+/// 9 MB `typescript.js`) shows around the match: the answer names the
+/// `lines=` that reads the line from its start.
+#[test]
+fn a_long_matching_line_names_the_lines_read_that_has_it_whole() {
+    let text = format!(
+        "short line\n{}needle{}\nlast\n",
+        "a".repeat(3000),
+        "b".repeat(3000)
+    );
+    let (l, id) = ledger_with(text);
+    let out = l
+        .recall("", &id, &reads(Some("needle"), false, 0.0, None), 50_000)
+        .to_string_lossy()
+        .into_owned();
+    let head = out.lines().next().unwrap();
+    assert_eq!(head, format!("[recall: 1 matching line for pattern 'needle' in {id}; line 2 is over 1000 chars and shows around its matches: lines='2' reads it from its start]"));
+    assert!(out.lines().nth(1).unwrap().starts_with("2:...a"));
+    let whole = FetchSpec::new(None, None, None, None, None).with_reads(None, None, None, Some("2".into()));
+    assert_eq!(count_chars(l.recall("", &id, &whole, 50_000).as_bytes()), 6008);
 }
