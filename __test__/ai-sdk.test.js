@@ -127,6 +127,7 @@ describe('toolMemory(options)', () => {
 
   test.each([
     [{ offload: true }, /^toolMemory\(options\): unknown option "offload"/],
+    [{ countTokens: (t) => t.length }, /^toolMemory\(options\): unknown option "countTokens"/],
     [{ sizeChar: 10 }, /^toolMemory\(options\): unknown option "sizeChar"; did you mean "sizeChars"\?/],
     [{ namespace: () => 'x' }, /^toolMemory\(options\): namespace must be .*one toolMemory\(\) per conversation/],
     [{ ledger: new Ledger(), store: 'sqlite::memory:' }, /^toolMemory\(options\): pass ledger or store, not both/],

@@ -25,7 +25,7 @@ export interface RecallToolInput {
 }
 
 /** Options of `toolMemory`: the middleware's, less `offload` (the SDK keeps no state), plus `store`. */
-export interface AiSdkToolMemoryOptions extends Omit<CompactOptions, 'namespace'> {
+export interface AiSdkToolMemoryOptions extends Omit<CompactOptions, 'namespace' | 'countTokens'> {
   /** The ledger results are recorded in (checked for `record`, `fetch`, `handle` and `stub`). Default: a new bounded `Ledger()`. */
   ledger?: Ledger
   /** A shorthand for `ledger: new Ledger({ store })` (`'sqlite:./ledger.db'`, `'redis://…'`); not with `ledger`. */

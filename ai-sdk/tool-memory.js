@@ -18,7 +18,8 @@ const FN = 'toolMemory(options)'
 // The middleware's options, less offload (the SDK keeps no state to offload
 // from), plus `store` (a shorthand for a new Ledger({ store })) and `tools`
 // (the app's tool set, measured for the budget: a prepareStep cannot see it).
-const KEYS = [...TOOL_MEMORY_KEYS.filter((k) => k !== 'offload'), 'store', 'tools']
+// countTokens (calibrated sizes) is not carried to AI SDK messages yet.
+const KEYS = [...TOOL_MEMORY_KEYS.filter((k) => k !== 'offload' && k !== 'countTokens'), 'store', 'tools']
 
 function checkCap(v) {
   if (!Number.isSafeInteger(v) || v < 1) throw fail(FN, 'recallMaxChars must be a whole number of characters, at least 1', v)
