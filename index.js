@@ -14,6 +14,10 @@ exports.Ledger = ledger.Ledger
 exports.memIdFor = ledger.memIdFor
 exports.recall = ledger.recall
 
+const blocks = require('./lib/blocks.js')
+exports.readBlocks = blocks.readBlocks
+exports.describeBlock = require('./lib/native.js').describeBlock
+
 exports.ROLES = palette.ROLES
 exports.StaticPaletteResolver = palette.StaticPaletteResolver
 exports.resolvePalette = palette.resolvePalette

@@ -9,6 +9,8 @@ export const {
   Ledger,
   memIdFor,
   recall,
+  readBlocks,
+  describeBlock,
   ROLES,
   StaticPaletteResolver,
   resolvePalette,
