@@ -16,6 +16,7 @@ exports.recall = ledger.recall
 
 const blocks = require('./lib/blocks.js')
 exports.readBlocks = blocks.readBlocks
+exports.blocksAnswer = require('./lib/block-answer.js').blocksAnswer
 exports.describeBlock = require('./lib/native.js').describeBlock
 
 exports.ROLES = palette.ROLES

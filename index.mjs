@@ -11,6 +11,7 @@ export const {
   recall,
   readBlocks,
   describeBlock,
+  blocksAnswer,
   ROLES,
   StaticPaletteResolver,
   resolvePalette,

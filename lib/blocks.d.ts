@@ -33,3 +33,30 @@ export type NeutralBlock = TextBlock | MediaBlock
  * block; a block of none of these forms is kept as its JSON text. Never throws.
  */
 export declare function readBlocks(content: unknown): NeutralBlock[] | null
+
+/** Where a recalled block goes: see `blocksAnswer`. */
+export type BlockForm = 'standard' | 'anthropic' | 'openai-responses' | 'openai-chat'
+
+/** A recalled block as `blocksAnswer` reads it (what `Ledger.fetchBlock` gives). */
+export interface RecalledBlock {
+  memId: string
+  type: 'image' | 'file'
+  mimeType: string | null
+  data: Uint8Array | null
+  base64: string | null
+  filename: string | null
+  facts: { format?: string; line: string }
+}
+
+/**
+ * The answer to a recall of `blocks`, byte for byte, in a form the provider
+ * accepts: `'standard'` (LangChain standard blocks in the tool result; the
+ * default), `'anthropic'`, `'openai-responses'` (`input_*` blocks only), or
+ * `'openai-chat'` (a text tool result, the blocks in `followUp`, a user
+ * message to put right after the tool results). A block whose bytes are no
+ * known format is described, not sent.
+ */
+export declare function blocksAnswer(
+  blocks: readonly RecalledBlock[],
+  form?: BlockForm,
+): { tool: string | Array<Record<string, unknown>>; followUp: Array<Record<string, unknown>> | null }
