@@ -16,6 +16,7 @@ const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'symfonic-needs-'))
 afterAll(() => fs.rmSync(empty, { recursive: true, force: true }))
 
 const NEEDS = {
+  '__test__/blocks.test.js': ['redis-server'],
   '__test__/bounds.test.js': ['redis-server', 'sqlite3'],
   '__test__/external-memory.test.js': ['cargo'],
   '__test__/recall-store-answers.test.js': ['redis-server'],
