@@ -58,6 +58,10 @@ function timed(t0, p) {
   )
 }
 
+// A libuv pool or event loop held by the store would answer only at BOUND;
+// half of it tells the two apart even on a loaded 2-core machine.
+const FREE_MS = BOUND / 2
+
 async function readFileMs() {
   const t = performance.now()
   await fs.promises.readFile(small)
@@ -95,8 +99,8 @@ describe('Redis hung (SIGSTOP)', () => {
       const readMs = await readFileMs()
       const done = await Promise.all(calls)
       const worstLag = watch()
-      expect(readMs).toBeLessThan(100)
-      expect(worstLag).toBeLessThan(100)
+      expect(readMs).toBeLessThan(FREE_MS)
+      expect(worstLag).toBeLessThan(FREE_MS)
       for (const d of done) expect(d.ms).toBeLessThan(BOUND + SLACK)
       const [fetches, records, rest] = [done.slice(0, 12), done.slice(12, 24), done.slice(24)]
       for (const f of fetches) {
@@ -206,8 +210,8 @@ describe('SQLite: the write lock held by another process', () => {
       const readMs = await readFileMs()
       const done = await Promise.all([...records, ...reads])
       const worstLag = watch()
-      expect(readMs).toBeLessThan(100)
-      expect(worstLag).toBeLessThan(100)
+      expect(readMs).toBeLessThan(FREE_MS)
+      expect(worstLag).toBeLessThan(FREE_MS)
       for (const r of done.slice(0, 12)) {
         expect(r.ms).toBeLessThan(BOUND + SLACK)
         expect(r.error).toMatchObject({ code: 'ERR_SYMFONIC_STORE_TIMEOUT' })

@@ -1,84 +1,20 @@
 'use strict'
 // The rewriting of messages: records what the policy compacts in the ledger,
 // puts stubs (and recall notes) in a copy of the list, and carries the cache
-// marks. The policy itself is in policy.js.
+// marks. The policy itself is the core's (core/, through conversation.js).
 //
 // Compaction rewrites only the copy of the history the model sees; the graph
 // state keeps every original, which is what makes recall lossless across
 // restarts, replicas and ledger evictions.
 
 const { AIMessage, HumanMessage, ToolMessage } = require('@langchain/core/messages')
-const { infoOf, codePoints, toolCallIndex, msgType, markOurs, isOurs, callArgs } = require('./messages.js')
-const { resolveOptions, COMPACT_KEYS } = require('./options.js')
-const { plan, stubEarns } = require('./policy.js')
-const { oneLine, resultNote, recallNote } = require('./notes.js')
+const { infoOf, toolCallIndex, msgType, markOurs, isOurs, resultOf } = require('./messages.js')
+const { resolveOptions, COMPACT_KEYS, stubEarns, codePoints, callArgs, oneLine, resultNote, recallNote } = require('../core/index.js')
+const { planFor } = require('./conversation.js')
+const { cacheFor, recordOnce, evictedStub } = require('../core/record-cache.js')
 const { reporter } = require('./report.js')
 const { verifyOffloaded } = require('./offload.js')
 const { checkLedger } = require('../lib/options.js')
-
-// The JS-side record cache keeps payload references to compare content without
-// crossing into Rust; bound it so finished conversations can be collected.
-const CACHE_MAX_ENTRIES = 20000
-const CACHE_MAX_CHARS = 32 * 1024 * 1024
-
-// ---------------------------------------------------------------------------
-// The per-ledger cache: what has been recorded, so that a pass over a history
-// with nothing new never sends a payload across the JS/Rust boundary again.
-
-const ledgerCaches = new WeakMap()
-
-function cacheFor(ledger) {
-  let c = ledgerCaches.get(ledger)
-  if (c === undefined) {
-    // byCall: `${namespace}\0${tool_call_id}` -> { text, memId, stub, evicted: Map<previewChars, stub> },
-    //   oldest dropped first past CACHE_MAX_ENTRIES / CACHE_MAX_CHARS (a miss only costs a re-record).
-    // out: original message -> { content, ns, variant, message }: its compacted ToolMessage.
-    c = { byCall: new Map(), chars: 0, out: new WeakMap() }
-    ledgerCaches.set(ledger, c)
-  }
-  return c
-}
-
-function remember(cache, key, entry) {
-  const old = cache.byCall.get(key)
-  if (old !== undefined) cache.chars -= old.text.length
-  cache.byCall.set(key, entry)
-  cache.chars += entry.text.length
-  for (const [k, e] of cache.byCall) {
-    if (cache.byCall.size <= CACHE_MAX_ENTRIES && cache.chars <= CACHE_MAX_CHARS) break
-    if (k === key) continue
-    cache.byCall.delete(k)
-    cache.chars -= e.text.length
-  }
-}
-
-async function recordOnce(ledger, cache, ns, m, info, call) {
-  const key = ns + '\0' + m.tool_call_id
-  const hit = cache.byCall.get(key)
-  if (hit !== undefined && hit.text === info.text) return hit
-  const handle = await ledger.record({
-    toolCallId: m.tool_call_id,
-    toolName: m.name || (call && call.name) || 'unknown_tool',
-    // Arguments only feed the stub's one-line summary: anything but a plain object is left out.
-    toolArgs: callArgs(call),
-    content: info.text,
-    namespace: ns,
-  })
-  info.memId = handle.memId
-  const entry = { text: info.text, memId: handle.memId, stub: handle.stub, evicted: new Map() }
-  remember(cache, key, entry)
-  return entry
-}
-
-async function evictedStub(ledger, entry, ns, previewChars) {
-  let stub = entry.evicted.get(previewChars)
-  if (stub === undefined) {
-    stub = await ledger.stub(entry.memId, { namespace: ns, previewChars })
-    if (typeof stub !== 'string') return null
-    entry.evicted.set(previewChars, stub)
-  }
-  return stub
-}
 
 // ---------------------------------------------------------------------------
 // New messages: a ToolMessage with other content, and a cache-marked copy.
@@ -98,7 +34,6 @@ function toolMessageWith(m, content, toolMemory) {
   const message = new ToolMessage(fields)
   return toolMemory || isOurs(m) ? markOurs(message) : message
 }
-
 
 const CACHE_CONTROL = Object.freeze({ type: 'ephemeral' })
 // Marked copies, per message object: a mark that stays put costs nothing per call.
@@ -167,7 +102,7 @@ function unarchivedMessage(m, info, previewChars, reason) {
 
 /**
  * Compacts a copy of `messages` as the policy decides. `env` tells the policy
- * the size of what precedes the messages in the request (policy.js).
+ * the size of what precedes the messages in the request (core/conversation.js).
  */
 async function compact(messages, ledger, o, ns, env) {
   const out = messages.slice()
@@ -175,7 +110,7 @@ async function compact(messages, ledger, o, ns, env) {
   const offloaded = []
   for (const m of messages) if (m && m.response_metadata && m.response_metadata.tool_memory) offloaded.push(verifyOffloaded(m, ledger, ns))
   if (offloaded.length > 0) await Promise.all(offloaded)
-  const { decisions, marks } = plan(messages, o, env)
+  const { decisions, marks } = planFor(messages, o, env)
   if (decisions.size === 0 && marks.length === 0) return { messages: out }
   const report = reporter(o.logger, o.onEvent)
   const cache = cacheFor(ledger)
@@ -245,8 +180,9 @@ async function compact(messages, ledger, o, ns, env) {
       cache.byCall.delete(key)
     }
     pending.push(
-      recordOnce(ledger, cache, ns, m, info, callOf(m.tool_call_id))
+      recordOnce(ledger, cache, ns, resultOf(m, info, callOf(m.tool_call_id)))
         .then(async (e) => {
+          info.memId = e.memId
           if (!(await place(i, kind, e))) out[i] = maskedMessage(m, e, info.chars, toolNameOf(m))
         })
         .catch((err) => {
@@ -292,4 +228,4 @@ async function compactToolMessages(messages, ledger, options) {
   }
 }
 
-module.exports = { compact, compactToolMessages, cacheFor, recordOnce }
+module.exports = { compact, compactToolMessages }

@@ -4,7 +4,7 @@
 // recall tool, bound to the same ledger, is `hook.tool`.
 
 const { compact } = require('./compact.js')
-const { setup } = require('./middleware.js')
+const { setup } = require('./setup.js')
 const { offloadingTools } = require('./offload.js')
 const { refuseAsMiddleware, watchRegistration } = require('./misuse.js')
 

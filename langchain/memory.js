@@ -1,17 +1,16 @@
 'use strict'
 // Tool-result memory for LangChain.js agents, one concept per module:
-//   messages.js     what compaction reads from LangChain messages
-//   options.js      options, defaults per cache model, validation
-//   cache-model.js  the provider's cache style and its price multipliers
-//   policy.js       the eligibility rule, the rewrite cost model, cache marks
-//   compact.js      the rewriting of messages (stubs, recall notes, marks)
-//   recall-tool.js  the recall_tool_result tool and its refill from state
-//   middleware.js   createAgent middleware
-//   hook.js         createReactAgent preModelHook
+//   messages.js      what compaction reads from LangChain messages
+//   conversation.js  those messages as the core's plain data (../core/: the policy)
+//   compact.js       the rewriting of messages (stubs, recall notes, marks)
+//   recall-tool.js   the recall_tool_result tool and its refill from state
+//   namespace.js     the namespace of a run (the option, or its thread id)
+//   setup.js         what the middleware and the hook share
+//   middleware.js    createAgent middleware
+//   hook.js          createReactAgent preModelHook
 // This module gathers them for `@symfonic/core/langchain`.
 
-const { DEFAULTS, RECALL_TOOL_NAME } = require('./options.js')
-const { PRICING, cacheModelFor } = require('./cache-model.js')
+const { DEFAULTS, RECALL_TOOL_NAME, PRICING, cacheModelFor } = require('../core/index.js')
 const { compactToolMessages } = require('./compact.js')
 const { createRecallToolResultTool } = require('./recall-tool.js')
 const { toolMemoryMiddleware } = require('./middleware.js')

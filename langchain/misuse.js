@@ -1,9 +1,9 @@
 'use strict'
 // Mistakes that LangChain would otherwise run silently: a factory passed
 // without calling it, the createAgent middleware and the createReactAgent
-// hook swapped, the hook's recall tool left out of the agent's tools, and runs
-// without a thread id sharing one namespace. Each gets a TypeError at
-// construction, or one warning naming the fix.
+// hook swapped, and the hook's recall tool left out of the agent's tools.
+// Each gets a TypeError at construction, or one warning naming the fix (runs
+// without a thread id are warned by namespace.js).
 
 const HOOK_AS_MIDDLEWARE =
   'toolMemoryPreModelHook() is a createReactAgent preModelHook, not a createAgent middleware (as middleware it would do nothing); ' +
@@ -101,22 +101,4 @@ function watchRegistration(tool, onRegistered) {
   return () => registered
 }
 
-/**
- * The namespace of a run under the default rule (its `configurable.thread_id`),
- * warning once when a run has none: every such run then shares the namespace ''.
- */
-function threadNamespace(nsOf, fn, report) {
-  return (config) => {
-    const id = config && config.configurable ? config.configurable.thread_id : undefined
-    if (id == null || id === '') {
-      report.warn(
-        `noThread\0${fn}`,
-        `${fn}: a run without configurable.thread_id records its results in the shared namespace '' (every such run can recall the others'); ` +
-          `pass { configurable: { thread_id } } to invoke, or set the namespace option (a string or a function of the run config)`,
-      )
-    }
-    return nsOf(config)
-  }
-}
-
-module.exports = { refuseUncalled, refuseAsMiddleware, refuseAsHook, watchRegistration, threadNamespace, HOOK_AS_MIDDLEWARE, MIDDLEWARE_AS_HOOK }
+module.exports = { refuseUncalled, refuseAsMiddleware, refuseAsHook, watchRegistration, HOOK_AS_MIDDLEWARE, MIDDLEWARE_AS_HOOK }

@@ -6,7 +6,8 @@
 // and recall answers from the store, after a restart and on another replica.
 
 const { ToolMessage } = require('@langchain/core/messages')
-const { infoOf, isOurs, adoptAsOurs, markOurs, callArgs, isTool } = require('./messages.js')
+const { infoOf, isOurs, adoptAsOurs, markOurs, isTool } = require('./messages.js')
+const { callArgs } = require('../core/index.js')
 
 // The state's offloaded stubs, verified once per message object.
 const verified = new WeakMap()

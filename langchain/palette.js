@@ -11,6 +11,7 @@ const { ROLES, StaticPaletteResolver, CALLER, DENIED, checkOptionKeys, checkUnkn
 const { applyPaletteIn, checkAlwaysInclude } = require('../lib/apply-palette.js')
 const { checkCallback, checkLogger, describe, isThenable } = require('../lib/options.js')
 const { reporter } = require('./report.js')
+const { threadIdOf } = require('./namespace.js')
 
 const NAME = 'toolPaletteMiddleware'
 // How TypeErrors name the call.
@@ -133,7 +134,7 @@ function toolPaletteMiddleware(options) {
   // Per thread: the tools and palette of its latest model call. Never shared
   // across threads: a call in one thread is not judged by another's palette.
   const lastByThread = new Map()
-  const threadOf = (runtime) => String(runtime?.configurable?.thread_id ?? '')
+  const threadOf = (runtime) => String(threadIdOf(runtime) ?? '')
 
   // The role name, or null when the role function returned none: that fails
   // closed, said once per kind of mistake (not as an unknown role named
@@ -188,7 +189,7 @@ function toolPaletteMiddleware(options) {
 
   // Tool-call ids are unique per provider response, not across threads
   // (some local models number them from 0), hence the thread in the key.
-  const snapshotKey = (runtime, id) => `${runtime?.configurable?.thread_id ?? ''}\0${id}`
+  const snapshotKey = (runtime, id) => `${threadIdOf(runtime) ?? ''}\0${id}`
 
   function rememberThread(runtime, tools, p) {
     const key = threadOf(runtime)

@@ -9,10 +9,11 @@ const { recallAnswer } = require('../lib/ledger.js')
 const { tool } = require('@langchain/core/tools')
 // zod/v4 exists in zod >= 3.25 and in zod 4: the same API (and .meta) either way.
 const { z } = require('zod/v4')
-const { STUB_HEADER, isTool, infoOf, toolCallIndex, codePoints } = require('./messages.js')
+const { isTool, infoOf, toolCallIndex, resultOf } = require('./messages.js')
+const { RECALL_TOOL_NAME, codePoints } = require('../core/index.js')
 const { checkLedger, optionsObject, fail, checkNamespace } = require('../lib/options.js')
-const { RECALL_TOOL_NAME, namespaceResolver } = require('./options.js')
-const { cacheFor, recordOnce } = require('./compact.js')
+const { namespaceResolver } = require('./namespace.js')
+const { cacheFor, recordOnce } = require('../core/record-cache.js')
 const { unknownArguments, shownValue: shown, FORMATS } = require('../lib/recall-args.js')
 
 // What the model reads on every request: the recall tool is bound from the
@@ -64,7 +65,8 @@ async function refillFromState(ledger, runtime, memId, ns) {
   if (found === null || found === 'collision') return found === null ? 'absent' : found
   const cache = cacheFor(ledger)
   cache.byCall.delete(ns + '\0' + found.m.tool_call_id)
-  await recordOnce(ledger, cache, ns, found.m, found.info, toolCallIndex(messages).get(found.m.tool_call_id))
+  const e = await recordOnce(ledger, cache, ns, resultOf(found.m, found.info, toolCallIndex(messages).get(found.m.tool_call_id)))
+  found.info.memId = e.memId
   return 'refilled'
 }
 

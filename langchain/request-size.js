@@ -1,7 +1,7 @@
 'use strict'
 // The size of what precedes the messages in a request: the tool definitions
-// and the system prompt. The policy prices the rewrite the recall tool's
-// arrival costs with it (policy.js); per tool object, measured once.
+// and the system prompt, as the core's RequestEnv (core/conversation.js)
+// wants them; per tool object, measured once.
 
 const sizes = new WeakMap()
 

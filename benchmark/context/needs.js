@@ -3,14 +3,14 @@
 // "What a recorded model needs"). A fact is a distinctive token: an
 // identifier with an underscore, a digit or an inner capital (`_serialize`,
 // `HNRK7H`, `TimeDelta`), or a number of three digits or more (a line number,
-// an amount), as langchain/quotes.js defines them. An assistant message *needs* an earlier tool result when it
+// an amount), as core/quotes.js defines them. An assistant message *needs* an earlier tool result when it
 // uses a fact that appears in that result and in no earlier system, user or
 // assistant message: the model can only have read it there. Facts the model
 // wrote itself before are carried by its own messages, so each fact is needed
 // once, at its first use.
 
 // The package's own notion of a distinctive token (what the policy calls a quote).
-const { tokensOf: factsOf } = require('../../langchain/quotes.js')
+const { tokensOf: factsOf } = require('../../core/quotes.js')
 
 const argsText = (calls) => (calls && calls.length ? JSON.stringify(calls.map((c) => c.args)) : '')
 

@@ -23,7 +23,7 @@
 // pricing.js (whose prefix cache also rounds to 128-token blocks).
 
 const { price, CACHE_MODELS, CHARS_PER_TOKEN, INPUT_USD_PER_MTOK } = require('./pricing.js')
-const { resultNote } = require('../../langchain/notes.js')
+const { resultNote } = require('../../core/notes.js')
 
 const TOOL = /^<tool name=([^ >]*) id=([^>]*)>/
 // Exhaustive choice over groups of at most this many results; larger groups (rare) take a suffix.

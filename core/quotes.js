@@ -1,11 +1,11 @@
 'use strict'
 // What the model's own messages quote from tool results. A quote is a
 // distinctive token (an identifier with an underscore, a digit or an inner
-// capital, or a number of three digits or more) that an AIMessage uses for the
-// first time in the conversation and that an earlier tool result holds: the
-// model can only have read it there. A result quoted this way is one the
-// model is working from, and the policy keeps it in full for a while
-// (policy.js). Token sets are computed once per message object.
+// capital, or a number of three digits or more) that an assistant message
+// uses for the first time in the conversation and that an earlier tool result
+// holds: the model can only have read it there. A result quoted this way is
+// one the model is working from, and the policy keeps it in full for a while
+// (offers.js, recalls.js). Token sets are computed once per plain message.
 
 const WORD = /[A-Za-z0-9_]+/g
 // Longest text whose tokens are indexed; larger results are evicted anyway.
@@ -28,24 +28,23 @@ function tokensOf(text) {
   return out
 }
 
-// Per message object, guarded by its content (a message edited in place is read again).
+// Per plain message (plain messages are never edited: a changed message is a new object).
 const cache = new WeakMap()
 
-/** The distinctive tokens of a message: its text, and an AIMessage's tool-call arguments. */
-function messageTokens(m, text) {
-  if (m === null || typeof m !== 'object') return tokensOf(text)
-  const hit = cache.get(m)
-  if (hit !== undefined && hit.content === m.content) return hit.tokens
-  let t = text
-  if (Array.isArray(m.tool_calls) && m.tool_calls.length > 0) {
+/** The distinctive tokens of a plain message: its text, and an assistant message's tool-call arguments. */
+function messageTokens(m) {
+  let tokens = cache.get(m)
+  if (tokens !== undefined) return tokens
+  let t = m.text
+  if (Array.isArray(m.calls) && m.calls.length > 0) {
     try {
-      t += '\n' + JSON.stringify(m.tool_calls.map((c) => c && c.args))
+      t += '\n' + JSON.stringify(m.calls.map((c) => c.args))
     } catch {
       // arguments that cannot be serialised quote nothing
     }
   }
-  const tokens = tokensOf(t)
-  cache.set(m, { content: m.content, tokens })
+  tokens = tokensOf(t)
+  cache.set(m, tokens)
   return tokens
 }
 

@@ -1,7 +1,8 @@
 'use strict'
-// The provider's prompt cache: how it is recognised from a chat model, and
-// what its tokens cost relative to the plain input price. Compaction's
-// rewrite rule (policy.js) prices its decisions with these multipliers.
+// The provider's prompt cache: how it is recognised from a chat model (by
+// duck typing: LangChain's chat models, a model id string, an AI SDK model's
+// modelId), and what its tokens cost relative to the plain input price.
+// Compaction prices its decisions with these multipliers (cost.js).
 
 /**
  * Price multipliers per cache model, relative to the plain input price.

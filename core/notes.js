@@ -1,10 +1,11 @@
 'use strict'
 // The notes compaction writes in place of a result: the one-line note of a
 // result the model read long ago, and the note of a recall answer it has
-// read. Both are built from the message list alone (no ledger), so their text
+// read. Both are built from the conversation alone (no ledger), so their text
 // and size are known to the policy before anything is recorded.
 
-const { codePoints, callArgs } = require('./messages.js')
+const { codePoints, oneLine } = require('./text.js')
+const { callArgs } = require('./call-args.js')
 
 // Compaction's own notes keep their format whatever the ledger's stub version.
 const NOTE_HEADER = '[symfonic.tool_memory v1]'
@@ -14,15 +15,6 @@ const NOTE_MAX_NAME_CHARS = 64
 // A memory id: "trm_" and 12 hex digits.
 const MEM_ID_CHARS = 16
 
-// One line, at most `max` code points: control characters (and U+2028/9)
-// escaped as the native stub escapes them, so no field can add a line.
-function oneLine(value, max) {
-  const s = Array.from(String(value).slice(0, max * 2)).slice(0, max).join('')
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) =>
-    c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : `\\u{${c.charCodeAt(0).toString(16)}}`,
-  )
-}
-
 /** The one-line note of a result: the tool, the size, the id and how to recall it. */
 function resultNote(toolName, chars, memId) {
   return `[${oneLine(toolName, NOTE_MAX_NAME_CHARS)} result of ${chars} chars not shown: recall_tool_result(mem_id='${memId}', format="full")]`
@@ -31,7 +23,7 @@ function resultNote(toolName, chars, memId) {
 /** Its length in code points, for the policy (which knows no id yet). */
 const resultNoteChars = (toolName, chars) => codePoints(resultNote(toolName, chars, 'trm_'.padEnd(MEM_ID_CHARS, '0')))
 
-/** The note of a recall answer the model has read: what it asked for, so that it can ask again. */
+/** The note of a recall answer the model has read (`call`: the recall's { args }): what it asked for, so that it can ask again. */
 function recallNote(call, chars) {
   const args = callArgs(call)
   const memId = typeof args.mem_id === 'string' ? args.mem_id : ''
@@ -52,4 +44,4 @@ function recallNote(call, chars) {
   return `${NOTE_HEADER} recall answer already read: recall_tool_result(${shown}) answered ${chars} chars of mem=${memId || '?'}; call it again with the same arguments to see it again.`
 }
 
-module.exports = { oneLine, resultNote, resultNoteChars, recallNote }
+module.exports = { NOTE_HEADER, resultNote, resultNoteChars, recallNote }

@@ -84,8 +84,7 @@ function resolvePerTool(fn, perTool) {
   return out
 }
 
-
-// A number of calls, or 'auto' (policy.js: the calls made so far).
+// A number of calls, or 'auto' (offers.js: the calls made so far).
 function resolveHorizon(fn, v) {
   if (v === 'auto' || (typeof v === 'number' && v >= 0)) return v
   throw fail(fn, "horizonCalls must be a non-negative number, Infinity or 'auto'", v)
@@ -145,21 +144,4 @@ function resolveOptions(options, fn = 'compactToolMessages(messages, ledger, opt
   }
 }
 
-function namespaceResolver(namespace) {
-  if (typeof namespace === 'function') {
-    return (config) => {
-      const ns = namespace(config ?? {})
-      return ns == null ? '' : String(ns)
-    }
-  }
-  if (namespace != null) {
-    const ns = String(namespace)
-    return () => ns
-  }
-  return (config) => {
-    const id = config && config.configurable ? config.configurable.thread_id : undefined
-    return id == null ? '' : String(id)
-  }
-}
-
-module.exports = { DEFAULTS, RECALL_TOOL_NAME, COMPACT_KEYS, TOOL_MEMORY_KEYS, resolveOptions, namespaceResolver, checkCount }
+module.exports = { DEFAULTS, RECALL_TOOL_NAME, COMPACT_KEYS, TOOL_MEMORY_KEYS, resolveOptions }

@@ -1,0 +1,72 @@
+'use strict'
+// The framework-neutral core of compaction: which tool results a model call
+// sees compacted, and where cache marks go. No framework is imported here
+// (a jest test checks it); each adapter (langchain/, and the AI SDK and
+// Agents SDK ones) maps its own messages to the plain data below and applies
+// the answer to its own messages. The rules, in plain words:
+// docs/compaction.md; the measurements behind every constant:
+// docs/context-economics.md.
+//
+// The contract (typedefs in conversation.js):
+// 1. Options. `resolveOptions(options, fn, keys)` checks the user's options
+//    once (TypeErrors name `fn`) and answers the resolved policy of one cache
+//    model; `cacheModelFor(model)` picks 'breakpoint' (Anthropic) or 'prefix'.
+//    Resolve both cache models' policies up front when the model is known
+//    only per call, and pass the same resolved object on every call.
+// 2. Messages. Map the list the model is about to read, in order, to
+//    PlainMessage objects: role 'assistant' | 'user' | 'tool' | 'system';
+//    `size` (UTF-16 length of the text, plus `callsSize(calls)` for an
+//    assistant message); `text`; `markable` (has non-empty text); an
+//    assistant's `calls` [{ id, name, args }]; a tool result's `callId`,
+//    `name`, `chars` (code points, `codePoints(text)`; 0 when ours or not
+//    text-only), `textOnly` and `ours` (a stub or note we put there). Cache
+//    the plain object per original message (and its content): the same
+//    object on every call lets `plan` resume instead of replaying.
+// 3. Plan. `plan(plainMessages, policy, env)` with env { toolChars,
+//    systemChars, recallToolChars } answers { decisions, marks, cost }:
+//    `decisions` maps a message index to 'mask' | 'evict' | 'rnote'.
+// 4. Apply, to a copy of the list (the originals stay where the framework
+//    keeps its state, which is what recall reads back):
+//    - 'mask': record the result in the ledger (`ledger.record`); use its
+//      stub where `stubEarns(chars, codePoints(stub))`, else
+//      `resultNote(toolName, chars, memId)`;
+//    - 'evict': record it; use `ledger.stub(memId, { namespace, previewChars:
+//      policy.evictPreviewChars })`;
+//    - 'rnote': `recallNote(call, chars)`, the call being the recall's own
+//      { args } (no record);
+//    - `marks`: put the provider's cache mark (Anthropic `cache_control:
+//      { type: 'ephemeral' }`) on the last text block of each message at
+//      these indices, after the replacements;
+//    - remember the replacements as ours (`ours: true` next time), and make
+//      each one the same bytes on every call, so the prompt cache holds.
+
+const { plan } = require('./plan.js')
+const { NO_ENV, callsSize } = require('./conversation.js')
+const { DEFAULTS, RECALL_TOOL_NAME, COMPACT_KEYS, TOOL_MEMORY_KEYS, resolveOptions } = require('./options.js')
+const { PRICING, cacheModelFor, cachedCacheModelFor } = require('./cache-model.js')
+const { stubEarns } = require('./offers.js')
+const { resultNote, recallNote } = require('./notes.js')
+const { codePoints, oneLine } = require('./text.js')
+const { callArgs } = require('./call-args.js')
+const { tokensOf } = require('./quotes.js')
+
+module.exports = {
+  plan,
+  NO_ENV,
+  callsSize,
+  DEFAULTS,
+  RECALL_TOOL_NAME,
+  COMPACT_KEYS,
+  TOOL_MEMORY_KEYS,
+  resolveOptions,
+  PRICING,
+  cacheModelFor,
+  cachedCacheModelFor,
+  stubEarns,
+  resultNote,
+  recallNote,
+  codePoints,
+  oneLine,
+  callArgs,
+  tokensOf,
+}

@@ -1,0 +1,56 @@
+'use strict'
+// LangChain messages as the core's plain data (core/conversation.js): one
+// plain object per message object and content, so that the core resumes its
+// replay of a list that extends the previous one (the same objects).
+
+const { plan, callsSize } = require('../core/index.js')
+const { msgType, contentText, infoOf } = require('./messages.js')
+
+const ROLES = { ai: 'assistant', human: 'user', tool: 'tool' }
+
+// Whether a content value can carry a cache mark: it has text (an AIMessage
+// that only calls tools has none, and Anthropic refuses an empty text block).
+function hasText(c) {
+  if (typeof c === 'string') return c.length > 0
+  if (!Array.isArray(c)) return false
+  return c.some((b) => (typeof b === 'string' ? b.length > 0 : b && b.type === 'text' && typeof b.text === 'string' && b.text.length > 0))
+}
+
+// message -> { content, info, plain }; `content` guards against in-place
+// edits, `info` against a message adopted as ours since (messages.js).
+const plainCache = new WeakMap()
+
+/** The plain message of a LangChain message (BaseMessage, or a plain object with `type`). */
+function plainMessage(m) {
+  if (m === null || typeof m !== 'object') return { role: 'system', size: 0, text: '', markable: false }
+  const role = ROLES[msgType(m)] ?? 'system'
+  const info = role === 'tool' ? infoOf(m) : null
+  const content = m.content
+  const hit = plainCache.get(m)
+  if (hit !== undefined && hit.content === content && hit.info === info && hit.plain.role === role) return hit.plain
+  const text = info !== null ? info.text : contentText(content).text
+  const plain = { role, size: text.length, text, markable: hasText(content) }
+  if (role === 'assistant') {
+    // LangChain's tool calls are { id, name, args } already: read as they are, lazily.
+    const calls = Array.isArray(m.tool_calls) ? m.tool_calls : []
+    plain.size += callsSize(calls)
+    plain.calls = calls.filter(Boolean)
+  } else if (info !== null) {
+    plain.callId = m.tool_call_id
+    plain.name = m.name
+    plain.chars = info.chars
+    plain.textOnly = info.textOnly
+    plain.ours = info.compacted
+  }
+  plainCache.set(m, { content, info, plain })
+  return plain
+}
+
+/** The core's plan (core/plan.js) for a list of LangChain messages. */
+function planFor(messages, o, env) {
+  const plain = new Array(messages.length)
+  for (let i = 0; i < messages.length; i++) plain[i] = plainMessage(messages[i])
+  return plan(plain, o, env)
+}
+
+module.exports = { plainMessage, planFor }
