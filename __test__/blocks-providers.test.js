@@ -98,7 +98,8 @@ test('OpenAI Chat Completions: a text tool message, the blocks in a user message
   expect(assistant.tool_calls[0].id).toBe('call_recall')
   expect(toolMsg).toMatchObject({ role: 'tool', tool_call_id: 'call_recall' })
   expect(typeof toolMsg.content).toBe('string') // the API takes text only there
-  expect(toolMsg.content.split('\n')).toHaveLength(FILES.length)
+  expect(toolMsg.content.split('\n')).toHaveLength(FILES.length + 1)
+  expect(toolMsg.content.split('\n').at(-1)).toBe('[the blocks follow in the next user message]')
   expect(user.role).toBe('user')
   for (const part of user.content) expect(['text', 'image_url', 'file']).toContain(part.type)
   const media = user.content.filter((p) => p.type !== 'text')

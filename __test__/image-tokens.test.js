@@ -2,7 +2,7 @@
 // Image prices by the providers' published formulas, on their own worked
 // examples and on real screenshots' sizes (fixtures/images).
 
-const { imageTokens } = require('../lib/image-tokens.js')
+const { imageTokens } = require('../core/image-tokens.js')
 
 test("Anthropic's examples: about width × height / 750, scaled to a 1,568-px long edge and ~1,600 tokens", () => {
   expect(imageTokens(200, 200, 'anthropic')).toBe(54)

@@ -39,7 +39,9 @@ function plainMessage(m) {
     plain.callId = m.tool_call_id
     plain.name = m.name
     plain.chars = info.chars
-    plain.textOnly = info.textOnly
+    // A result of blocks is compacted as text is: its blocks are recorded one by one.
+    plain.textOnly = info.textOnly || info.blocks !== null
+    plain.size += info.mediaChars
     plain.ours = info.compacted
   }
   plainCache.set(m, { content, info, plain })

@@ -8,6 +8,7 @@ const { RECALL_TOOL_NAME, cachedCacheModelFor } = require('../core/index.js')
 const { setup } = require('./setup.js')
 const { offloaded } = require('./offload.js')
 const { compact } = require('./compact.js')
+const { blockFormFor, withBlockForm } = require('./block-form.js')
 const { refuseAsHook } = require('./misuse.js')
 const { toolChars, systemChars } = require('./request-size.js')
 
@@ -37,7 +38,7 @@ function toolMemoryMiddleware(options) {
       }
       const env = { toolChars: others, systemChars: systemChars(request), recallToolChars: recall }
       const { messages } = await compact(request.messages, ledger, policy, nsOf(request.runtime), env)
-      return handler({ ...request, messages })
+      return handler({ ...request, messages: withBlockForm(messages, blockFormFor(request.model)) })
     },
     wrapToolCall:
       o.offload === true

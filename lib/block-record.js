@@ -89,6 +89,9 @@ async function recordBlocks(ledger, input) {
  * entry is not a block (or is gone).
  */
 async function fetchBlock(ledger, memId, options) {
+  // A probe of the head first: a large text entry never crosses whole for nothing.
+  const head = await ledger.fetch(memId, { ...options, format: 'full', offset: 0, maxChars: ENVELOPE.length })
+  if (head !== ENVELOPE) return null
   const text = await ledger.fetch(memId, { ...options, format: 'full', offset: 0, maxChars: 0 })
   return typeof text === 'string' ? parseEnvelope(text, memId) : null
 }
