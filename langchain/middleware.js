@@ -6,7 +6,7 @@
 
 const { RECALL_TOOL_NAME, cachedCacheModelFor } = require('../core/index.js')
 const { setup } = require('./setup.js')
-const { offloaded } = require('./offload.js')
+const { offloaded, withFreshBlocks } = require('./offload.js')
 const { compact } = require('./compact.js')
 const { blockFormFor, withBlockForm } = require('./block-form.js')
 const { refuseAsHook } = require('./misuse.js')
@@ -37,7 +37,9 @@ function toolMemoryMiddleware(options) {
         else others += toolChars(t)
       }
       const env = { toolChars: others, systemChars: systemChars(request), recallToolChars: recall }
-      const { messages } = await compact(request.messages, ledger, policy, nsOf(request.runtime), env)
+      const ns = nsOf(request.runtime)
+      const fresh = o.offload === true ? await withFreshBlocks(request.messages, ledger, ns) : request.messages
+      const { messages } = await compact(fresh, ledger, policy, ns, env)
       return handler({ ...request, messages: withBlockForm(messages, blockFormFor(request.model)) })
     },
     wrapToolCall:

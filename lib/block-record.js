@@ -125,4 +125,4 @@ function parseEnvelope(text, memId) {
   }
 }
 
-module.exports = { recordBlocks, fetchBlock, parseEnvelope, factsOf, ENVELOPE }
+module.exports = { recordBlocks, fetchBlock, parseEnvelope, factsOf, blockLine, ENVELOPE }
