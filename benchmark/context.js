@@ -33,6 +33,7 @@ const { price, CHARS_PER_TOKEN, INPUT_USD_PER_MTOK } = require('./context/pricin
 const { lineChart } = require('./context/svg.js')
 const { floorCost, oracleCost } = require('./context/oracle.js')
 const T = require('./context/tables.js')
+const { browserRows, browserTable } = require('./context/browser.js')
 
 // Every replay's agent listens on one abort signal per call: hundreds in a recorded loop.
 events.setMaxListeners(1000)
@@ -269,8 +270,14 @@ async function main() {
     }
   }
 
+  // The browser-agent conversation (images; issue 40): its own table, priced with each image at its provider's formula.
+  const browser = await browserRows()
+  const browserMd = browserTable(browser)
+  console.log(`\n## Browser agent: 30 steps with screenshots, two look-backs\n\n${browserMd}`)
+  lines.push('', '## Browser agent (screenshots)', '', browserMd)
+
   fs.mkdirSync(OUT, { recursive: true })
-  fs.writeFileSync(path.join(OUT, 'context.json'), JSON.stringify({ rows, sweep }, (k, v) => (v === Infinity ? 'Infinity' : v), 1))
+  fs.writeFileSync(path.join(OUT, 'context.json'), JSON.stringify({ rows, sweep, browser }, (k, v) => (v === Infinity ? 'Infinity' : v), 1))
   fs.writeFileSync(path.join(OUT, 'context.md'), lines.join('\n') + '\n')
   if (WRITE) {
     fs.writeFileSync(SVG, svg)
