@@ -8,5 +8,5 @@ mod held_buffer;
 #[cfg(feature = "test-hooks")]
 pub mod hooks;
 pub mod napi_ledger;
-mod napi_media;
+pub mod napi_media;
 mod napi_text;
