@@ -207,7 +207,8 @@ function recallTool(ledger, nsOf, maxOutputChars, report = null) {
         }
         // An image or a document comes back as itself (standard blocks; the middleware
         // puts them in the form the model's provider accepts: langchain/block-form.js).
-        const block = typeof memId === 'string' && /^trm_[0-9a-f]{12}$/.test(memId.trim()) && typeof ledger.fetchBlock === 'function' ? await ledger.fetchBlock(memId.trim(), { namespace: ns }) : null
+        // A ledger that fails or is closed here is answered by the recall below, in its words.
+        const block = typeof memId === 'string' && /^trm_[0-9a-f]{12}$/.test(memId.trim()) && typeof ledger.fetchBlock === 'function' ? await ledger.fetchBlock(memId.trim(), { namespace: ns }).catch(() => null) : null
         if (block !== null) {
           const { tool: content } = blocksAnswer([block])
           answered(memId, ns, opts, content[0].text, refilled)
