@@ -4,15 +4,12 @@
 // over HTTP and stops on SIGTERM, closing its ledger.
 
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { execFileSync, spawn } = require('node:child_process')
 
 const root = path.join(__dirname, '..')
 const example = path.join(root, 'examples', 'agent-server')
 const readme = fs.readFileSync(path.join(example, 'README.md'), 'utf8')
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'symfonic-example-'))
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 
 test('the README gives the build and start commands this test runs', () => {
   expect(readme).toContain('npx tsc -p examples/agent-server/tsconfig.build.json\n')
@@ -24,10 +21,15 @@ test('built and started as documented, it answers a request, and stops on SIGTER
   execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'examples/agent-server/tsconfig.build.json'], { cwd: root, stdio: 'pipe' })
   expect(fs.readdirSync(path.join(example, 'dist')).sort()).toEqual(['agent.js', 'main.js', 'scripted-model.js', 'server.js'])
 
-  const ledgerFile = path.join(dir, 'ledger.db')
+  // Its ledger's default file is in dist/ (ignored by git), not the clone's root.
+  const ledgerFile = path.join(example, 'dist', 'ledger.db')
+  const inRoot = () => fs.readdirSync(root).filter((f) => f.startsWith('ledger.db'))
+  const before = inRoot()
+  const env = { ...process.env, MODEL: 'scripted', PORT: '0' }
+  delete env.LEDGER_FILE
   const server = spawn(process.execPath, ['examples/agent-server/dist/main.js'], {
     cwd: root,
-    env: { ...process.env, MODEL: 'scripted', PORT: '0', LEDGER_FILE: ledgerFile },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const exited = new Promise((resolve) => server.on('exit', (code, signal) => resolve({ code, signal })))
@@ -52,4 +54,6 @@ test('built and started as documented, it answers a request, and stops on SIGTER
   if (process.platform !== 'win32') expect({ code, signal }).toEqual({ code: 0, signal: null })
   // The catalog went to the ledger's SQLite file (offload), which outlives the server.
   expect(fs.statSync(ledgerFile).size).toBeGreaterThan(0)
+  expect(inRoot()).toEqual(before)
+  fs.rmSync(path.join(example, 'dist'), { recursive: true, force: true })
 }, 120000)

@@ -82,6 +82,35 @@ describe('close()', () => {
   })
 })
 
+describe('errors from the native side', () => {
+  // Each call in its own async function: the frame the stack must name.
+  const calls = {
+    record: (l) => l.record({ toolCallId: 'c', toolName: 't', content: 'x' }),
+    fetch: (l) => l.fetch('trm_0123456789ab'),
+    handle: (l) => l.handle('trm_0123456789ab'),
+    stub: (l) => l.stub('trm_0123456789ab'),
+    has: (l) => l.has('trm_0123456789ab'),
+    delete: (l) => l.delete('trm_0123456789ab'),
+    clear: (l) => l.clear(),
+  }
+  test('carry the stack of the code that awaited them, their code and message kept', async () => {
+    const l = new Ledger()
+    await l.close()
+    for (const [name, call] of Object.entries(calls)) {
+      const appCode = { [`app_${name}`]: async () => await call(l) }[`app_${name}`]
+      const e = await appCode().catch((err) => err)
+      expect(e.code).toBe('ERR_SYMFONIC_CLOSED')
+      expect(e.message).toMatch(new RegExp(`^ERR_SYMFONIC_CLOSED: Ledger\\.${name}\\(.*\\): the ledger is closed`))
+      expect(e.stack).toMatch(new RegExp(`^Error: ${e.message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n\\s+at (async )?app_${name} \\(.*ledger-close\\.test\\.js:\\d+:\\d+\\)`))
+    }
+    // A failed open too.
+    const openIt = async () => await Ledger.open({ store: `sqlite:${path.join(dir, 'no-such-dir', 'x.db')}` })
+    const e = await openIt().catch((err) => err)
+    expect(e.code).toBe('ERR_SYMFONIC_STORE')
+    expect(e.stack).toMatch(/\n\s+at (async )?openIt \(.*ledger-close\.test\.js:\d+:\d+\)/)
+  })
+})
+
 describe('Ledger.open(options)', () => {
   test('resolves to a Ledger (a subclass too), its store open; without a store at once', async () => {
     const a = await Ledger.open()

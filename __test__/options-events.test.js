@@ -27,6 +27,9 @@ describe('unknown options: a TypeError naming the function, with the closest val
     [() => toolPaletteMiddleware({ roleTools: { action: ['a'] }, onEvent: 'x' }), /^toolPaletteMiddleware\(options\): onEvent must be a function/],
     [() => new StaticPaletteResolver({ roleTools: {}, loger: console }), /^new StaticPaletteResolver\(options\): unknown option "loger"; did you mean "logger"\?/],
     [() => new Ledger({ maxbytes: 10 }), /^new Ledger\(options\): unknown option "maxbytes"; did you mean "maxBytes"\?/],
+    // A name without its unit: the name with it.
+    [() => new Ledger({ ttl: 60 }), /^new Ledger\(options\): unknown option "ttl"; did you mean "ttlSeconds"\?/],
+    [() => new Ledger().recordSync({ toolCallId: 'a', toolName: 't', content: 'x', ttl: 5 }), /^Ledger.recordSync\(input\): unknown option "ttl"; did you mean "ttlSeconds"\?/],
     [() => new Ledger().fetchSync('trm_0123456789ab', { json_path: 'a' }), /^Ledger.fetchSync\(memId, options\): unknown option "json_path"; did you mean "jsonPath"\?/],
     [() => new Ledger().recordSync({ toolCallId: 'a', toolName: 't', contents: 'x' }), /^Ledger.recordSync\(input\): unknown option "contents"; did you mean "content"\?/],
     [() => toolMemoryMiddleware({ ledger: { fetch() {} } }), /^toolMemoryMiddleware\(options\): ledger must be a Ledger or an object with record\(\), fetch\(\), handle\(\), stub\(\) \(missing: record, handle, stub\)/],

@@ -33,6 +33,9 @@ test('the first code that runs is the one-line integration, in five to ten lines
   expect(code.length).toBeGreaterThanOrEqual(5)
   expect(code.length).toBeLessThanOrEqual(10)
   expect(example.code).toContain('middleware: [toolMemoryMiddleware()]')
+  // ES-module code says so, and how to run it, in the words before it.
+  const { isEsm } = require('../scripts/doctest.js')
+  if (isEsm(example.code)) expect(lines.slice(example.line - 5, example.line - 1).join(' ')).toMatch(/as an ES module .*`app\.mjs`.*"type": "module"/)
   const output = blocks[first + 1]
   expect([output.lang, output.flags]).toEqual(['text', ['output']])
   expect(output.code).toMatch(/^\[symfonic\.tool_memory v2\]\ntool=get_catalog call_id=call_1\nmem=trm_[0-9a-f]{12} size=\d+ chars\n/)

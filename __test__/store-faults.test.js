@@ -150,6 +150,26 @@ describe('Redis hung (SIGSTOP)', () => {
       server.resume()
     }
   }, 15000)
+
+  test('Ledger.open waits its whole bound, the default one (5000 ms) and one past the client\'s two connection attempts of 2 s, then says it timed out', async () => {
+    const server = await redis()
+    server.pause()
+    try {
+      const t0 = performance.now()
+      const [byDefault, longer] = await Promise.all([timed(t0, Ledger.open({ store: server.url })), timed(t0, Ledger.open({ store: server.url, timeoutMs: 6000 }))])
+      for (const [r, bound] of [
+        [byDefault, 5000],
+        [longer, 6000],
+      ]) {
+        expect(r.error).toMatchObject({ code: 'ERR_SYMFONIC_STORE_TIMEOUT' })
+        expect(r.error.message).toMatch(new RegExp(`^ERR_SYMFONIC_STORE_TIMEOUT: store open failed: .*: no answer within ${bound} ms$`))
+        expect(r.ms).toBeGreaterThan(bound - 20)
+        expect(r.ms).toBeLessThan(bound + SLACK)
+      }
+    } finally {
+      server.resume()
+    }
+  }, 15000)
 })
 
 describe('Redis killed and restarted (AOF, appendfsync always)', () => {

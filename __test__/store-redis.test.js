@@ -80,6 +80,8 @@ describe('new Ledger({ store: "redis://…" })', () => {
     expect(e.code).toBe('ERR_SYMFONIC_STORE')
     // The store opens in the background; its failure is each call's.
     expect(e.message).toMatch(/^ERR_SYMFONIC_STORE: store open failed: redis:\/\/:\*\*\*@127\.0\.0\.1:1\/0: .*not recorded/)
+    // Refused: nothing listens at that port.
+    expect(e.message).toMatch(/: Connection refused .*\(is Redis running at this address\?\); /)
     expect(e.message).not.toMatch(/secret/)
   })
 })

@@ -63,6 +63,9 @@ describe('new Ledger({ store })', () => {
     expect(() => new Ledger({ store: 'sqlite:' })).toThrow(/store must be 'sqlite:<path>'/)
     expect(() => new Ledger({ store: 'sqlite::memory' })).toThrow(/not supported/)
     expect(() => new Ledger({ store: 'sqlite:file:x.db' })).toThrow(/not supported/)
+    // The URL form of ORMs would read as a path from the root: refused, naming the form meant.
+    expect(() => new Ledger({ store: 'sqlite://./ledger2.db' })).toThrow(/^new Ledger\(options\): store 'sqlite:\/\/\.\/ledger2\.db' is a URL; .* 'sqlite:\.\/ledger2\.db'$/)
+    expect(() => new Ledger({ store: 'sqlite:///tmp/ledger2.db' })).toThrow(/'sqlite:\/tmp\/ledger2\.db'$/)
     expect(() => new Ledger({ store: [] })).toThrow(/^new Ledger\(options\): a list of Redis seed URLs may not be empty$/)
     expect(() => new Ledger({ store: ['sqlite:x'] })).toThrow(/a Redis store is 'redis:\/\/host:port\/db', got 'sqlite:x'/)
     expect(() => new Ledger({ store: 42 })).toThrow(/^new Ledger\(options\): store must be a string or an array of strings \(got number 42\)$/)

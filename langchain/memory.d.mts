@@ -283,10 +283,11 @@ export declare function toolMemoryMiddleware(options?: ToolMemoryOptions): ToolM
 /**
  * `toolMemoryMiddleware` itself is not a middleware: passed without calling it, it is a `TypeError` when
  * the agent is built (reading this property throws), and typed as this message so that
- * TypeScript refuses it there too.
+ * TypeScript refuses it there too, quoting it (in a tuple: tsc widens a bare string literal to
+ * `string` in its error).
  */
 export declare namespace toolMemoryMiddleware {
-  const wrapModelCall: 'toolMemoryMiddleware makes a middleware: call it, toolMemoryMiddleware()'
+  const wrapModelCall: readonly ['toolMemoryMiddleware makes a middleware: call it, toolMemoryMiddleware()']
 }
 
 /** The state a `toolMemoryPreModelHook` reads. */
@@ -309,9 +310,10 @@ export interface ToolMemoryPreModelHook {
   readonly ledger: Ledger
   /**
    * Not a middleware: `createAgent({ middleware: [hook] })` throws a `TypeError` when the agent is built
-   * (reading this property throws). Typed as this message so that TypeScript refuses it there too.
+   * (reading this property throws). Typed as this message (in a tuple, which tsc's error quotes) so that
+   * TypeScript refuses it there too.
    */
-  readonly beforeModel: 'toolMemoryPreModelHook() is a createReactAgent preModelHook; in createAgent use toolMemoryMiddleware()'
+  readonly beforeModel: readonly ['toolMemoryPreModelHook() is a createReactAgent preModelHook; in createAgent use toolMemoryMiddleware()']
   /**
    * With `offload: true`: the same tools, wrapped so that each result over `evictChars` goes to the
    * ledger's store and the state keeps its stub (`tools: [...hook.offloadTools(tools), hook.tool]`).
@@ -324,10 +326,11 @@ export declare function toolMemoryPreModelHook(options?: ToolMemoryOptions): Too
 /**
  * `toolMemoryPreModelHook` itself is not a preModelHook: passed without calling it, it is a `TypeError` when
  * the agent is built (reading this property throws), and typed as this message so that
- * TypeScript refuses it there too.
+ * TypeScript refuses it there too, quoting it (in a tuple: tsc widens a bare string literal to
+ * `string` in its error).
  */
 export declare namespace toolMemoryPreModelHook {
-  const wrapModelCall: 'toolMemoryPreModelHook makes a preModelHook: call it, toolMemoryPreModelHook()'
+  const wrapModelCall: readonly ['toolMemoryPreModelHook makes a preModelHook: call it, toolMemoryPreModelHook()']
 }
 
 /**

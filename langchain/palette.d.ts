@@ -101,8 +101,9 @@ export declare function toolPaletteMiddleware(options: ToolPaletteMiddlewareOpti
 /**
  * `toolPaletteMiddleware` itself is not a middleware: passed without calling it, it is a `TypeError` when
  * the agent is built (reading this property throws), and typed as this message so that
- * TypeScript refuses it there too.
+ * TypeScript refuses it there too, quoting it (in a tuple: tsc widens a bare string literal to
+ * `string` in its error).
  */
 export declare namespace toolPaletteMiddleware {
-  const wrapModelCall: 'toolPaletteMiddleware makes a middleware: call it, toolPaletteMiddleware({ roleTools, role })'
+  const wrapModelCall: readonly ['toolPaletteMiddleware makes a middleware: call it, toolPaletteMiddleware({ roleTools, role })']
 }

@@ -188,11 +188,25 @@ function syncAllowed(ledger, where, instead) {
 // One entry's lookup or removal (`Ledger.<method>(memId, options)`): its
 // argument mistakes reject, as its store failures do.
 function entryCall(method, memId, options, keys, call) {
-  return rejecting(() => {
-    const where = `Ledger.${method}(memId, options)`
-    requiredString(where, 'memId', memId)
-    return call(fetchOptions(where, options, keys))
-  })
+  return withStack(
+    rejecting(() => {
+      const where = `Ledger.${method}(memId, options)`
+      requiredString(where, 'memId', memId)
+      return call(fetchOptions(where, options, keys))
+    }),
+  )
+}
+
+// A native call's error settles on the event loop, with no JS frame in its
+// stack: it gets the frames of the code awaiting it (V8's async stack trace).
+async function withStack(promise) {
+  try {
+    return await promise
+  } catch (e) {
+    // (Not `instanceof Error`: the addon's errors may come from another realm, as under jest.)
+    if (e !== null && typeof e === 'object' && typeof e.stack === 'string' && !/\n\s+at /.test(e.stack)) Error.captureStackTrace(e, withStack)
+    throw e
+  }
 }
 
 // An async method's argument mistakes reject (as its store failures do).
@@ -218,7 +232,7 @@ class Ledger extends binding.Ledger {
   static async open(options) {
     const ledger = new this(options, OPEN)
     try {
-      await ledger.__opened()
+      await withStack(ledger.__opened())
     } catch (e) {
       await ledger.close().catch(() => {})
       throw e
@@ -258,7 +272,7 @@ class Ledger extends binding.Ledger {
     }
     // A Buffer over the limit, or a namespace too long, never waits its turn: the native call refuses it at once.
     const refused = c.length > binding.MAX_CONTENT_BYTES || tooLong(checked.namespace)
-    return inFlight.get(this).run(weightOf(c), start, refused)
+    return withStack(inFlight.get(this).run(weightOf(c), start, refused))
   }
 
   recordSync(input) {
@@ -275,7 +289,7 @@ class Ledger extends binding.Ledger {
     } catch (e) {
       return Promise.reject(e)
     }
-    return super.fetch(memId, options)
+    return withStack(super.fetch(memId, options))
   }
 
   fetchSync(memId, options) {
@@ -307,7 +321,7 @@ class Ledger extends binding.Ledger {
   }
 
   clear(options) {
-    return rejecting(() => super.clear(fetchOptions('Ledger.clear(options)', options, ENTRY_KEYS)))
+    return withStack(rejecting(() => super.clear(fetchOptions('Ledger.clear(options)', options, ENTRY_KEYS))))
   }
 
   // Results made of content blocks (lib/block-record.js).

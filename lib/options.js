@@ -63,6 +63,13 @@ function closest(key, known) {
   return bestD <= Math.max(1, Math.floor(key.length / 3)) ? best : undefined
 }
 
+// An option's name without its unit or qualifier ("ttl" for "ttlSeconds",
+// "timeout" for "timeoutMs"): a known name that is `key` and one more word.
+function qualified(key, known) {
+  const lower = key.toLowerCase()
+  return known.find((k) => k.length > key.length && k.toLowerCase().startsWith(lower) && /[A-Z_]/.test(k[key.length]))
+}
+
 /**
  * Rejects keys of `options` that are not in `known`:
  * `fn: unknown option "roletools"; did you mean "roleTools"?`. `path` prefixes
@@ -77,7 +84,7 @@ function checkKeys(fn, options, known, path = '') {
   }
   for (const k of keys) {
     if (known.includes(k)) continue
-    const near = closest(k, known)
+    const near = closest(k, known) ?? qualified(k, known)
     throw new TypeError(`${fn}: unknown option "${path}${k}"${near ? `; did you mean "${path}${near}"?` : ''} (known: ${known.join(', ')})`)
   }
 }

@@ -5,8 +5,9 @@
 // documentation cannot drift from the package.
 //
 // The rule, by the block's info string:
-//   js, mjs, cjs, ts      run as written (ts: type-checked under strict and
-//                         exactOptionalPropertyTypes, then run);
+//   js, mjs, cjs, ts      run as written (ts: type-checked under strict,
+//                         exactOptionalPropertyTypes and noUncheckedIndexedAccess,
+//                         then run);
 //   ts test, js test      a jest test file: type-checked (ts), then run by jest;
 //   ts typecheck,
 //   js typecheck          type-checked only (for fragments that need your app,
@@ -217,6 +218,7 @@ async function main() {
           strict: true,
           // What `tsc --init` enables beside strict: the docs' types must hold under it.
           exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true,
           target: 'ES2022',
           module: 'nodenext',
           moduleResolution: 'nodenext',
@@ -300,4 +302,4 @@ if (require.main === module) {
   })
 }
 
-module.exports = { blocksOf, modeOf, extensionOf, outputMismatch }
+module.exports = { blocksOf, modeOf, extensionOf, outputMismatch, isEsm }

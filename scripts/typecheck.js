@@ -42,3 +42,34 @@ if (failed) {
   console.error(`${failed} of ${modes.length} module modes failed to type-check`)
   process.exit(1)
 }
+
+// Mistakes whose error must carry its hint (__test__/types/misuse): each line
+// after an `// error: <text>` comment fails, and tsc's message for it
+// contains <text>; no other line fails. tsc widens a string literal in an
+// error to 'string', which is why the hints are typed as they are.
+const misuse = '__test__/types/misuse'
+process.stdout.write(`typecheck ${misuse} (each error carries its hint)\n`)
+const r = spawnSync(process.execPath, [tsc, '-p', misuse, '--pretty', 'false'], { cwd: root, encoding: 'utf8' })
+const source = fs.readFileSync(path.join(root, misuse, 'uncalled.cts'), 'utf8').split('\n')
+const expected = new Map() // line (1-based) -> hint
+source.forEach((l, i) => {
+  const m = /^\/\/ error: (.+)$/.exec(l)
+  if (m) expected.set(i + 2, m[1])
+})
+const errors = new Map() // line -> the error's text, its elaboration included
+let at = null
+for (const l of r.stdout.split('\n')) {
+  const m = /^[^(]+\((\d+),\d+\): error /.exec(l)
+  if (m) at = Number(m[1])
+  if (at !== null) errors.set(at, (errors.get(at) || '') + l + '\n')
+}
+const wrong = []
+for (const [line, hint] of expected) {
+  if (!errors.has(line)) wrong.push(`line ${line}: no error (expected one saying ${JSON.stringify(hint)})`)
+  else if (!errors.get(line).includes(hint)) wrong.push(`line ${line}: the error does not say ${JSON.stringify(hint)}:\n${errors.get(line)}`)
+}
+for (const [line, text] of errors) if (!expected.has(line)) wrong.push(`line ${line}: unexpected error:\n${text}`)
+if (wrong.length > 0 || r.status === null) {
+  console.error(`${misuse}/uncalled.cts:\n${wrong.join('\n')}${r.stderr}`)
+  process.exit(1)
+}

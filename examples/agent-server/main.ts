@@ -6,8 +6,10 @@
 // MODEL: a model id such as 'anthropic:claude-sonnet-4-5' (its provider
 // package installed and its API key in the environment), or 'scripted' for
 // the offline scripted model. PORT (default 3000; 0: any free port) and
-// LEDGER_FILE (default ./ledger.db).
+// LEDGER_FILE (default dist/ledger.db, beside this file once built: git
+// ignores dist/, so a clone stays clean).
 
+import { join } from 'node:path'
 import { startServer } from './server'
 import { scriptedModel } from './scripted-model'
 
@@ -15,7 +17,7 @@ async function main(): Promise<void> {
   const model = process.env.MODEL ?? 'anthropic:claude-sonnet-4-5'
   const server = await startServer({
     model: model === 'scripted' ? scriptedModel() : model,
-    ledgerFile: process.env.LEDGER_FILE ?? './ledger.db',
+    ledgerFile: process.env.LEDGER_FILE ?? join(__dirname, 'ledger.db'),
     port: Number(process.env.PORT ?? 3000),
   })
   console.log(`listening on ${server.url} (model ${model})`)

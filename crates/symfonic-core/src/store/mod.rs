@@ -245,6 +245,13 @@ impl StoreSpec {
                         "store '{s}' is not supported; give a file path ('sqlite:./ledger.db') or 'sqlite::memory:'"
                     ));
                 }
+                // The URL form of ORMs (`sqlite://./x.db`, `sqlite:///abs/x.db`)
+                // would read as a path from the root.
+                if let Some(rest) = path.strip_prefix("//") {
+                    return Err(format!(
+                        "store '{s}' is a URL; a SQLite store is 'sqlite:' and a file path, without '//': 'sqlite:{rest}'"
+                    ));
+                }
                 // Without a cwd (deleted), left relative: the open says what fails.
                 let absolute = std::path::absolute(path).ok();
                 let path = absolute.as_deref().and_then(|p| p.to_str()).unwrap_or(path);
@@ -409,9 +416,15 @@ mod tests {
             "./ledger.db",
             "sqlite::memory",
             "sqlite:file:x.db",
+            "sqlite://./ledger.db",
+            "sqlite:///tmp/ledger.db",
         ] {
             assert!(StoreSpec::parse(bad).is_err(), "{bad}");
         }
+        assert_eq!(
+            StoreSpec::parse("sqlite:///tmp/x.db").unwrap_err(),
+            "store 'sqlite:///tmp/x.db' is a URL; a SQLite store is 'sqlite:' and a file path, without '//': 'sqlite:/tmp/x.db'"
+        );
     }
 
     #[test]

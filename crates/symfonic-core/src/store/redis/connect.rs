@@ -174,6 +174,12 @@ fn open_failure(shown: &str, e: RedisError) -> StoreError {
             format!("{shown}: the server at this address closed the connection: it is not a Redis server, or it refused this client (check the URL's host, port and TLS: rediss:// for a server that wants TLS)"),
         );
     }
+    if e.is_connection_refusal() {
+        return StoreError::new(
+            "open",
+            format!("{shown}: {e} (is Redis running at this address?)"),
+        );
+    }
     StoreError::new("open", format!("{shown}: {e}"))
 }
 
@@ -191,28 +197,35 @@ pub(super) async fn open(
     let fail = |e: RedisError| open_failure(&shown, e);
     let connect_timeout = CONNECT_TIMEOUT.min(bound);
     let mut first: Option<ConnectionManager> = None;
-    let mut last_error = None;
-    for url in &spec.urls {
-        let client = Client::open(url.as_str()).map_err(fail)?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(connect_timeout))
-            .set_response_timeout(Some(bound))
-            .set_number_of_retries(1)
-            .set_min_delay(Duration::from_millis(50))
-            .set_max_delay(Duration::from_millis(500));
-        match deadline
-            .within(ConnectionManager::new_with_config(client, config))
-            .await
-        {
-            Some(Ok(m)) => {
-                first = Some(m);
-                break;
+    let mut last_error: Option<RedisError> = None;
+    while first.is_none() {
+        for url in &spec.urls {
+            let client = Client::open(url.as_str()).map_err(fail)?;
+            let config = ConnectionManagerConfig::new()
+                .set_connection_timeout(Some(connect_timeout))
+                .set_response_timeout(Some(bound))
+                .set_number_of_retries(1)
+                .set_min_delay(Duration::from_millis(50))
+                .set_max_delay(Duration::from_millis(500));
+            match deadline
+                .within(ConnectionManager::new_with_config(client, config))
+                .await
+            {
+                Some(Ok(m)) => {
+                    first = Some(m);
+                    break;
+                }
+                Some(Err(e)) if names_a_db(url) && e.to_string().contains("cluster mode") => {
+                    return Err(only_db0(url));
+                }
+                Some(Err(e)) => last_error = Some(e),
+                None => return Err(timed_out()),
             }
-            Some(Err(e)) if names_a_db(url) && e.to_string().contains("cluster mode") => {
-                return Err(only_db0(url));
-            }
-            Some(Err(e)) => last_error = Some(e),
-            None => return Err(timed_out()),
+        }
+        // A server that accepts and never answers (stopped, overloaded) times
+        // out each attempt: try again until the call's own bound, which says so.
+        if !last_error.as_ref().is_some_and(RedisError::is_timeout) {
+            break;
         }
     }
     let Some(mut manager) = first else {
