@@ -39,24 +39,24 @@ function remember(cache, key, entry) {
 
 // Records one tool result unless this ledger already holds it under the same
 // call id and text: `result` is { callId, toolName, text, args } (`args` as
-// `callArgs` reads them: they only feed the stub's one-line summary).
+// `callArgs` reads them: they only feed the stub's one-line summary), and
+// `blocks`, the original content, for a result made of content blocks
+// (recorded by `ledger.recordBlocks`; `text` then stands for its content).
 async function recordOnce(ledger, cache, ns, result) {
   const key = ns + '\0' + result.callId
   const hit = cache.byCall.get(key)
   if (hit !== undefined && hit.text === result.text) return hit
-  const handle = await ledger.record({
-    toolCallId: result.callId,
-    toolName: result.toolName,
-    toolArgs: result.args,
-    content: result.text,
-    namespace: ns,
-  })
-  const entry = { text: result.text, memId: handle.memId, stub: handle.stub, evicted: new Map() }
+  const input = { toolCallId: result.callId, toolName: result.toolName, toolArgs: result.args, content: result.blocks ?? result.text, namespace: ns }
+  if (result.blocks !== undefined && typeof ledger.recordBlocks !== 'function') throw new Error('this ledger records no content blocks (no recordBlocks)')
+  const handle = await (result.blocks !== undefined ? ledger.recordBlocks(input) : ledger.record(input))
+  const entry = { text: result.text, memId: handle.memId, stub: handle.stub, evicted: new Map(), blocks: result.blocks !== undefined }
   remember(cache, key, entry)
   return entry
 }
 
 async function evictedStub(ledger, entry, ns, previewChars) {
+  // The stub of a result of blocks lists its blocks: the ledger's own stub of its text does not.
+  if (entry.blocks) return entry.stub
   let stub = entry.evicted.get(previewChars)
   if (stub === undefined) {
     stub = await ledger.stub(entry.memId, { namespace: ns, previewChars })

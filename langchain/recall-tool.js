@@ -6,6 +6,7 @@
 
 const { recall, memIdFor, MAX_OUTPUT_CHARS } = require('../index.js')
 const { recallAnswer } = require('../lib/recall.js')
+const { blocksAnswer } = require('../lib/block-answer.js')
 const { tool } = require('@langchain/core/tools')
 // zod/v4 exists in zod >= 3.25 and in zod 4: the same API (and .meta) either way.
 const { z } = require('zod/v4')
@@ -158,6 +159,15 @@ function recallTool(ledger, nsOf, maxOutputChars, report = null) {
           // A failed lookup leaves the answer to the recall (which names no server to the
           // model); the store's own words go to the app's logger and onEvent.
           if (report !== null) report.storeFailed(memId, ns, err)
+        }
+        // An image or a document comes back as itself (standard blocks; the middleware
+        // puts them in the form the model's provider accepts: langchain/block-form.js).
+        // A ledger that fails or is closed here is answered by the recall below, in its words.
+        const block = typeof memId === 'string' && /^trm_[0-9a-f]{12}$/.test(memId.trim()) && typeof ledger.fetchBlock === 'function' ? await ledger.fetchBlock(memId.trim(), { namespace: ns }).catch(() => null) : null
+        if (block !== null) {
+          const { tool: content } = blocksAnswer([block])
+          answered(memId, ns, opts, content[0].text, refilled)
+          return content
         }
         return answered(memId, ns, opts, await recall(ledger, memId, opts), refilled)
       } catch {

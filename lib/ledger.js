@@ -7,6 +7,7 @@ const binding = require('./native.js')
 
 const { fail, isPlainObject, checkKeys, isNamespace, NAMESPACE_TEXT } = require('./options.js')
 const { InFlight, weightOf, resized } = require('./in-flight.js')
+const blockRecord = require('./block-record.js')
 
 function requiredString(where, name, v) {
   if (typeof v !== 'string' || v.length === 0) throw fail(where, `${name} must be a non-empty string`, v)
@@ -316,6 +317,15 @@ class Ledger extends binding.Ledger {
 
   clear(options) {
     return withStack(rejecting(() => super.clear(fetchOptions('Ledger.clear(options)', options, ENTRY_KEYS))))
+  }
+
+  // Results made of content blocks (lib/block-record.js).
+  recordBlocks(input) {
+    return rejecting(() => blockRecord.recordBlocks(this, input))
+  }
+
+  fetchBlock(memId, options) {
+    return entryCall('fetchBlock', memId, options, ENTRY_KEYS, (o) => blockRecord.fetchBlock(this, memId, o))
   }
 }
 

@@ -8,4 +8,5 @@ mod held_buffer;
 #[cfg(feature = "test-hooks")]
 pub mod hooks;
 pub mod napi_ledger;
+pub mod napi_media;
 mod napi_text;
