@@ -10,6 +10,7 @@ const MEM_ID_ERROR = '[tool_memory error: mem_id must be a non-empty string]'
 
 const { fail, isPlainObject, checkKeys, checkLedger, isNamespace, NAMESPACE_TEXT } = require('./options.js')
 const { InFlight, weightOf, resized } = require('./in-flight.js')
+const crossing = require('./crossing.js')
 const { argumentMistake } = require('./recall-args.js')
 
 function requiredString(where, name, v) {
@@ -250,13 +251,14 @@ class Ledger extends binding.Ledger {
     const c = checked.content
     const len = c.length
     const startedAt = Date.now()
+    // A Buffer over the limit, or a namespace too long, never waits its turn: the native call refuses it at once.
+    const refused = c.length > binding.MAX_CONTENT_BYTES || tooLong(checked.namespace)
     const start = () => {
       // A Buffer that waited its turn is read now: it must be the one given.
       if (c.length !== len) throw resized(len, c)
-      return super.record(checked, startedAt)
+      if (refused || !crossing.isLong(c)) return super.record(checked, startedAt)
+      return crossing.gather(c).then((units) => super.record({ ...checked, content: units }, startedAt))
     }
-    // A Buffer over the limit, or a namespace too long, never waits its turn: the native call refuses it at once.
-    const refused = c.length > binding.MAX_CONTENT_BYTES || tooLong(checked.namespace)
     return inFlight.get(this).run(weightOf(c), start, refused)
   }
 

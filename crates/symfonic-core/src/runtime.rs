@@ -49,18 +49,28 @@ pub fn cpu_slots() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4))
 }
 
-/// Runs `f` on the runtime's blocking pool once one of [`cpu_slots`] is
-/// free; `None` if `deadline` passes first. Work still running then is
-/// abandoned and its output dropped; it holds its slot until it ends, so
-/// long work takes the deadline along and checks it between its phases
-/// (a record's analysis does) to end soon after its caller gave up.
-pub async fn cpu<T, F>(deadline: Deadline, f: F) -> Option<T>
+/// The queue CPU work waits in for its slot. Reads (an answer, a payload
+/// reloaded from the store) never wait behind the analysis of records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    /// A record's analysis, a store write's checks.
+    Record,
+    /// A fetch or recall answer, an entry read back from the store.
+    Read,
+}
+
+/// Runs `f` on the runtime's blocking pool once one of [`cpu_slots`] of
+/// its `lane` is free; `None` if `deadline` passes first. Work still running
+/// then is abandoned and its output dropped; it holds its slot until it
+/// ends, so long work takes the deadline along and checks it between its
+/// phases (a record's analysis does) to end soon after its caller gave up.
+pub async fn cpu<T, F>(lane: Lane, deadline: Deadline, f: F) -> Option<T>
 where
     T: Send + 'static,
     F: FnOnce() -> T + Send + 'static,
 {
-    static SLOTS: OnceLock<Semaphore> = OnceLock::new();
-    let slots = SLOTS.get_or_init(|| Semaphore::new(cpu_slots()));
+    static SLOTS: [OnceLock<Semaphore>; 2] = [OnceLock::new(), OnceLock::new()];
+    let slots = SLOTS[lane as usize].get_or_init(|| Semaphore::new(cpu_slots()));
     // (`within` polls its future before its timer: a free slot would win.)
     if deadline.passed() {
         return None;
@@ -84,13 +94,13 @@ pub const INLINE_BYTES: usize = 64 << 10;
 
 /// [`cpu`] for work on a payload of `bytes` bytes: in the calling task when
 /// it is at most [`INLINE_BYTES`], else on the blocking pool.
-pub async fn cpu_for<T, F>(deadline: Deadline, bytes: usize, f: F) -> Option<T>
+pub async fn cpu_for<T, F>(lane: Lane, deadline: Deadline, bytes: usize, f: F) -> Option<T>
 where
     T: Send + 'static,
     F: FnOnce() -> T + Send + 'static,
 {
     if bytes > INLINE_BYTES {
-        return cpu(deadline, f).await;
+        return cpu(lane, deadline, f).await;
     }
     (!deadline.passed()).then(f)
 }
@@ -158,14 +168,14 @@ mod tests {
         assert!(d.passed());
         let d = Deadline::after(Duration::from_secs(5));
         assert_eq!(block_on(d.within(async { 7 })).unwrap(), Some(7));
-        let out = block_on(cpu(d, || 6 * 7)).unwrap();
+        let out = block_on(cpu(Lane::Read, d, || 6 * 7)).unwrap();
         assert_eq!(out, Some(42));
         // A deadline already passed: the work never starts.
         let gone = Deadline::after(Duration::ZERO);
         let ran = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let r = ran.clone();
         std::thread::sleep(Duration::from_millis(1));
-        let out = block_on(cpu(gone, move || {
+        let out = block_on(cpu(Lane::Record, gone, move || {
             r.store(true, std::sync::atomic::Ordering::SeqCst)
         }))
         .unwrap();
@@ -178,7 +188,7 @@ mod tests {
         let d = Deadline::after(Duration::from_millis(30));
         let (tx, rx) = std::sync::mpsc::channel();
         let started = Instant::now();
-        block_on(cpu(d, move || {
+        block_on(cpu(Lane::Record, d, move || {
             let start = Instant::now();
             // Phases of 5 ms each, for 10 s unless the deadline passes.
             while start.elapsed() < Duration::from_secs(10) && !d.passed() {

@@ -92,6 +92,13 @@ pub fn resolve(payload: &[u8], index: &JsonIndex, path: &str) -> Result<Resolved
     select::resolve(payload, index, path)
 }
 
+/// Whether `path` is a valid singular query whose every step over this
+/// payload is a bounded scan (an index, or a key of an object that is small
+/// or has member hashes): its answer costs microseconds whatever the size.
+pub fn bounded_lookup(payload: &[u8], index: &JsonIndex, path: &str) -> bool {
+    path::parse(path).is_ok_and(|q| q.is_singular()) && index.key_lookups_bounded(payload)
+}
+
 /// The text of the value at byte `node`, as written in the payload.
 pub fn node_text<'a>(payload: &'a [u8], index: &JsonIndex, node: usize) -> &'a [u8] {
     let end = index.value_end(payload, node);
