@@ -76,6 +76,24 @@ where
         return None;
     }
     let permit = deadline.within(slots.acquire()).await?.ok()?;
+    if lane == Lane::Record {
+        if let Some(pool) = record_pool() {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            let job: Job = Box::new(move || {
+                let _slot = permit;
+                let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+            });
+            if pool.send(job).is_ok() {
+                return match deadline.within(rx).await? {
+                    Ok(Ok(v)) => Some(v),
+                    // The closure panicked: carry the panic to the caller's own guard.
+                    Ok(Err(panic)) => std::panic::resume_unwind(panic),
+                    Err(_) => None,
+                };
+            }
+            return None;
+        }
+    }
     let work = tokio::task::spawn_blocking(move || {
         let _slot = permit;
         f()
@@ -85,6 +103,53 @@ where
         // The closure panicked: carry the panic to the caller's own guard.
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
         Err(_) => None,
+    }
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// The record lane's threads, [`cpu_slots`] of them, started on first use
+/// (`None` if the OS refused them: the blocking pool serves instead). On
+/// Linux they are `SCHED_BATCH` threads: as fair a share of the CPUs as any
+/// other, but a record's work that starts, or a record's second index
+/// thread, never preempts a running thread when it wakes, so the JS thread
+/// is not put behind a record's analysis for a scheduler's slice (what the
+/// wake of a shared pool thread did). Threads of their own, so that reads
+/// on the blocking pool keep the ordinary policy.
+fn record_pool() -> Option<&'static std::sync::mpsc::Sender<Job>> {
+    static POOL: OnceLock<Option<std::sync::mpsc::Sender<Job>>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<Job>();
+        let rx = std::sync::Arc::new(std::sync::Mutex::new(rx));
+        for _ in 0..cpu_slots() {
+            let rx = rx.clone();
+            let spawned = std::thread::Builder::new()
+                .name("symfonic-record".into())
+                .spawn(move || {
+                    batch_policy();
+                    loop {
+                        let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                        match job {
+                            Ok(job) => job(),
+                            Err(_) => return,
+                        }
+                    }
+                });
+            spawned.ok()?;
+        }
+        Some(tx)
+    })
+    .as_ref()
+}
+
+/// `SCHED_BATCH` for the calling thread (Linux: the policy is per thread; a
+/// refusal leaves it as it was).
+fn batch_policy() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: a plain syscall on the calling thread.
+    unsafe {
+        let p = libc::sched_param { sched_priority: 0 };
+        libc::sched_setscheduler(0, libc::SCHED_BATCH, &p);
     }
 }
 

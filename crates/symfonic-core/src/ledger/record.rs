@@ -161,6 +161,7 @@ impl Shared {
         deadline: Deadline,
     ) -> Result<Option<Prepared>, LedgerError> {
         check_namespace(&req.namespace)?;
+        self.gate();
         // Held bytes whose owner is gone: the JS env that made the call has ended.
         let content = std::mem::take(&mut req.content)
             .settle()
