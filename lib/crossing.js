@@ -42,8 +42,12 @@ function pump() {
 function copySlices() {
   pumping = false
   const end = performance.now() + TURN_MS
+  let copied = false
   do {
     const job = queue[0]
+    // A string's first read may flatten it (V8 copies all of it then): it starts a turn of its own.
+    if (job.into === null && copied) break
+    copied = true
     try {
       job.into ??= binding.__gather(job.s.length)
       const to = Math.min(job.at + SLICE_UNITS, job.s.length)

@@ -473,4 +473,6 @@ fn wait<T>(f: impl std::future::Future<Output = Result<T, StoreError>>) -> Resul
 }
 
 #[cfg(test)]
+mod read_now_tests;
+#[cfg(test)]
 mod tests;
