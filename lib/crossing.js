@@ -1,7 +1,7 @@
 'use strict'
 // A long string crossing into an async `record`: its UTF-16 units are copied
 // into the native side a slice at a time (`__gatherSlice`, into a spare
-// buffer whose pages are mapped), for at most TURN_MS of each turn of the
+// buffer whose pages are mapped), for at most TURN_MS (1 ms) of each turn of the
 // event loop, first come first served across records, so that no turn copies
 // megabytes: a 5 MB string copied whole held the loop 1-5 ms, longer when
 // its pages were fresh. The string is read as it is when each slice is
@@ -15,7 +15,7 @@ const binding = require('./native.js')
 // 256 Ki units (512 KiB): a copy of about 0.05-0.2 ms.
 const SLICE_UNITS = 1 << 18
 // Each turn copies slices until this much of it has passed.
-const TURN_MS = 0.5
+const TURN_MS = 1
 
 const queue = []
 let pumping = false
@@ -41,13 +41,12 @@ function pump() {
 
 function copySlices() {
   pumping = false
-  const end = performance.now() + TURN_MS
-  let copied = false
+  const start = performance.now()
+  const end = start + TURN_MS
   do {
     const job = queue[0]
-    // A string's first read may flatten it (V8 copies all of it then): it starts a turn of its own.
-    if (job.into === null && copied) break
-    copied = true
+    // A string's first read may flatten it (V8 copies all of it then): not late in a turn.
+    if (job.into === null && performance.now() > start + TURN_MS / 4) break
     try {
       job.into ??= binding.__gather(job.s.length)
       const to = Math.min(job.at + SLICE_UNITS, job.s.length)

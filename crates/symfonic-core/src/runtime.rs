@@ -59,8 +59,20 @@ pub enum Lane {
     Read,
 }
 
-/// Runs `f` on the runtime's blocking pool once one of [`cpu_slots`] of
-/// its `lane` is free; `None` if `deadline` passes first. Work still running
+impl Lane {
+    /// CPU stages of the lane at once: [`cpu_slots`] records; twice that
+    /// many reads, which are short, so that one long read (an entry
+    /// re-indexed from the store) does not hold the others behind it.
+    pub fn slots(self) -> usize {
+        match self {
+            Lane::Record => cpu_slots(),
+            Lane::Read => 2 * cpu_slots(),
+        }
+    }
+}
+
+/// Runs `f` on the runtime's blocking pool once one of the [`Lane::slots`]
+/// of its `lane` is free; `None` if `deadline` passes first. Work still running
 /// then is abandoned and its output dropped; it holds its slot until it
 /// ends, so long work takes the deadline along and checks it between its
 /// phases (a record's analysis does) to end soon after its caller gave up.
@@ -70,7 +82,7 @@ where
     F: FnOnce() -> T + Send + 'static,
 {
     static SLOTS: [OnceLock<Semaphore>; 2] = [OnceLock::new(), OnceLock::new()];
-    let slots = SLOTS[lane as usize].get_or_init(|| Semaphore::new(cpu_slots()));
+    let slots = SLOTS[lane as usize].get_or_init(|| Semaphore::new(lane.slots()));
     // (`within` polls its future before its timer: a free slot would win.)
     if deadline.passed() {
         return None;

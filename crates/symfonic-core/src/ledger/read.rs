@@ -316,12 +316,19 @@ impl Ledger {
         if self.is_shut() {
             return Err(LedgerError::Closed);
         }
-        if !matches!(found, Ok(Found::Entry(_))) {
-            return Ok(Self::answer(found, &namespace, &mem_id, &spec, max_output));
-        }
         let bytes = match &found {
-            Ok(Found::Entry(e)) => e.text.as_bytes().len(),
-            _ => 0,
+            Ok(Found::Entry(e)) => {
+                // A bounded answer (an entry just read back from the store) needs no hop.
+                if let Some(a) = recall::quick_answer(e, &spec, max_output) {
+                    return Ok(if max_output == usize::MAX {
+                        a.into_buf()
+                    } else {
+                        recall::cap_answer(e, a, max_output)
+                    });
+                }
+                e.text.as_bytes().len()
+            }
+            _ => return Ok(Self::answer(found, &namespace, &mem_id, &spec, max_output)),
         };
         let (ns, id) = (namespace.clone(), mem_id.clone());
         let answer = cpu_for(Lane::Read, deadline, bytes, move || {
