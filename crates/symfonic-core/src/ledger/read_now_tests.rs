@@ -99,6 +99,14 @@ fn work_that_grows_with_the_payload_is_left_to_the_read_lane_held() {
 }
 
 #[test]
+fn a_pattern_is_left_to_the_read_lane_even_on_a_small_payload() {
+    let (l, id) = ledger_with("INFO ok\nERROR boom\n".repeat(10));
+    let grep = FetchSpec::default().with_reads(Some(r"\p{Lu}+ boom".into()), None, None, None);
+    assert!(matches!(l.read_now("", &id, &grep, usize::MAX), Err(Some(_))));
+    assert!(l.read_now("", &id, &query("boom"), usize::MAX).is_ok());
+}
+
+#[test]
 fn a_rare_query_is_answered_now_once_the_query_index_is_built() {
     let mut log: String = (0..40_000)
         .map(|i| format!("INFO worker-{} request {i}\n", i % 8))

@@ -27,6 +27,11 @@ const QUICK_FOLDED_BYTES: usize = QUICK_BYTES / 4;
 /// `fetch`), which bounds what a full read or a range copies.
 pub fn quick_answer<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) -> Option<Answer<'a>> {
     let bytes = e.text.as_bytes();
+    // A regex compiles in up to milliseconds (Unicode classes), whatever the
+    // payload (a json path takes precedence over it).
+    if spec.pattern.is_some() && spec.json_path.is_none() {
+        return None;
+    }
     if bytes.len() <= QUICK_BYTES {
         return Some(fetch_entry(e, spec, max_output));
     }
@@ -42,9 +47,8 @@ pub fn quick_answer<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) ->
             None
         };
     }
-    // A regex compiles in up to milliseconds (Unicode classes), and a line
-    // range is found by counting lines.
-    if spec.pattern.is_some() || spec.lines.is_some() {
+    // A line range is found by counting lines.
+    if spec.lines.is_some() {
         return None;
     }
     if let Some(q) = &spec.query {
