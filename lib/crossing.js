@@ -1,21 +1,18 @@
 'use strict'
 // A long string crossing into an async `record`: its UTF-16 units are copied
 // into the native side a slice at a time (`__gatherSlice`, into a spare
-// buffer whose pages are mapped), for at most TURN_MS (1 ms) of each turn of the
-// event loop, first come first served across records, so that no turn copies
-// megabytes: a 5 MB string copied whole held the loop 1-5 ms, longer when
-// its pages were fresh. The string is read as it is when each slice is
+// buffer whose pages are mapped), one slice per turn of the event loop, first
+// come first served across records, so that no turn copies megabytes (a
+// 5 MB string copied whole held the loop 1-5 ms, longer when its pages were
+// fresh). The string is read as it is when each slice is
 // taken; strings are immutable, so the units are those of the call. (V8
 // flattens a concatenated string at its first read, whoever reads it: that
 // one copy is V8's.) Shorter strings, Buffers and `recordSync` copy at once.
 
-const { performance } = require('node:perf_hooks')
 const binding = require('./native.js')
 
 // 256 Ki units (512 KiB): a copy of about 0.05-0.2 ms.
 const SLICE_UNITS = 1 << 18
-// Each turn copies slices until this much of it has passed.
-const TURN_MS = 1
 
 const queue = []
 let pumping = false
@@ -36,31 +33,26 @@ function gather(s) {
 function pump() {
   if (pumping || queue.length === 0) return
   pumping = true
-  setImmediate(copySlices)
+  setImmediate(copySlice)
 }
 
-function copySlices() {
+// One slice per turn (setImmediate queued while immediates run waits for the next turn).
+function copySlice() {
   pumping = false
-  const start = performance.now()
-  const end = start + TURN_MS
-  do {
-    const job = queue[0]
-    // A string's first read may flatten it (V8 copies all of it then): not late in a turn.
-    if (job.into === null && performance.now() > start + TURN_MS / 4) break
-    try {
-      job.into ??= binding.__gather(job.s.length)
-      const to = Math.min(job.at + SLICE_UNITS, job.s.length)
-      binding.__gatherSlice(job.into, job.s.slice(job.at, to))
-      job.at = to
-      if (to === job.s.length) {
-        queue.shift()
-        job.resolve(job.into)
-      }
-    } catch (e) {
+  const job = queue[0]
+  try {
+    job.into ??= binding.__gather(job.s.length)
+    const to = Math.min(job.at + SLICE_UNITS, job.s.length)
+    binding.__gatherSlice(job.into, job.s.slice(job.at, to))
+    job.at = to
+    if (to === job.s.length) {
       queue.shift()
-      job.reject(e)
+      job.resolve(job.into)
     }
-  } while (queue.length > 0 && performance.now() < end)
+  } catch (e) {
+    queue.shift()
+    job.reject(e)
+  }
   pump()
 }
 
