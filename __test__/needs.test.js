@@ -19,6 +19,7 @@ const NEEDS = {
   '__test__/blocks.test.js': ['redis-server'],
   '__test__/bounds.test.js': ['redis-server', 'sqlite3'],
   '__test__/external-memory.test.js': ['cargo'],
+  '__test__/reads-beside-records.test.js': ['cargo'],
   '__test__/recall-store-answers.test.js': ['redis-server'],
   '__test__/safety.test.js': ['cargo'],
   '__test__/store-cluster.test.js': ['redis-server', 'redis-cli'],
@@ -62,7 +63,7 @@ test('without the programs, jest leaves out exactly the files that need them, an
   expect(skipped.map((s) => s.file)).toEqual(Object.keys(NEEDS))
   expect(notice(skipped).split('\n')).toEqual([
     '12 test files not run: cargo, redis-cli, redis-server, sqlite3 are not on the PATH.',
-    '  cargo (a Rust toolchain, as for npm install from a clone: https://rustup.rs): external-memory.test.js, safety.test.js, store-redis.test.js, store-sqlite.test.js, stubs-real.test.js',
+    '  cargo (a Rust toolchain, as for npm install from a clone: https://rustup.rs): external-memory.test.js, reads-beside-records.test.js, safety.test.js, store-redis.test.js, store-sqlite.test.js, stubs-real.test.js',
     '  redis-cli (Debian/Ubuntu: sudo apt-get install redis-tools; macOS: brew install redis): store-cluster.test.js',
     '  redis-server (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis): blocks.test.js, bounds.test.js, recall-store-answers.test.js, store-cluster.test.js, store-eviction.test.js, store-faults.test.js, store-redis.test.js, store-rows.test.js',
     '  sqlite3 (Debian/Ubuntu: sudo apt-get install sqlite3; macOS: brew install sqlite): bounds.test.js, store-faults.test.js, store-rows.test.js, store-sqlite.test.js, stubs-real.test.js',

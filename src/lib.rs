@@ -9,4 +9,4 @@ mod held_buffer;
 pub mod hooks;
 pub mod napi_ledger;
 pub mod napi_media;
-mod napi_text;
+pub mod napi_text;
