@@ -10,7 +10,7 @@ const { resolveOptions, COMPACT_KEYS, RECALL_TOOL_NAME, cachedCacheModelFor } = 
 const { refillFromCache } = require('../core/record-cache.js')
 const { optionsObject, checkLedger, isNamespace, NAMESPACE_TEXT, fail } = require('../lib/options.js')
 const { FORMATS } = require('../lib/recall-args.js')
-const { answerRecall, recallDescription, checkCap } = require('../lib/recall-answer.js')
+const { answerRecall, recallDescription } = require('../lib/recall-call.js')
 // Warnings once per logger, events through onEvent: the reporter has no LangChain in it.
 const { reporter } = require('../langchain/report.js')
 const { compactItems } = require('./compact.js')
@@ -90,7 +90,10 @@ function toolMemory(options) {
   if (o.namespace != null && typeof o.namespace !== 'function' && !isNamespace(o.namespace)) {
     throw fail(FN, `namespace must be ${NAMESPACE_TEXT} or a function of the run's context`, o.namespace)
   }
-  const maxOutputChars = o.recallMaxChars == null ? MAX_OUTPUT_CHARS : checkCap(FN, 'recallMaxChars', o.recallMaxChars)
+  if (o.recallMaxChars != null && (!Number.isSafeInteger(o.recallMaxChars) || o.recallMaxChars < 1)) {
+    throw fail(FN, 'recallMaxChars must be a whole number of characters, at least 1', o.recallMaxChars)
+  }
+  const maxOutputChars = o.recallMaxChars ?? MAX_OUTPUT_CHARS
   const compactOptions = { ...o }
   for (const k of ['ledger', 'store', 'namespace', 'recallMaxChars']) delete compactOptions[k]
   if (o.cacheModel != null) resolveOptions({ cacheModel: o.cacheModel }, FN)
