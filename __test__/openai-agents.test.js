@@ -132,7 +132,7 @@ describe('toolMemory(): the filter and the recall tool in a run', () => {
 
   test('the tool as the SDK invokes it never throws, whatever the arguments', async () => {
     const [recallTool] = toolMemory().tools
-    expect(recallTool.strict).toBe(true)
+    expect(recallTool.parameters.required).toEqual(['mem_id'])
     expect(recallTool.parameters.additionalProperties).toBe(false)
     for (const input of ['{}', '{"mem_id":null}', '{"mem_id":"trm_0","json_path":7,"lines":[1,2],"format":"bogus"}', '[1,2]', '"x"', 'null']) {
       const answer = await recallTool.invoke({ context: undefined }, input)

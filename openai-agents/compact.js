@@ -26,6 +26,8 @@ function unarchived(item, info, previewChars, reason) {
 const withOutput = (item, output) => markOurs({ ...item, output })
 
 const BREAKPOINT = Object.freeze({ mode: 'explicit' })
+// Replacements, per original item: { output, ns, kind, ledger, item, event, once }.
+const replaced = new WeakMap()
 // Marked copies, per item object and content: a mark that stays put costs nothing per call.
 const marked = new WeakMap()
 
@@ -58,8 +60,14 @@ async function compactItems(items, ledger, o, ns, env, report) {
   const { decisions, marks } = plan(plain, o, env)
   if (decisions.size === 0 && marks.length === 0) return items
   const out = items.slice()
-  const calls = new Map()
-  for (const p of plain) if (p.role === 'assistant') for (const c of p.calls) if (c.id) calls.set(c.id, c)
+  let calls = null
+  const callOf = (id) => {
+    if (calls === null) {
+      calls = new Map()
+      for (const p of plain) if (p.role === 'assistant') for (const c of p.calls) if (c.id) calls.set(c.id, c)
+    }
+    return calls.get(id)
+  }
   const cache = cacheFor(ledger)
   const events = []
   const event = (k, e, once) => {
@@ -69,13 +77,23 @@ async function compactItems(items, ledger, o, ns, env, report) {
   for (const [i, kind] of decisions) {
     const k = at[i]
     const item = items[k]
+    // Hot path: this very item was compacted before, the same way; nothing crosses into Rust.
+    const prev = replaced.get(item)
+    if (prev !== undefined && prev.output === item.output && prev.ns === ns && prev.kind === kind && prev.ledger === ledger) {
+      out[k] = prev.item
+      if (prev.event !== null) event(k, prev.event, prev.once)
+      continue
+    }
     const info = resultInfo(item)
-    const call = calls.get(item.callId)
+    const call = callOf(item.callId)
     const toolName = item.name || (call && call.name) || 'unknown_tool'
     const done = (text, memId, note) => {
       out[k] = withOutput(item, text)
       const shown = kind === 'evict' ? 'evict' : note ? 'note' : 'stub'
-      event(k, { type: 'compacted', kind: shown, toolCallId: item.callId, toolName, memId, namespace: ns, chars: info.chars, compactedChars: codePoints(text) }, `${ns}\0${item.callId}\0${shown}\0${memId}`)
+      const e = o.onEvent === undefined ? null : { type: 'compacted', kind: shown, toolCallId: item.callId, toolName, memId, namespace: ns, chars: info.chars, compactedChars: codePoints(text) }
+      const once = `${ns}\0${item.callId}\0${shown}\0${memId}`
+      replaced.set(item, { output: item.output, ns, kind, ledger, item: out[k], event: e, once })
+      if (e !== null) event(k, e, once)
     }
     if (kind === 'rnote') {
       const mem = call && call.args && call.args.mem_id

@@ -32,7 +32,7 @@ export interface ToolMemoryOptions<TContext = unknown> extends Omit<CompactOptio
 
 /** What `toolMemory` returns: spread `tools` into the agent's, pass `callModelInputFilter` to `run`. */
 export interface ToolMemory {
-  /** `[recall_tool_result]`, a strict function tool made with the SDK's `tool()`. */
+  /** `[recall_tool_result]`, a function tool made with the SDK's `tool()` (not strict: docs/openai-agents.md says why). */
   readonly tools: [FunctionTool<any, any, string>]
   /**
    * Compacts the model input before every call; asks the SDK for the items themselves

@@ -67,9 +67,15 @@ function resultInfo(item) {
 // item (a group's first) -> { items, plain }
 const plainCache = new WeakMap()
 
-function plainOfGroup(group) {
-  const hit = plainCache.get(group[0])
-  if (hit !== undefined && hit.items.length === group.length && hit.items.every((x, i) => x === group[i] && hit.guards[i] === guardOf(x))) return hit.plain
+// The plain message of items[from..to] (one model response), from the cache when unchanged.
+function plainOfGroup(items, from, to) {
+  const hit = plainCache.get(items[from])
+  if (hit !== undefined && hit.items.length === to - from + 1) {
+    let same = true
+    for (let j = 0; same && j < hit.items.length; j++) same = hit.items[j] === items[from + j] && hit.guards[j] === guardOf(items[from + j])
+    if (same) return hit.plain
+  }
+  const group = items.slice(from, to + 1)
   let text = ''
   let size = 0
   let markable = false
@@ -127,7 +133,7 @@ function plainMessages(items) {
     if (isAssistantPart(it)) {
       let j = i
       while (j + 1 < items.length && items[j + 1] !== null && typeof items[j + 1] === 'object' && isAssistantPart(items[j + 1])) j++
-      plain.push(plainOfGroup(items.slice(i, j + 1)))
+      plain.push(plainOfGroup(items, i, j))
       at.push(j)
       i = j
       continue

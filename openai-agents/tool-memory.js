@@ -18,20 +18,22 @@ const { compactItems } = require('./compact.js')
 const FN = 'toolMemory(options)'
 const KEYS = [...COMPACT_KEYS, 'ledger', 'store', 'recallMaxChars']
 
-// The recall tool's arguments (model-facing, snake_case), as a JSON schema the
-// SDK makes strict (every argument required, the optional ones nullable).
-// Values are not validated by the SDK: a wrong type gets a structured answer.
-const str = { type: 'string' }
+// The recall tool's arguments (model-facing, snake_case), as the LangChain
+// tool has them. Not strict: OpenAI's strict form (every argument required,
+// the optional ones nullable) makes the definition, which rides on every
+// request, about 180 characters longer, enough to tip the budget on recorded
+// conversations (benchmark/README.md); and the SDK validates no value
+// anyway: a wrong type, an unknown name or a null gets a structured answer.
 const RECALL_PARAMETERS = {
   type: 'object',
   properties: {
-    mem_id: str,
-    json_path: str,
-    pattern: str,
+    mem_id: { type: 'string' },
+    json_path: { type: 'string' },
+    pattern: { type: 'string' },
     ignore_case: { type: 'boolean' },
     context: { type: 'integer' },
-    lines: str,
-    query: str,
+    lines: { type: 'string' },
+    query: { type: 'string' },
     offset: { type: 'integer' },
     max_chars: { type: 'integer' },
     format: { type: 'string', enum: FORMATS },
@@ -110,7 +112,7 @@ function toolMemory(options) {
     name: RECALL_TOOL_NAME,
     description: recallDescription(maxOutputChars),
     parameters: RECALL_PARAMETERS,
-    strict: true,
+    strict: false,
     execute: (input, runContext) =>
       answerRecall(ledger, input, {
         nsOf: () => nsOf(runContext ? runContext.context : undefined),
