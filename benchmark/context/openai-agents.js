@@ -157,9 +157,11 @@ async function replayAgents(conv, options) {
 
 /**
  * ours / none through the Agents SDK beside the LangChain middleware's
- * (`rows`: context.js's compare rows), per conversation and cache model.
+ * (`rows`: context.js's compare rows), per conversation and cache model, as
+ * a Markdown table and a summary line.
  */
 async function agentsParity(convs, rows, caches) {
+  const T = require('./tables.js')
   const out = []
   for (const conv of convs) {
     const none = await replayAgents(conv, null)
@@ -167,11 +169,25 @@ async function agentsParity(convs, rows, caches) {
       const ours = await replayAgents(conv, { cacheModel: c })
       const ratio = price(ours.driver.requests, c).cost / price(none.driver.requests, c).cost
       const lc = rows.find((r) => r.conv === conv.name && r.cache === c)
-      const needs = ours.driver.stats.needs
-      out.push({ conv: conv.name, calls: conv.calls, cache: c, langchain: lc.oursVsNone, agents: ratio, diff: ratio / lc.oursVsNone - 1, needs, lost: ours.driver.stats.lost, msPerCall: ours.msPerCall })
+      const s = ours.driver.stats
+      // Scripted: still the cheapest strategy (within 2 %), beside LangChain's baselines.
+      const others = Math.min(...['contextEditing', 'python'].map((b) => lc.vsNone[b]), 1)
+      out.push({ conv, cache: c, calls: ours.calls, lc: lc.oursVsNone, agents: ratio, diff: ratio / lc.oursVsNone - 1, needs: s.needs, lost: s.lost, cheapest: ratio <= others * (1 + T.TOLERANCE), ms: ours.msPerCall, adapterMs: ours.adapterMsPerCall })
     }
   }
-  return out
+  const table = T.mdTable(
+    ['conversation', 'cache', 'model calls', 'LangChain ours / none', 'Agents SDK ours / none', 'difference', 'needs met', 'filter CPU ms / call', 'adapter CPU ms / call'],
+    out.map((r) => [r.conv.name, r.cache, r.calls, T.ratio(r.lc), T.ratio(r.agents), `${r.diff >= 0 ? '+' : ''}${(100 * r.diff).toFixed(1)}%${Math.abs(r.diff) > 0.02 ? ' **over 2 %**' : ''}`, `${r.needs - r.lost}/${r.needs}`, r.ms.toFixed(2), r.adapterMs.toFixed(2)]),
+    ['conversation', 'cache'],
+  )
+  const summary = caches.map((c) => {
+    const mine = out.filter((r) => r.cache === c)
+    const within = mine.filter((r) => Math.abs(r.diff) <= 0.02).length
+    const scripted = mine.filter((r) => !r.conv.recorded)
+    const longest = mine.reduce((a, r) => (r.calls > a.calls ? r : a))
+    return `${c}: within 2 % on ${within}/${mine.length}; scripted cheapest ${scripted.filter((r) => r.cheapest).length}/${scripted.length}; needs met ${mine.reduce((a, r) => a + r.needs - r.lost, 0)}/${mine.reduce((a, r) => a + r.needs, 0)}; adapter CPU at ${longest.calls} calls (${longest.conv.name}): ${longest.adapterMs.toFixed(2)} ms / call`
+  })
+  return { rows: out, table: `${table}\n\n${summary.map((l) => `- ${l}`).join('\n')}` }
 }
 
 module.exports = { replayAgents, agentsParity, asMessages }
