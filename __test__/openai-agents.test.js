@@ -93,6 +93,22 @@ describe('toolMemory(): the filter and the recall tool in a run', () => {
     expect(textOf(resultOf(again.inputs[2], 'c1'))).toBe(stubs[0])
   })
 
+  test('outputs as input_text parts are compacted as their joined text; one with an image never is', async () => {
+    const memory = toolMemory(EAGER)
+    const half = Math.floor(PAGE.length / 2)
+    const parts = tool({ name: 'parts', description: 'parts', parameters: noArgs, execute: async () => [{ type: 'text', text: PAGE.slice(0, half) }, { type: 'text', text: PAGE.slice(half) }] })
+    const image = tool({ name: 'image', description: 'image', parameters: noArgs, execute: async () => [{ type: 'text', text: LANGS }, { type: 'image', image: 'data:image/png;base64,iVBORw0KGgo=' }] })
+    const inputs = []
+    const steps = [() => [functionCall('parts', {}, { callId: 'p1' }), functionCall('image', {}, { callId: 'i1' })], call('read_langs', {}, 'c2'), say('ok')]
+    const agent = new Agent({ name: 'shop', model: model(steps, inputs), tools: [parts, image, ...appTools(), ...memory.tools] })
+    await run(agent, 'go', { callModelInputFilter: memory.callModelInputFilter })
+    expect(Array.isArray(resultOf(inputs[1], 'p1').output)).toBe(true) // as the SDK sends it: input_text parts
+    const stub = textOf(resultOf(inputs[2], 'p1'))
+    expect(stub.startsWith(HEADER)).toBe(true)
+    expect(await recall(memory.ledger, memIdIn(stub), { format: 'full' })).toBe(PAGE)
+    expect(resultOf(inputs[2], 'i1').output).toEqual(resultOf(inputs[1], 'i1').output)
+  })
+
   test('a result over evictChars is a stub at first sight', async () => {
     const memory = toolMemory()
     const { inputs } = await runWith(memory, [call('list_issues', {}, 'c1'), say('ok')])
