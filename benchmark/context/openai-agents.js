@@ -59,8 +59,10 @@ function asOutput(message) {
   const { assistantMessage, functionCall } = testing()
   const out = []
   const text = typeof message.content === 'string' ? message.content : ''
-  if (text) out.push(assistantMessage(text))
-  for (const c of message.tool_calls || []) out.push(functionCall(c.name, c.args || {}, { callId: c.id }))
+  const calls = message.tool_calls || []
+  // An answer without calls ends the turn, even an empty one (as an AIMessage('') does).
+  if (text || calls.length === 0) out.push(assistantMessage(text))
+  for (const c of calls) out.push(functionCall(c.name, c.args || {}, { callId: c.id }))
   return out
 }
 
@@ -90,7 +92,8 @@ function appTools(conv, driver) {
  * filter's time per call.
  */
 async function replayAgents(conv, options) {
-  const { Agent, run } = sdk()
+  const { Agent, run, setTracingDisabled } = sdk()
+  setTracingDisabled(true) // offline: no trace exporter
   const { ScriptedModel, modelResponder } = testing()
   const { toolMemory } = require('../../openai-agents/index.js')
   if (conv.recorded) for (const t of conv.turns) for (const s of t.steps) for (const n of s.needs) delete n.done
