@@ -17,7 +17,8 @@ if (process.argv[2] === 'without') {
   console.log('consumer: without @openai/agents the package loads, and toolMemory() says what to install: ok')
 } else {
   const { toolMemory } = await import('@symfonic/core/openai-agents')
-  const { Agent, run, tool } = await import('@openai/agents')
+  const { Agent, run, tool, setTracingDisabled } = await import('@openai/agents')
+  setTracingDisabled(true)
   const { ScriptedModel, modelResponder, functionCall, assistantMessage } = await import('@openai/agents/testing')
   const memory = toolMemory({ horizonCalls: Infinity, maxExtraCost: Infinity })
   const rows = JSON.stringify(Array.from({ length: 400 }, (_, i) => ({ id: i, name: `row ${i}` })))
@@ -28,7 +29,7 @@ if (process.argv[2] === 'without') {
   const model = new ScriptedModel([step([functionCall('a', {}, { callId: 'c1' })]), step([functionCall('b', {}, { callId: 'c2' })]), step([assistantMessage('ok')])])
   const result = await run(new Agent({ name: 'x', model, tools: [...tools, ...memory.tools] }), 'go', { callModelInputFilter: memory.callModelInputFilter })
   assert.equal(result.finalOutput, 'ok')
-  const last = seen[2].find((i) => i.callId === 'c1')
+  const last = seen[2].find((i) => i.type === 'function_call_result' && i.callId === 'c1')
   assert.match(typeof last.output === 'string' ? last.output : last.output.text, /^\[symfonic\.tool_memory v2\]/)
   console.log('consumer: a run with @openai/agents compacts a read result: ok')
 }
