@@ -3,7 +3,7 @@
 # platform package (with the release binary built by `npm ci`) and the main
 # package are packed, then installed into a fresh app with cargo and rustc off
 # the PATH, next to langchain, @langchain/core, @langchain/langgraph and zod
-# from the registry. The app requires and imports both entry points, runs a
+# from the registry (@openai/agents comes later: the package must load without it). The app requires and imports both entry points, runs a
 # createAgent with both middlewares, runs its own jest test, and type-checks
 # a CommonJS and an ESM consumer. Every package gets an `npm publish --dry-run`.
 set -euo pipefail
@@ -70,6 +70,12 @@ cp "$root"/.ci/consumer/agent.cjs "$root"/.ci/consumer/agent.mjs "$root"/.ci/con
 node agent.cjs
 node agent.mjs
 npx jest --ci consumer.test.js 2>&1 | tail -n 4
+
+echo "@symfonic/core/openai-agents: without the SDK, then with it"
+cp "$root"/.ci/consumer/openai-agents.mjs .
+node openai-agents.mjs without
+npm install --no-audit --no-fund --loglevel=error "@openai/agents@$(pin @openai/agents)"
+node openai-agents.mjs
 
 echo "docs/testing.md's set-up, as written, in an empty folder: its pinned dev dependencies, tsconfig.json, jest.config.js, and its tests through ts-jest"
 mkdir "$work/testing-docs"

@@ -175,6 +175,9 @@ async function main() {
   }
   log('\n## Recorded conversations (cost relative to no compaction; the cheapest strategy in bold; floor and oracle: what hindsight could reach)\n')
   block('real', T.mdTable(['conversation', 'kind', 'model calls', 'cache', 'none', 'contextEditing', 'python', 'ours', 'floor', 'oracle', 'ours / oracle saving', 'recalls', 'needs met'], real))
+  // The same conversations through the OpenAI Agents SDK adapter (benchmark/context/openai-agents.js).
+  log("\n## Through the OpenAI Agents SDK (@symfonic/core/openai-agents): ours / none beside the LangChain middleware's\n")
+  block('openai-agents', (await require('./context/openai-agents.js').agentsParity(all, rows, CACHE_MODELS)).table)
   log('')
   block(
     'sources',

@@ -214,4 +214,4 @@ async function replayWith(conv, strategy, driver, appToolsOf, usersOf) {
 /** Runs a scripted conversation through `strategy`. */
 const replay = (conv, strategy) => replayWith(conv, strategy, new Driver(conv), (driver) => appTools(conv, driver), (turn) => [turn.user])
 
-module.exports = { replay, replayWith, ScriptedChatModel, RECALL, MEM_ID, isRecallError }
+module.exports = { replay, replayWith, Driver, ScriptedChatModel, RECALL, MEM_ID, isRecallError }

@@ -209,4 +209,4 @@ async function replayRecorded(conv, strategy) {
   return replayWith(conv, strategy, new RecordedDriver(conv), (driver) => recordedTools(conv, driver), (turn) => turn.users)
 }
 
-module.exports = { recordedConversations, replayRecorded, isRecallError, scriptOf }
+module.exports = { recordedConversations, replayRecorded, RecordedDriver, isRecallError, scriptOf }
