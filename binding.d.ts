@@ -119,6 +119,36 @@ export declare class Ledger {
   stats(): LedgerStats
 }
 
+/** What a block's bytes say, never what its producer declared. */
+export interface BlockFacts {
+  /** `'png'`, `'jpeg'`, `'gif'`, `'webp'` or `'pdf'` when the magic bytes name one; else null. */
+  format?: string
+  /** The MIME type of `format`; else null. */
+  mimeType?: string
+  /** Length in bytes. */
+  bytes: number
+  /** Stored pixel width and height from the header (before any EXIF rotation); null for a PDF or an opaque block. */
+  width?: number
+  height?: number
+  /** Frames of a GIF or an animated WebP, when the whole file could be walked. */
+  frames?: number
+  /** A progressive JPEG. */
+  progressive: boolean
+  /** EXIF orientation 2–8 of a JPEG (1, the default, is null). */
+  orientation?: number
+  /** A PDF's page count, when its page tree is in plain objects. */
+  pages?: number
+  /**
+   * Why the block is opaque (`'empty'`, `'format not recognised'`,
+   * `'truncated or malformed header'`, `'absurd pixel size'`); null when its header was read.
+   */
+  opaque?: string
+  /** The declared MIME type names another format than the bytes. */
+  mismatch: boolean
+  /** The one-line description the stub shows, e.g. `png 1280×800, 193,497 bytes`. */
+  line: string
+}
+
 /**
  * Cuts a recall answer to `maxOutputChars` code points, marker included (for
  * answers from ledgers written in JS; the native Ledger cuts in `recall`).
@@ -138,6 +168,13 @@ export declare const DEFAULT_MAX_BYTES: number
 
 /** The default `timeoutMs` of a ledger with a store (5000). */
 export declare const DEFAULT_TIMEOUT_MS: number
+
+/**
+ * Reads a block's format and header facts from its bytes, without decoding
+ * it; `declaredMimeType` is compared with them, never trusted. Sync: it reads
+ * headers only (a PDF is scanned for its page tree).
+ */
+export declare function describeBlock(data: Uint8Array, declaredMimeType?: string | undefined | null): BlockFacts
 
 /** Options for `Ledger.handle`, `Ledger.has` and `Ledger.delete`: where the entry lives. */
 export interface EntryOptions {

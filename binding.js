@@ -839,6 +839,7 @@ module.exports.Ledger = nativeBinding.Ledger
 module.exports.capRecallOutput = nativeBinding.capRecallOutput
 module.exports.DEFAULT_MAX_BYTES = nativeBinding.DEFAULT_MAX_BYTES
 module.exports.DEFAULT_TIMEOUT_MS = nativeBinding.DEFAULT_TIMEOUT_MS
+module.exports.describeBlock = nativeBinding.describeBlock
 module.exports.MAX_CONTENT_BYTES = nativeBinding.MAX_CONTENT_BYTES
 module.exports.MAX_NAMESPACE_CHARS = nativeBinding.MAX_NAMESPACE_CHARS
 module.exports.MAX_OUTPUT_CHARS = nativeBinding.MAX_OUTPUT_CHARS

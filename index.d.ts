@@ -14,16 +14,28 @@ import type {
   EntryOptions,
   ClearOptions,
   LedgerStats,
+  BlockFacts,
 } from './binding'
 
-export type { LedgerOptions, RecordInput, ToolResultHandle, FetchOptions, StubOptions, EntryOptions, ClearOptions, LedgerStats }
-export { Ledger, memIdFor } from './binding'
+export type { LedgerOptions, RecordInput, ToolResultHandle, FetchOptions, StubOptions, EntryOptions, ClearOptions, LedgerStats, BlockFacts }
+export { Ledger, memIdFor, describeBlock } from './binding'
+export * from './lib/blocks'
 
 // What the JS entry adds to the native class.
 declare module './binding' {
   interface Ledger {
     /** `close()`, for `await using ledger = await Ledger.open(options)`. */
     [Symbol.asyncDispose](): Promise<void>
+    /**
+     * Records a result made of content blocks (docs/blocks.md): each image or
+     * file block as an entry of its own, the text blocks with one placeholder
+     * line per other block as the result's entry. Resolves to that entry's
+     * handle whose stub lists every block (its facts and the call that shows
+     * it again), and `blocks`.
+     */
+    recordBlocks(input: BlocksInput): Promise<BlocksHandle>
+    /** A block recorded by `recordBlocks`, its bytes and facts; null if `memId` is not a block or is gone. */
+    fetchBlock(memId: string, options?: EntryOptions | null): Promise<StoredBlock | null>
   }
   namespace Ledger {
     /**
@@ -35,6 +47,45 @@ declare module './binding' {
      */
     function open(options?: LedgerOptions | null): Promise<Ledger>
   }
+}
+
+/** The input of `Ledger.recordBlocks`: a `RecordInput` whose content is a list of content blocks. */
+export interface BlocksInput extends Omit<RecordInput, 'content'> {
+  content: unknown[]
+}
+
+/** One image or file block of a recorded result. */
+export interface RecordedBlock {
+  /** Its place in the content, from 1. */
+  index: number
+  /** Its own entry: `fetchBlock(memId)` gives it back. */
+  memId: string
+  type: 'image' | 'file'
+  /** The declared MIME type. */
+  mimeType: string | null
+  url: string | null
+  facts: BlockFacts
+}
+
+export interface BlocksHandle extends ToolResultHandle {
+  blocks: RecordedBlock[]
+}
+
+/** A block as `fetchBlock` gives it back. */
+export interface StoredBlock {
+  memId: string
+  type: 'image' | 'file'
+  /** The sniffed MIME type, else the declared one. */
+  mimeType: string | null
+  declaredMimeType: string | null
+  /** The bytes, byte for byte; null for a reference or data that is not base64. */
+  data: Buffer | null
+  /** The data as the block carried it (base64 text, kept even when invalid); null for a reference. */
+  base64: string | null
+  url: string | null
+  fileId: string | null
+  filename: string | null
+  facts: BlockFacts
 }
 
 /** The cap on what `recall` returns: 50,000 code points, marker included. */

@@ -15,6 +15,11 @@ exports.Ledger = ledger.Ledger
 exports.memIdFor = ledger.memIdFor
 exports.recall = recall
 
+const blocks = require('./lib/blocks.js')
+exports.readBlocks = blocks.readBlocks
+exports.blocksAnswer = require('./lib/block-answer.js').blocksAnswer
+exports.describeBlock = require('./lib/native.js').describeBlock
+
 exports.ROLES = palette.ROLES
 exports.StaticPaletteResolver = palette.StaticPaletteResolver
 exports.resolvePalette = palette.resolvePalette

@@ -3,7 +3,7 @@
 # platform package (with the release binary built by `npm ci`) and the main
 # package are packed, then installed into a fresh app with cargo and rustc off
 # the PATH, next to langchain, @langchain/core, @langchain/langgraph and zod
-# from the registry. The app requires and imports both entry points, runs a
+# from the registry (@openai/agents comes later: the package must load without it). The app requires and imports both entry points, runs a
 # createAgent with both middlewares, runs its own jest test, and type-checks
 # a CommonJS and an ESM consumer. Every package gets an `npm publish --dry-run`.
 set -euo pipefail
@@ -71,6 +71,11 @@ node agent.cjs
 node agent.mjs
 npx jest --ci consumer.test.js 2>&1 | tail -n 4
 
+echo "@symfonic/core/openai-agents: without the SDK, then with it"
+cp "$root"/.ci/consumer/openai-agents.mjs .
+node openai-agents.mjs without
+npm install --no-audit --no-fund --loglevel=error "@openai/agents@$(pin @openai/agents)"
+node openai-agents.mjs
 echo "without ai (an optional peer): every entry loads, and none loads ai"
 test ! -e node_modules/ai
 node -e '

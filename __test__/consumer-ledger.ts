@@ -15,6 +15,15 @@ import {
   type ClearOptions,
   type LedgerStats,
   type ToolResultLedgerLike,
+  describeBlock,
+  readBlocks,
+  blocksAnswer,
+  type BlocksHandle,
+  type RecordedBlock,
+  type StoredBlock,
+  type BlockFacts,
+  type NeutralBlock,
+  type BlockForm,
 } from '@symfonic/core'
 
 async function main(): Promise<void> {
@@ -83,6 +92,17 @@ async function main(): Promise<void> {
   ledger.__forceMemIdForTest(null)
   // @ts-expect-error the test hooks are not part of the typed API
   ledger.__panicForTest(false)
+  const shot: BlocksHandle = await ledger.recordBlocks({ toolCallId: 'c', toolName: 'screenshot', content: [{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] })
+  const firstBlock: RecordedBlock | undefined = shot.blocks[0]
+  const back: StoredBlock | null = await ledger.fetchBlock(shot.blocks[0]?.memId ?? '')
+  const facts: BlockFacts = describeBlock(Buffer.from('GIF89a'), 'image/gif')
+  const width: number | undefined = facts.width
+  const neutral: NeutralBlock[] | null = readBlocks([{ type: 'input_image', image_url: 'https://example.test/a.png' }])
+  const answer = blocksAnswer(back ? [back] : [], 'openai-chat')
+  const forms: BlockForm[] = ['standard', 'anthropic', 'openai-responses', 'openai-chat']
+  // @ts-expect-error a form is one of the four
+  blocksAnswer([], 'gemini')
+  console.log(shot.stub, firstBlock, facts.line, width, neutral, answer.followUp, forms)
   console.log(text, sync, maybe, stub, held, removed, clearedOne, cluster, cleared, n, computed, cap, a, b, grep, read, size, schema, preview, bad, storeCounts, stored, shared, ttlInput)
 }
 

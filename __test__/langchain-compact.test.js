@@ -224,15 +224,19 @@ describe('compactToolMessages: message shapes', () => {
     expect(typeof out[2].content).toBe('string')
   })
 
-  test('list content with a non-text block is never compacted (it could not be recalled as text)', async () => {
+  test('list content with an image is compacted block by block; with another non-text block, never', async () => {
     const ledger = new Ledger()
     const input = [
       new HumanMessage('q'),
       ...exchange('i1', 'screenshot', {}, [{ type: 'text', text: big }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }]),
+      ...exchange('i2', 'search', {}, [{ type: 'text', text: big }, { type: 'search_result', source: 'x' }]),
       new HumanMessage('next'),
     ]
     const out = await compactToolMessages(input, ledger, { ...OPTS, keepLastN: 0 })
-    expect(out[2]).toBe(input[2])
+    const lines = String(out[2].content).split('\n')
+    expect(lines[0]).toBe('[symfonic.tool_memory v2]')
+    expect(lines.at(-1)).toMatch(/^block 2: image opaque \(format not recognised\) \[declared image\/png, bytes disagree\], 3 bytes\. To see it again: recall_tool_result\(mem_id="trm_[0-9a-f]{12}"\)$/)
+    expect(out[4]).toBe(input[4])
   })
 
   test('a ToolMessage without a tool_call_id is never compacted', async () => {

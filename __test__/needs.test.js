@@ -16,8 +16,10 @@ const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'symfonic-needs-'))
 afterAll(() => fs.rmSync(empty, { recursive: true, force: true }))
 
 const NEEDS = {
+  '__test__/blocks.test.js': ['redis-server'],
   '__test__/bounds.test.js': ['redis-server', 'sqlite3'],
   '__test__/external-memory.test.js': ['cargo'],
+  '__test__/reads-beside-records.test.js': ['cargo'],
   '__test__/recall-store-answers.test.js': ['redis-server'],
   '__test__/safety.test.js': ['cargo'],
   '__test__/store-cluster.test.js': ['redis-server', 'redis-cli'],
@@ -60,10 +62,10 @@ test('without the programs, jest leaves out exactly the files that need them, an
   const skipped = gate(root, { PATH: empty })
   expect(skipped.map((s) => s.file)).toEqual(Object.keys(NEEDS))
   expect(notice(skipped).split('\n')).toEqual([
-    '11 test files not run: cargo, redis-cli, redis-server, sqlite3 are not on the PATH.',
-    '  cargo (a Rust toolchain, as for npm install from a clone: https://rustup.rs): external-memory.test.js, safety.test.js, store-redis.test.js, store-sqlite.test.js, stubs-real.test.js',
+    `${Object.keys(NEEDS).length} test files not run: cargo, redis-cli, redis-server, sqlite3 are not on the PATH.`,
+    '  cargo (a Rust toolchain, as for npm install from a clone: https://rustup.rs): external-memory.test.js, reads-beside-records.test.js, safety.test.js, store-redis.test.js, store-sqlite.test.js, stubs-real.test.js',
     '  redis-cli (Debian/Ubuntu: sudo apt-get install redis-tools; macOS: brew install redis): store-cluster.test.js',
-    '  redis-server (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis): bounds.test.js, recall-store-answers.test.js, store-cluster.test.js, store-eviction.test.js, store-faults.test.js, store-redis.test.js, store-rows.test.js',
+    '  redis-server (Debian/Ubuntu: sudo apt-get install redis-server; macOS: brew install redis): blocks.test.js, bounds.test.js, recall-store-answers.test.js, store-cluster.test.js, store-eviction.test.js, store-faults.test.js, store-redis.test.js, store-rows.test.js',
     '  sqlite3 (Debian/Ubuntu: sudo apt-get install sqlite3; macOS: brew install sqlite): bounds.test.js, store-faults.test.js, store-rows.test.js, store-sqlite.test.js, stubs-real.test.js',
     'Install them and run npm test again to run these files too.',
   ])
@@ -87,10 +89,10 @@ test('a left-out file named on the command line is named with its missing progra
 test('under CI a missing program fails the run, naming it', () => {
   const r = listTests({ PATH: empty, CI: 'true' })
   expect(r.status).not.toBe(0)
-  expect(r.stderr).toMatch(/CI=true: a program the tests need is missing, which fails the run instead of skipping them \(\.ci\/run installs them\)\.\n11 test files not run: cargo, redis-cli, redis-server, sqlite3/)
+  expect(r.stderr).toMatch(/CI=true: a program the tests need is missing, which fails the run instead of skipping them \(\.ci\/run installs them\)\.\n\d+ test files not run: cargo, redis-cli, redis-server, sqlite3/)
   expect(() => gate(root, { PATH: empty, CI: 'false' })).not.toThrow()
   // A CI machine that cannot have a program names it; the others still fail the run.
-  expect(gate(root, { PATH: empty, CI: 'true', SYMFONIC_TESTS_WITHOUT: 'redis-server,redis-cli,sqlite3,cargo' })).toHaveLength(11)
+  expect(gate(root, { PATH: empty, CI: 'true', SYMFONIC_TESTS_WITHOUT: 'redis-server,redis-cli,sqlite3,cargo' })).toHaveLength(Object.keys(NEEDS).length)
   expect(() => gate(root, { PATH: empty, CI: 'true', SYMFONIC_TESTS_WITHOUT: 'redis-server,redis-cli' })).toThrow(/sqlite3/)
 })
 

@@ -33,6 +33,7 @@ const { price, CHARS_PER_TOKEN, INPUT_USD_PER_MTOK } = require('./context/pricin
 const { lineChart } = require('./context/svg.js')
 const { floorCost, oracleCost } = require('./context/oracle.js')
 const T = require('./context/tables.js')
+const { browserRows, browserTable } = require('./context/browser.js')
 
 // Every replay's agent listens on one abort signal per call: hundreds in a recorded loop.
 events.setMaxListeners(1000)
@@ -46,6 +47,7 @@ const SVG = path.join(ROOT, 'docs', 'context-prompt-size.svg')
 const DOC = path.join(ROOT, 'docs', 'context-economics.md')
 const COMPACTION_DOC = path.join(ROOT, 'docs', 'compaction.md')
 const BENCH_README = path.join(__dirname, 'README.md')
+const BLOCKS_DOC = path.join(ROOT, 'docs', 'blocks.md')
 
 // The sweep: each option moved alone around the defaults of each cache model.
 const LINES = {
@@ -173,6 +175,9 @@ async function main() {
   }
   log('\n## Recorded conversations (cost relative to no compaction; the cheapest strategy in bold; floor and oracle: what hindsight could reach)\n')
   block('real', T.mdTable(['conversation', 'kind', 'model calls', 'cache', 'none', 'contextEditing', 'python', 'ours', 'floor', 'oracle', 'ours / oracle saving', 'recalls', 'needs met'], real))
+  // The same conversations through the OpenAI Agents SDK adapter (benchmark/context/openai-agents.js).
+  log("\n## Through the OpenAI Agents SDK (@symfonic/core/openai-agents): ours / none beside the LangChain middleware's\n")
+  block('openai-agents', (await require('./context/openai-agents.js').agentsParity(all, rows, CACHE_MODELS)).table)
   log('')
   block(
     'sources',
@@ -292,12 +297,17 @@ async function main() {
     }
   }
 
+  // The browser-agent conversation (images; issue 40): its own table, priced with each image at its provider's formula.
+  const browser = await browserRows()
+  log('\n## Browser agent: 30 steps with screenshots, two look-backs\n')
+  block('browser', browserTable(browser))
+
   fs.mkdirSync(OUT, { recursive: true })
-  fs.writeFileSync(path.join(OUT, 'context.json'), JSON.stringify({ rows, sweep }, (k, v) => (v === Infinity ? 'Infinity' : v), 1))
+  fs.writeFileSync(path.join(OUT, 'context.json'), JSON.stringify({ rows, sweep, browser }, (k, v) => (v === Infinity ? 'Infinity' : v), 1))
   fs.writeFileSync(path.join(OUT, 'context.md'), lines.join('\n') + '\n')
   if (WRITE) {
     fs.writeFileSync(SVG, svg)
-    for (const doc of [DOC, COMPACTION_DOC, BENCH_README]) {
+    for (const doc of [DOC, COMPACTION_DOC, BENCH_README, BLOCKS_DOC]) {
       const before = fs.readFileSync(doc, 'utf8')
       const after = before.replace(/<!-- bench:([a-z-]+) -->\n[\s\S]*?<!-- \/bench:\1 -->/g, (whole, name) => (name in blocks ? `<!-- bench:${name} -->\n${blocks[name]}\n<!-- /bench:${name} -->` : whole))
       if (after !== before) {

@@ -72,6 +72,7 @@ const { resultNote, recallNote } = require('./notes.js')
 const { codePoints, oneLine } = require('./text.js')
 const { callArgs } = require('./call-args.js')
 const { tokensOf } = require('./quotes.js')
+const { imageTokens } = require('./image-tokens.js')
 
 module.exports = {
   plan,
@@ -99,4 +100,5 @@ module.exports = {
   oneLine,
   callArgs,
   tokensOf,
+  imageTokens,
 }

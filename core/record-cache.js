@@ -39,24 +39,25 @@ function remember(cache, key, entry) {
 
 // Records one tool result unless this ledger already holds it under the same
 // call id and text: `result` is { callId, toolName, text, args } (`args` as
-// `callArgs` reads them: they only feed the stub's one-line summary).
+// `callArgs` reads them: they only feed the stub's one-line summary), and
+// `blocks`, the original content, for a result made of content blocks
+// (recorded by `ledger.recordBlocks`; `text` then stands for its content).
 async function recordOnce(ledger, cache, ns, result) {
   const key = ns + '\0' + result.callId
   const hit = cache.byCall.get(key)
   if (hit !== undefined && hit.text === result.text) return hit
-  const handle = await ledger.record({
-    toolCallId: result.callId,
-    toolName: result.toolName,
-    toolArgs: result.args,
-    content: result.text,
-    namespace: ns,
-  })
-  const entry = { text: result.text, memId: handle.memId, stub: handle.stub, evicted: new Map() }
+  const input = { toolCallId: result.callId, toolName: result.toolName, toolArgs: result.args, content: result.blocks ?? result.text, namespace: ns }
+  if (result.blocks !== undefined && typeof ledger.recordBlocks !== 'function') throw new Error('this ledger records no content blocks (no recordBlocks)')
+  const handle = await (result.blocks !== undefined ? ledger.recordBlocks(input) : ledger.record(input))
+  // toolName, args and the blocks are kept so a refill can record it again (refillFromCache).
+  const entry = { text: result.text, memId: handle.memId, stub: handle.stub, evicted: new Map(), blocks: result.blocks !== undefined, content: result.blocks, toolName: result.toolName, args: result.args }
   remember(cache, key, entry)
   return entry
 }
 
 async function evictedStub(ledger, entry, ns, previewChars) {
+  // The stub of a result of blocks lists its blocks: the ledger's own stub of its text does not.
+  if (entry.blocks) return entry.stub
   let stub = entry.evicted.get(previewChars)
   if (stub === undefined) {
     stub = await ledger.stub(entry.memId, { namespace: ns, previewChars })
@@ -66,4 +67,20 @@ async function evictedStub(ledger, entry, ns, previewChars) {
   return stub
 }
 
-module.exports = { cacheFor, recordOnce, evictedStub }
+// Records again, from this cache, the result `memId` names in namespace `ns`
+// (the ledger lost it: eviction, or a store that was emptied), for an adapter
+// whose framework keeps no state its recall tool can read. Answers
+// 'refilled' or 'absent', as a refill from state does.
+async function refillFromCache(ledger, ns, memId) {
+  const cache = cacheFor(ledger)
+  const prefix = ns + '\0'
+  for (const [key, e] of cache.byCall) {
+    if (e.memId !== memId || !key.startsWith(prefix)) continue
+    cache.byCall.delete(key)
+    await recordOnce(ledger, cache, ns, { callId: key.slice(prefix.length), toolName: e.toolName, text: e.text, args: e.args, blocks: e.content })
+    return 'refilled'
+  }
+  return 'absent'
+}
+
+module.exports = { cacheFor, recordOnce, evictedStub, refillFromCache }

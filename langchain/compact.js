@@ -205,7 +205,8 @@ async function compact(messages, ledger, o, ns, env) {
 // A result the policy compacts, in the form that earns its size: the ledger's
 // stub where it is small beside the result, the one-line note otherwise.
 function maskedMessage(m, entry, chars, toolName) {
-  if (stubEarns(chars, codePoints(entry.stub))) return toolMessageWith(m, entry.stub, { memId: entry.memId, compacted: true })
+  // A result of blocks keeps its stub: its lines say what each image was and how to see it again.
+  if (entry.blocks || stubEarns(chars, codePoints(entry.stub))) return toolMessageWith(m, entry.stub, { memId: entry.memId, compacted: true })
   return toolMessageWith(m, resultNote(toolName, chars, entry.memId), { memId: entry.memId, compacted: true, note: true })
 }
 

@@ -74,7 +74,9 @@ function plainMessage(m, count) {
     plain.callId = m.tool_call_id
     plain.name = m.name
     plain.chars = count === undefined || info.chars === 0 ? info.chars : sizeOf(info.text, count)
-    plain.textOnly = info.textOnly
+    // A result of blocks is compacted as text is: its blocks are recorded one by one.
+    plain.textOnly = info.textOnly || info.blocks !== null
+    plain.size += info.mediaChars
     plain.ours = info.compacted
   }
   cache.set(m, { content, info, plain })

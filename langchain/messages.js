@@ -4,7 +4,15 @@
 // AIMessages, and which messages are ours. No ledger here; conversation.js
 // maps them to the core's plain data.
 
-const { codePoints, callArgs } = require('../core/index.js')
+const { codePoints, callArgs, imageTokens } = require('../core/index.js')
+const { readBlocks, isBase64 } = require('../lib/blocks.js')
+const { describeBlock, memIdFor } = require('../lib/native.js')
+
+// A token is about four characters of text: images and documents are priced
+// in those characters, at the larger of the two providers' formulas (the
+// policy's decisions count characters; the cache model is per call).
+const CHARS_PER_TOKEN = 4
+const PDF_PAGE_TOKENS = 1500
 
 function msgType(m) {
   if (m == null || typeof m !== 'object') return undefined
@@ -56,9 +64,42 @@ function infoOf(m) {
   if (info !== undefined && info.content === content) return info
   const { text, textOnly } = contentText(content)
   const compacted = isOurs(m)
-  info = { content, text, textOnly, compacted, chars: compacted || !textOnly ? 0 : codePoints(text), memId: null }
+  info = { content, text, textOnly, compacted, chars: compacted || !textOnly ? 0 : codePoints(text), memId: null, blocks: null, mediaChars: 0 }
+  const blocks = compacted || textOnly ? null : readBlocks(content)
+  if (blocks !== null) blockInfo(info, blocks)
   infoCache.set(m, info)
   return info
+}
+
+// A result made of content blocks (images, documents beside text): recorded
+// block by block (Ledger.recordBlocks). Its `text` is its text blocks and one
+// line per other block naming its hash, so equal content is known as equal
+// without comparing megabytes of base64 again; `chars` adds what each block
+// costs a model, in characters.
+function blockInfo(info, blocks) {
+  const lines = []
+  let media = 0
+  for (const b of blocks) {
+    if (b.type === 'text') {
+      lines.push(b.text)
+      continue
+    }
+    const data = b.data ?? ''
+    lines.push(`[${b.type} ${b.mimeType ?? ''} ${data.length} ${data === '' ? (b.url ?? b.fileId ?? '') : memIdFor('', data)}]`)
+    media += CHARS_PER_TOKEN * blockTokens(b, data)
+  }
+  info.blocks = blocks
+  info.text = lines.join('\n')
+  info.mediaChars = media
+  info.chars = codePoints(info.text) + media
+}
+
+function blockTokens(b, data) {
+  if (!isBase64(data) || data === '') return Math.ceil(data.length / CHARS_PER_TOKEN)
+  const f = describeBlock(Buffer.from(data, 'base64'), b.mimeType ?? undefined)
+  if (f.format === 'pdf') return (f.pages ?? 1) * PDF_PAGE_TOKENS
+  if (f.width === undefined) return Math.ceil(data.length / CHARS_PER_TOKEN)
+  return Math.max(imageTokens(f.width, f.height, 'anthropic'), imageTokens(f.width, f.height, 'openai'))
 }
 
 // tool_call_id -> { name, args } from the AIMessages.
@@ -73,7 +114,9 @@ function toolCallIndex(messages) {
 
 // A ToolMessage as the record cache records it (core/record-cache.js).
 function resultOf(m, info, call) {
-  return { callId: m.tool_call_id, toolName: m.name || (call && call.name) || 'unknown_tool', text: info.text, args: callArgs(call) }
+  const r = { callId: m.tool_call_id, toolName: m.name || (call && call.name) || 'unknown_tool', text: info.text, args: callArgs(call) }
+  if (info.blocks !== null) r.blocks = m.content
+  return r
 }
 
 module.exports = { resultOf, markOurs, isOurs, adoptAsOurs, msgType, isTool, isAI, contentText, infoOf, toolCallIndex }

@@ -6,8 +6,9 @@
 
 const { RECALL_TOOL_NAME, cachedCacheModelFor } = require('../core/index.js')
 const { setup } = require('./setup.js')
-const { offloaded } = require('./offload.js')
+const { offloaded, withFreshBlocks } = require('./offload.js')
 const { compact } = require('./compact.js')
+const { blockFormFor, withBlockForm } = require('./block-form.js')
 const { refuseAsHook } = require('./misuse.js')
 const { toolChars, systemChars, systemText } = require('./request-size.js')
 const { usageTracker } = require('./usage.js')
@@ -40,8 +41,9 @@ function toolMemoryMiddleware(options) {
       }
       const env = { toolChars: others, systemChars: systemChars(request, count), recallToolChars: recall }
       const ns = nsOf(request.runtime)
-      const { messages, call } = await compact(request.messages, ledger, policy, ns, env)
-      const response = await handler({ ...request, messages })
+      const fresh = o.offload === true ? await withFreshBlocks(request.messages, ledger, ns) : request.messages
+      const { messages, call } = await compact(fresh, ledger, policy, ns, env)
+      const response = await handler({ ...request, messages: withBlockForm(messages, blockFormFor(request.model)) })
       // The usage event and the cache check: never a reason to fail the call.
       try {
         usage.after({ runtime: request.runtime, ns, policy, call, sent: messages, response, system: systemText(request) })

@@ -8,6 +8,31 @@
 const { ToolMessage } = require('@langchain/core/messages')
 const { infoOf, isOurs, adoptAsOurs, markOurs, isTool } = require('./messages.js')
 const { callArgs } = require('../core/index.js')
+const { blockLine } = require('../lib/block-record.js')
+
+const BLOCK_LINE = /^block (\d+): .*recall_tool_result\(mem_id="(trm_[0-9a-f]{12})"\)$/
+
+// The stub of a result of blocks: the ledger's stub of its text, then one line
+// per block (docs/blocks.md). `blocks` as `recordBlocks` gives them.
+async function blocksStub(ledger, memId, blocks, ns, previewChars) {
+  const head = await ledger.stub(memId, previewChars === undefined ? { namespace: ns } : { namespace: ns, previewChars })
+  if (typeof head !== 'string') return null
+  return [head, ...blocks.map(blockLine)].join('\n')
+}
+
+// The blocks a stub read back from a checkpoint names, as the ledger holds them
+// (each line is checked when the stub is rebuilt from them).
+async function namedBlocks(ledger, text, ns) {
+  const out = []
+  for (const line of text.split('\n')) {
+    const m = BLOCK_LINE.exec(line)
+    if (m === null) continue
+    const b = await ledger.fetchBlock(m[2], { namespace: ns })
+    if (b === null) return null
+    out.push({ index: Number(m[1]), memId: m[2], type: b.type, facts: b.facts })
+  }
+  return out
+}
 
 // The state's offloaded stubs, verified once per message object.
 const verified = new WeakMap()
@@ -25,7 +50,8 @@ async function verifyOffloaded(m, ledger, ns) {
   if (ok === undefined) {
     try {
       const previewChars = Number.isSafeInteger(tm.previewChars) && tm.previewChars >= 0 ? tm.previewChars : undefined
-      const stub = await ledger.stub(tm.memId, previewChars === undefined ? { namespace: ns } : { namespace: ns, previewChars })
+      const blocks = tm.blocks === true && typeof m.content === 'string' ? await namedBlocks(ledger, m.content, ns) : []
+      const stub = blocks === null ? null : tm.blocks === true ? await blocksStub(ledger, tm.memId, blocks, ns, previewChars) : await ledger.stub(tm.memId, previewChars === undefined ? { namespace: ns } : { namespace: ns, previewChars })
       ok = typeof stub === 'string' && stub === m.content
     } catch {
       ok = false
@@ -44,18 +70,22 @@ async function verifyOffloaded(m, ledger, ns) {
 async function offloaded(result, request, ledger, policy, ns, report) {
   if (!ToolMessage.isInstance(result) || !result.tool_call_id) return result
   const info = infoOf(result)
-  if (!info.textOnly) return result
+  // Images and documents never stay in the state: checkpoints would hold their bytes at every step.
+  const blocks = info.blocks !== null
+  if (!info.textOnly && !blocks) return result
   const call = request.toolCall || {}
   const name = result.name || call.name || 'unknown_tool'
   const t = policy.perTool.get(name) || {}
   if (policy.exemptTools.has(name)) return result
-  if (info.chars <= (t.evictChars ?? policy.evictChars)) return result
+  if (!blocks && info.chars <= (t.evictChars ?? policy.evictChars)) return result
   let stub
   let memId
   try {
-    const handle = await ledger.record({ toolCallId: result.tool_call_id, toolName: name, toolArgs: callArgs(call), content: info.text, namespace: ns })
+    const input = { toolCallId: result.tool_call_id, toolName: name, toolArgs: callArgs(call), content: blocks ? result.content : info.text, namespace: ns }
+    const handle = blocks ? await ledger.recordBlocks(input) : await ledger.record(input)
     memId = handle.memId
-    stub = await ledger.stub(memId, { namespace: ns, previewChars: policy.evictPreviewChars })
+    // A result of blocks gets the stub compaction shows it by (recordBlocks'), not an evicted one.
+    stub = blocks ? handle.stub : await ledger.stub(memId, { namespace: ns, previewChars: policy.evictPreviewChars })
     if (typeof stub !== 'string') throw new Error('the ledger lost the entry it just recorded')
   } catch (err) {
     const reason = String((err && err.message) || err).slice(0, 200)
@@ -68,12 +98,41 @@ async function offloaded(result, request, ledger, policy, ns, report) {
     tool_call_id: result.tool_call_id,
     name: result.name,
     additional_kwargs: { ...(result.additional_kwargs || {}) },
-    response_metadata: { ...(result.response_metadata || {}), tool_memory: { memId, compacted: true, offloaded: true, previewChars: policy.evictPreviewChars } },
+    response_metadata: { ...(result.response_metadata || {}), tool_memory: { memId, compacted: true, offloaded: true, ...(blocks ? { blocks: true } : { previewChars: policy.evictPreviewChars }) } },
   }
   if (result.id !== undefined) fields.id = result.id
   if (result.status !== undefined) fields.status = result.status
   if (result.artifact !== undefined) fields.artifact = result.artifact
   return markOurs(new ToolMessage(fields))
+}
+
+/**
+ * The results of blocks offloaded since the model's last message, rebuilt
+ * from the ledger for this request: the model sees each screenshot once, as
+ * without offload, and only its stub after that. The state keeps the stubs.
+ */
+async function withFreshBlocks(messages, ledger, ns) {
+  let last = messages.length - 1
+  while (last >= 0 && isTool(messages[last])) last--
+  let out = messages
+  for (let i = last + 1; i < messages.length; i++) {
+    const m = messages[i]
+    const tm = m.response_metadata && m.response_metadata.tool_memory
+    if (!tm || tm.blocks !== true) continue
+    await verifyOffloaded(m, ledger, ns)
+    if (!isOurs(m)) continue
+    try {
+      const text = await ledger.fetch(tm.memId, { namespace: ns, format: 'full', maxChars: 0 })
+      const blocks = await Promise.all([...m.content.matchAll(/recall_tool_result\(mem_id="(trm_[0-9a-f]{12})"\)$/gm)].map((x) => ledger.fetchBlock(x[1], { namespace: ns })))
+      if (typeof text !== 'string' || blocks.includes(null)) continue
+      const content = [{ type: 'text', text }, ...blocks.filter((b) => b.data !== null && b.facts.format).map((b) => ({ type: b.facts.format === 'pdf' ? 'file' : 'image', data: b.base64, mimeType: b.mimeType }))]
+      if (out === messages) out = messages.slice()
+      out[i] = new ToolMessage({ content, tool_call_id: m.tool_call_id, name: m.name, id: m.id, status: m.status })
+    } catch {
+      // the stub stays: the model can recall the blocks
+    }
+  }
+  return out
 }
 
 /**
@@ -101,4 +160,4 @@ function offloadingTools(tools, ledger, policy, nsOf, report, fn) {
   })
 }
 
-module.exports = { offloaded, verifyOffloaded, offloadingTools }
+module.exports = { withFreshBlocks, offloaded, verifyOffloaded, offloadingTools }

@@ -87,6 +87,8 @@ function recallTool(ledger, nsOf, maxOutputChars, report = null) {
         refill: (memId, ns) => refillFromState(ledger, runtime, memId, ns),
         maxOutputChars,
         report,
+        // The middleware puts blocks in the form the model's provider accepts (block-form.js).
+        blocks: true,
       }),
     { name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, schema: RECALL_SCHEMA },
   )

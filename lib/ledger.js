@@ -7,6 +7,8 @@ const binding = require('./native.js')
 
 const { fail, isPlainObject, checkKeys, isNamespace, NAMESPACE_TEXT } = require('./options.js')
 const { InFlight, weightOf, resized } = require('./in-flight.js')
+const blockRecord = require('./block-record.js')
+const crossing = require('./crossing.js')
 
 function requiredString(where, name, v) {
   if (typeof v !== 'string' || v.length === 0) throw fail(where, `${name} must be a non-empty string`, v)
@@ -259,13 +261,14 @@ class Ledger extends binding.Ledger {
     const c = checked.content
     const len = c.length
     const startedAt = Date.now()
+    // A Buffer over the limit, or a namespace too long, never waits its turn: the native call refuses it at once.
+    const refused = c.length > binding.MAX_CONTENT_BYTES || tooLong(checked.namespace)
     const start = () => {
       // A Buffer that waited its turn is read now: it must be the one given.
       if (c.length !== len) throw resized(len, c)
-      return super.record(checked, startedAt)
+      if (refused || !crossing.isLong(c)) return super.record(checked, startedAt)
+      return crossing.gather(c).then((units) => super.record({ ...checked, content: units }, startedAt))
     }
-    // A Buffer over the limit, or a namespace too long, never waits its turn: the native call refuses it at once.
-    const refused = c.length > binding.MAX_CONTENT_BYTES || tooLong(checked.namespace)
     return withStack(inFlight.get(this).run(weightOf(c), start, refused))
   }
 
@@ -316,6 +319,15 @@ class Ledger extends binding.Ledger {
 
   clear(options) {
     return withStack(rejecting(() => super.clear(fetchOptions('Ledger.clear(options)', options, ENTRY_KEYS))))
+  }
+
+  // Results made of content blocks (lib/block-record.js).
+  recordBlocks(input) {
+    return rejecting(() => blockRecord.recordBlocks(this, input))
+  }
+
+  fetchBlock(memId, options) {
+    return entryCall('fetchBlock', memId, options, ENTRY_KEYS, (o) => blockRecord.fetchBlock(this, memId, o))
   }
 }
 

@@ -11,6 +11,7 @@ const { recallAnswer } = require('./recall.js')
 const { z } = require('zod/v4')
 const { codePoints } = require('../core/text.js')
 const { unknownArguments, OPTION_OF } = require('./recall-args.js')
+const { blocksAnswer } = require('./block-answer.js')
 
 // What the model reads on every request: the recall tool is bound from the
 // first call, so its definition rides on all of them. A few words per
@@ -57,9 +58,10 @@ const isErrorAnswer = (t) => /^\[(tool_memory (error|not found)|recall: )/.test(
  * them; `nsOf()`: the call's namespace; `refill(memId, ns)`: when the ledger
  * does not hold the id, records the original again from what the framework
  * keeps and answers 'refilled', 'collision' or 'absent'; `report`: the
- * reporter for events (or null). Never throws.
+ * reporter for events (or null); `blocks`: an image or document may be answered as
+ * its content blocks (else as text). Never throws.
  */
-async function answerRecall(ledger, input, { nsOf, refill, maxOutputChars = MAX_OUTPUT_CHARS, report = null }) {
+async function answerRecall(ledger, input, { nsOf, refill, maxOutputChars = MAX_OUTPUT_CHARS, report = null, blocks = false }) {
   const args = input && typeof input === 'object' ? input : {}
   const memId = args.mem_id
   let ns = ''
@@ -93,6 +95,17 @@ async function answerRecall(ledger, input, { nsOf, refill, maxOutputChars = MAX_
       // A failed lookup leaves the answer to the recall (which names no server to the
       // model); the store's own words go to the app's logger and onEvent.
       if (report !== null) report.storeFailed(memId, ns, err)
+    }
+    // An image or a document comes back as itself (standard blocks) where the
+    // adapter's tool may answer blocks (`blocks`); a ledger that fails or is
+    // closed here is answered by the recall below, in its words.
+    if (blocks && typeof memId === 'string' && /^trm_[0-9a-f]{12}$/.test(memId.trim()) && typeof ledger.fetchBlock === 'function') {
+      const block = await ledger.fetchBlock(memId.trim(), { namespace: ns }).catch(() => null)
+      if (block !== null) {
+        const { tool: content } = blocksAnswer([block])
+        answered(content[0].text, refilled)
+        return content
+      }
     }
     return answered(await recall(ledger, memId, opts), refilled)
   } catch {

@@ -1,7 +1,7 @@
 // Runtime check of the two module systems (CI, after the build): both entry
 // points load by package name through `exports` under `require` and `import`,
-// the ESM wrappers (index.mjs, langchain/index.mjs) export exactly the names
-// Node's CommonJS interop finds in index.js / langchain/index.js (what ESM
+// the ESM wrappers (index.mjs, langchain/index.mjs, openai-agents/index.mjs) export exactly the names
+// Node's CommonJS interop finds in index.js / langchain/index.js / openai-agents/index.js (what ESM
 // callers got before the wrappers existed), as the very same objects, and
 // their default export is the CommonJS `module.exports`.
 import { createRequire } from 'node:module'
@@ -12,6 +12,7 @@ const require = createRequire(import.meta.url)
 for (const [name, cjsFile] of [
   ['@symfonic/core', '../index.js'],
   ['@symfonic/core/langchain', '../langchain/index.js'],
+  ['@symfonic/core/openai-agents', '../openai-agents/index.js'],
   ['@symfonic/core/ai-sdk', '../ai-sdk/index.js'],
 ]) {
   const required = require(name)

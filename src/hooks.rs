@@ -20,6 +20,16 @@ impl Ledger {
         })
     }
 
+    /// While `held`, every record's analysis waits at its start (holding its
+    /// slot of the record lane), so that a test can show what does not wait.
+    #[napi(js_name = "__holdRecordsForTest", skip_typescript, catch_unwind)]
+    pub fn hold_records_for_test(&self, held: bool) -> Result<(), Code> {
+        guard(|| {
+            self.inner.hold_records(held);
+            Ok(())
+        })
+    }
+
     /// Panics, on the calling thread (`onRuntime` false) or on the runtime
     /// (true, returning a promise), to show that a panic becomes a JS error
     /// rather than an abort.

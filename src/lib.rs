@@ -8,4 +8,5 @@ mod held_buffer;
 #[cfg(feature = "test-hooks")]
 pub mod hooks;
 pub mod napi_ledger;
-mod napi_text;
+pub mod napi_media;
+pub mod napi_text;

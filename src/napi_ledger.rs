@@ -51,7 +51,7 @@ pub use objects::{
     ClearOptions, EntryOptions, FetchOptions, LedgerOptions, LedgerStats, RecordInput, StubOptions,
     ToolResultHandle,
 };
-pub(crate) use spawn::{rejected, spawn};
+pub(crate) use spawn::{rejected, resolved, spawn};
 
 /// An archive of large tool results, keyed by memory id and namespace, bounded
 /// by bytes with least-recently-used eviction. Keeps payloads out of the prompt:
@@ -419,7 +419,9 @@ impl Ledger {
         })
     }
 
-    /// A fetch (`max` `usize::MAX`) or a recall, on the runtime.
+    /// A fetch (`max` `usize::MAX`) or a recall: answered on the calling
+    /// thread when that is cheap (`read_now`), else on the runtime, a memory
+    /// hit held from now on.
     fn read<'env>(
         &self,
         env: &'env Env,
@@ -429,9 +431,24 @@ impl Ledger {
         spec: FetchSpec,
         max: usize,
     ) -> JsResult<Object<'env>> {
+        if self.inner.is_closing() {
+            return rejected(env, closed_error(method));
+        }
+        let hit = match self.inner.read_now(&namespace, &mem_id, &spec, max) {
+            Ok(text) => return resolved(env, JsText(text)),
+            Err(hit) => hit,
+        };
         let m = method.to_string();
         self.call(env, method, Instant::now(), move |inner, deadline| async move {
-            let text = inner.read_async(namespace, mem_id, spec, max, deadline).await;
+            let text = match hit {
+                Some(e) => {
+                    let found = Ok(core::Found::Entry(e));
+                    inner
+                        .answer_async(found, namespace, mem_id, spec, max, deadline)
+                        .await
+                }
+                None => inner.read_async(namespace, mem_id, spec, max, deadline).await,
+            };
             text.map(JsText).map_err(|e| ledger_error(&m, e))
         })
     }

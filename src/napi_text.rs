@@ -1,10 +1,12 @@
 //! How text crosses the JS/Rust boundary, once: payloads in (a string's
-//! UTF-16 units copied on the JS thread; a Buffer held, `held_buffer.rs`, and
-//! copied off it; both transcoded off the JS thread), arguments read
-//! losslessly, and answers out (UTF-8 for well-formed text, UTF-16 units for
-//! text with lone surrogates).
+//! UTF-16 units copied on the JS thread, a long one a slice per turn of the
+//! event loop, [`Gathered`]; a Buffer held, `held_buffer.rs`, and copied off
+//! it; both transcoded off the JS thread), arguments read losslessly, and
+//! answers out (UTF-8 for well-formed text, UTF-16 units for text with lone
+//! surrogates).
 
 use napi::bindgen_prelude::*;
+use napi_derive::napi;
 
 use crate::error::not_content;
 use crate::held_buffer::HeldBuffer;
@@ -44,8 +46,72 @@ impl Content {
             let held = unsafe { HeldBuffer::new(env, value)? };
             return Ok(Ok(Payload::Shared(Shared(Box::new(held)))));
         }
+        // A long string gathered over several turns (`lib/crossing.js`).
+        if let Some(gathered) = unsafe { gathered(env, value)? } {
+            return Ok(Ok(Payload::Utf16(std::mem::take(&mut gathered.units))));
+        }
         Ok(Ok(Payload::Utf16(unsafe { js_units(env, value)? })))
     }
+}
+
+/// A long string's UTF-16 units, copied a slice per turn of the event loop
+/// (`lib/crossing.js`) into a spare buffer (`transcode::spare`), so that no
+/// turn copies megabytes; `record` then takes them as its content. Its
+/// buffer goes back to the spares if it is dropped untaken.
+pub struct Gathered {
+    units: Vec<u16>,
+}
+
+impl Drop for Gathered {
+    fn drop(&mut self) {
+        transcode::spare::give_back(std::mem::take(&mut self.units));
+    }
+}
+
+/// Internal, for the JS entry: an empty gathering for a string of `len`
+/// units. Not in the typings.
+#[doc(hidden)]
+#[napi(js_name = "__gather", skip_typescript)]
+pub fn gather(len: u32) -> External<Gathered> {
+    // One more unit for the terminating NUL that V8 writes.
+    External::new(Gathered {
+        units: transcode::spare::units(len as usize + 1),
+    })
+}
+
+/// Internal, for the JS entry: appends the units of `part` (a slice of the
+/// string, at most what is left of its length). Not in the typings.
+#[doc(hidden)]
+#[napi(js_name = "__gatherSlice", skip_typescript)]
+pub fn gather_slice(gathered: &mut External<Gathered>, part: Content) -> Result<()> {
+    let units = &mut gathered.units;
+    let (at, room) = (units.len(), units.capacity() - units.len());
+    let mut written = 0usize;
+    // SAFETY: V8 writes at most `room` units (its NUL included) past `at`,
+    // within the capacity; `part` is an argument of this call.
+    check_status!(unsafe {
+        sys::napi_get_value_string_utf16(
+            part.env,
+            part.value,
+            units.as_mut_ptr().add(at),
+            room,
+            &mut written,
+        )
+    })?;
+    // SAFETY: V8 wrote `written` units, fewer than `room` (the NUL is not counted).
+    unsafe { units.set_len(at + written.min(room.saturating_sub(1))) };
+    Ok(())
+}
+
+/// The gathering `value` is, if it is one.
+unsafe fn gathered<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Option<&'a mut Gathered>> {
+    let mut kind = 0;
+    check_status!(unsafe { sys::napi_typeof(env, value, &mut kind) })?;
+    if kind != sys::ValueType::napi_external {
+        return Ok(None);
+    }
+    let external = unsafe { <External<Gathered> as FromNapiMutRef>::from_napi_mut_ref(env, value)? };
+    Ok(Some(&mut **external))
 }
 
 impl TypeName for Content {

@@ -1,6 +1,6 @@
 'use strict'
 // The package over a test build of the addon, for the few tests that need a
-// hook the release build does not have (`__forceMemIdForTest`,
+// hook the release build does not have (`__forceMemIdForTest`, `__holdRecordsForTest`,
 // `__panicForTest`, `__rowSealForTest`, `__externalMemoryForTest`; cargo
 // feature `test-hooks`). The build is a debug one, made when this module is
 // first required (cargo decides what is stale; a no-op build takes about a

@@ -58,6 +58,21 @@ impl<F: Future> Future for Caught<F> {
     }
 }
 
+/// A promise already resolved with `v`, made on the JS thread (an answer
+/// computed at the call: no other thread is woken for it).
+pub(crate) fn resolved<'env, V: ToNapiValue>(env: &'env Env, v: V) -> JsResult<Object<'env>> {
+    let raw = env.raw();
+    let mut deferred = std::ptr::null_mut();
+    let mut promise = std::ptr::null_mut();
+    // SAFETY: on the JS thread, with its live env; the deferred is settled at once.
+    unsafe {
+        let value = V::to_napi_value(raw, v).map_err(napi_error)?;
+        check_status!(sys::napi_create_promise(raw, &mut deferred, &mut promise)).map_err(napi_error)?;
+        check_status!(sys::napi_resolve_deferred(raw, deferred, value)).map_err(napi_error)?;
+        Ok(Object::from_raw(raw, promise))
+    }
+}
+
 /// A promise rejected with `e` (for an async method called on a closed
 /// ledger, or with content refused by its size).
 pub(crate) fn rejected<'env>(env: &'env Env, e: Error<Code>) -> JsResult<Object<'env>> {

@@ -166,6 +166,9 @@ pub struct Shared {
     /// Test hook: the id every record gets instead of its hash (see `force_mem_id`).
     #[cfg(any(test, feature = "test-hooks"))]
     forced_id: Mutex<Option<String>>,
+    /// Test hook: records' analysis waits while this is held (see `hold_records`).
+    #[cfg(any(test, feature = "test-hooks"))]
+    gate: (Mutex<bool>, std::sync::Condvar),
     /// `close` was called: new calls are refused where they start (the JS
     /// boundary, the sync API).
     closing: AtomicBool,
@@ -254,6 +257,8 @@ impl Ledger {
                 last_sweep: AtomicU64::new(now_ms()),
                 #[cfg(any(test, feature = "test-hooks"))]
                 forced_id: Mutex::new(None),
+                #[cfg(any(test, feature = "test-hooks"))]
+                gate: (Mutex::new(false), std::sync::Condvar::new()),
                 closing: AtomicBool::new(false),
                 shut: AtomicBool::new(false),
                 admitted: AtomicUsize::new(0),
@@ -269,6 +274,15 @@ impl Ledger {
     #[cfg(any(test, feature = "test-hooks"))]
     pub fn force_mem_id(&self, mem_id: Option<String>) {
         *self.forced_id.lock().unwrap_or_else(|e| e.into_inner()) = mem_id;
+    }
+
+    /// Test hook (cargo feature `test-hooks`): while `held`, every record's
+    /// analysis waits at its start, holding its slot of the record lane, so
+    /// that a test can show what does not wait behind it.
+    #[cfg(any(test, feature = "test-hooks"))]
+    pub fn hold_records(&self, held: bool) {
+        *self.gate.0.lock().unwrap_or_else(|e| e.into_inner()) = held;
+        self.gate.1.notify_all();
     }
 
     /// Once the store is open (at once without one, or with one already
@@ -389,6 +403,17 @@ impl Shared {
         Locked(Some(self.lru.lock().unwrap_or_else(|e| e.into_inner())))
     }
 
+    /// Waits while a test holds records (never in a release build).
+    fn gate(&self) {
+        #[cfg(any(test, feature = "test-hooks"))]
+        {
+            let mut held = self.gate.0.lock().unwrap_or_else(|e| e.into_inner());
+            while *held {
+                held = self.gate.1.wait(held).unwrap_or_else(|e| e.into_inner());
+            }
+        }
+    }
+
     /// The id a test forced on every record, if any (never in a release build).
     fn forced(&self) -> Option<String> {
         #[cfg(any(test, feature = "test-hooks"))]
@@ -447,5 +472,7 @@ fn wait<T>(f: impl std::future::Future<Output = Result<T, StoreError>>) -> Resul
     runtime::block_on(f).map_err(|e| StoreError::new("open", e))?
 }
 
+#[cfg(test)]
+mod read_now_tests;
 #[cfg(test)]
 mod tests;

@@ -6,6 +6,7 @@ pub mod entry;
 pub mod ids;
 pub mod json;
 pub mod ledger;
+pub mod media;
 pub mod outline;
 pub mod recall;
 pub mod runtime;

@@ -12,10 +12,12 @@ use crate::wtf8::Wtf8Buf;
 
 mod cap;
 mod json;
+mod quick;
 mod reads;
 mod windows;
 pub use cap::{cap_answer, cap_output};
 pub use json::json_answer;
+pub use quick::quick_answer;
 pub use windows::{query_windows, Ask};
 
 /// The default cap on a recall answer, in code points, marker included.

@@ -17,6 +17,8 @@ const JUMP_COST: u32 = 64;
 /// average (2 bytes per member must stay a small fraction of the payload).
 const HASH_MIN_MEMBER_BYTES: u32 = 32;
 const HASH_MIN_MEMBERS: u32 = 64;
+/// An indexed object without member hashes this small is still a bounded lookup.
+const BOUNDED_MEMBERS: u32 = 64;
 
 /// One indexed container.
 #[derive(Clone, Copy, Debug)]
@@ -135,6 +137,17 @@ impl JsonIndex {
             }
         }
         cur
+    }
+
+    /// Whether every key lookup costs a bounded scan: an object that is not
+    /// indexed is small, and an indexed one has member hashes or at most
+    /// `BOUNDED_MEMBERS` members (each skipped by a jump or a small scan).
+    pub(crate) fn key_lookups_bounded(&self, b: &[u8]) -> bool {
+        self.bigs.iter().all(|big| {
+            big.hashes_at != u32::MAX
+                || big.children <= BOUNDED_MEMBERS
+                || b.get(big.start as usize) != Some(&b'{')
+        })
     }
 
     /// Value position of `key` in the object at `c` (first occurrence wins).

@@ -92,6 +92,14 @@ pub fn resolve(payload: &[u8], index: &JsonIndex, path: &str) -> Result<Resolved
     select::resolve(payload, index, path)
 }
 
+/// Whether `path` costs microseconds on this payload whatever its size: an
+/// invalid path (answered by a message), or a singular query whose every
+/// step is a bounded scan (an index, or a key of an object that is small or
+/// has member hashes).
+pub fn bounded_lookup(payload: &[u8], index: &JsonIndex, path: &str) -> bool {
+    path::parse(path).map_or(true, |q| q.is_singular() && index.key_lookups_bounded(payload))
+}
+
 /// The text of the value at byte `node`, as written in the payload.
 pub fn node_text<'a>(payload: &'a [u8], index: &JsonIndex, node: usize) -> &'a [u8] {
     let end = index.value_end(payload, node);

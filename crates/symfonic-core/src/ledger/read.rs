@@ -8,7 +8,7 @@ use super::build::restub;
 use super::{rebuild_entry, wait, Entry, Handle, Key, Ledger, LedgerError};
 use crate::clock::now_ms;
 use crate::recall::{self, FetchSpec};
-use crate::runtime::{cpu_for, Deadline};
+use crate::runtime::{cpu_for, Deadline, Lane};
 use crate::store::{Lookup, StoreError};
 use crate::wtf8::Wtf8Buf;
 
@@ -95,7 +95,7 @@ impl Ledger {
         let verify = self.forced().is_none();
         // Re-validating and re-indexing a payload is CPU work: off the runtime's workers.
         let bytes = stored.content.len();
-        let rebuilt = cpu_for(deadline, bytes, move || rebuild_entry(stored, verify))
+        let rebuilt = cpu_for(Lane::Read, deadline, bytes, move || rebuild_entry(stored, verify))
             .await
             .unwrap_or_else(|| {
                 Err(StoreError::timeout(
@@ -238,9 +238,54 @@ impl Ledger {
         )
     }
 
+    /// A fetch (`max_output` `usize::MAX`) or a recall answered on the
+    /// calling thread when that is cheap: a memory hit whose answer is quick
+    /// (`recall::quick_answer`), or a miss of a ledger without a store.
+    /// Otherwise `Err(Some(entry))`, a memory hit to answer on the read lane
+    /// ([`answer_async`](Self::answer_async)), or `Err(None)`, a lookup for
+    /// the runtime ([`read_async`](Self::read_async)). A hit is made most
+    /// recently used and counted here, at the call, so the records that come
+    /// after it cannot evict it before its answer (the `Arc` holds it).
+    pub fn read_now(
+        &self,
+        namespace: &str,
+        mem_id: &str,
+        spec: &FetchSpec,
+        max_output: usize,
+    ) -> Result<Wtf8Buf, Option<Arc<Entry>>> {
+        if self.is_shut() {
+            return Err(None);
+        }
+        let key: Key = (namespace.to_string(), mem_id.to_string());
+        let now = now_ms();
+        let mut lru = self.lock();
+        let held = lru.map.get(&key).map(|s| s.entry.clone());
+        let found = match held {
+            Some(e) if !e.expired(now) => {
+                lru.touch(&key, now);
+                lru.stats.hits += 1;
+                drop(lru);
+                return match recall::quick_answer(&e, spec, max_output) {
+                    Some(a) if max_output == usize::MAX => Ok(a.into_buf()),
+                    Some(a) => Ok(recall::cap_answer(&e, a, max_output)),
+                    None => Err(Some(e)),
+                };
+            }
+            // The store may hold it (or hold it expired): the runtime asks.
+            _ if self.backing.is_some() => return Err(None),
+            Some(_) => Found::Expired,
+            None => Found::Missing,
+        };
+        // An expired entry is dropped, as a lookup drops it.
+        lru.touch(&key, now);
+        lru.stats.misses += 1;
+        drop(lru);
+        Ok(Self::answer(Ok(found), namespace, mem_id, spec, max_output))
+    }
+
     /// A fetch (`max_output` `usize::MAX`) or a recall on the runtime: the
-    /// lookup (and a store read on a miss), then the answer on the blocking
-    /// pool, all within `deadline`. Only a closed ledger is an error.
+    /// lookup (and a store read on a miss), then the answer on the read
+    /// lane, all within `deadline`. Only a closed ledger is an error.
     pub async fn read_async(
         self: Arc<Self>,
         namespace: String,
@@ -253,18 +298,40 @@ impl Ledger {
             return Err(LedgerError::Closed);
         }
         let found = self.find_async(&namespace, &mem_id, true, deadline).await;
+        self.answer_async(found, namespace, mem_id, spec, max_output, deadline)
+            .await
+    }
+
+    /// The answer to a read from what its lookup found (an entry is answered
+    /// on the read lane, never behind records' analysis), within `deadline`.
+    pub async fn answer_async(
+        self: Arc<Self>,
+        found: Result<Found, StoreError>,
+        namespace: String,
+        mem_id: String,
+        spec: FetchSpec,
+        max_output: usize,
+        deadline: Deadline,
+    ) -> Result<Wtf8Buf, LedgerError> {
         if self.is_shut() {
             return Err(LedgerError::Closed);
         }
-        if !matches!(found, Ok(Found::Entry(_))) {
-            return Ok(Self::answer(found, &namespace, &mem_id, &spec, max_output));
-        }
         let bytes = match &found {
-            Ok(Found::Entry(e)) => e.text.as_bytes().len(),
-            _ => 0,
+            Ok(Found::Entry(e)) => {
+                // A bounded answer (an entry just read back from the store) needs no hop.
+                if let Some(a) = recall::quick_answer(e, &spec, max_output) {
+                    return Ok(if max_output == usize::MAX {
+                        a.into_buf()
+                    } else {
+                        recall::cap_answer(e, a, max_output)
+                    });
+                }
+                e.text.as_bytes().len()
+            }
+            _ => return Ok(Self::answer(found, &namespace, &mem_id, &spec, max_output)),
         };
         let (ns, id) = (namespace.clone(), mem_id.clone());
-        let answer = cpu_for(deadline, bytes, move || {
+        let answer = cpu_for(Lane::Read, deadline, bytes, move || {
             Self::answer(found, &ns, &id, &spec, max_output)
         })
         .await;

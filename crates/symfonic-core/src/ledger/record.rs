@@ -13,7 +13,7 @@ use super::{
 use crate::clock::now_ms;
 use crate::ids::mem_id_for;
 use crate::json::analyze_str_with;
-use crate::runtime::{self, cpu_for, Deadline};
+use crate::runtime::{self, cpu_for, Deadline, Lane};
 use crate::store::{Bytes, NewEntry, PutOutcome, Store, StoreError};
 use crate::text::Text;
 
@@ -77,7 +77,7 @@ impl Ledger {
         let shared = self.shared.clone();
         let encode = store.is_some();
         let bytes = req.content.len();
-        let p = cpu_for(deadline, bytes, move || {
+        let p = cpu_for(Lane::Record, deadline, bytes, move || {
             shared.prepare(req, ttl, encode, deadline).transpose()
         })
         .await
@@ -161,6 +161,7 @@ impl Shared {
         deadline: Deadline,
     ) -> Result<Option<Prepared>, LedgerError> {
         check_namespace(&req.namespace)?;
+        self.gate();
         // Held bytes whose owner is gone: the JS env that made the call has ended.
         let content = std::mem::take(&mut req.content)
             .settle()

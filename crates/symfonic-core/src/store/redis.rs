@@ -44,7 +44,7 @@ use redis::Value;
 use super::row::{self, Found, Pairs, Row};
 use super::{warn_once, Lookup, NewEntry, PutOutcome, Store, StoreError, StoreFuture};
 use crate::clock::{expired, now_ms};
-use crate::runtime::{cpu, Deadline};
+use crate::runtime::{cpu, Deadline, Lane};
 
 mod connect;
 mod scripts;
@@ -273,7 +273,7 @@ impl Inner {
             let seen = pairs("put", answer)?;
             // Judging decodes the stored payload: CPU work, off the runtime's workers.
             let new = entry.clone();
-            let (found, expired_only, seen) = cpu(deadline, move || {
+            let (found, expired_only, seen) = cpu(Lane::Record, deadline, move || {
                 let decoded = Row::from_pairs("put", seen.clone());
                 // An expired row is free for another result, as no row would be.
                 let expired_only = decoded.as_ref().is_ok_and(|r| expired(r.expires_at(), now_ms()));
@@ -358,9 +358,11 @@ impl Inner {
         };
         let fields = pairs("get", flat.into_iter())?;
         // Decoding a payload is CPU work: off the runtime's workers.
-        cpu(deadline, move || entry_of(&namespace, &mem_id, fields))
-            .await
-            .unwrap_or_else(|| Err(StoreError::timeout("get", "decoding the entry", &deadline, false)))
+        cpu(Lane::Read, deadline, move || {
+            entry_of(&namespace, &mem_id, fields)
+        })
+        .await
+        .unwrap_or_else(|| Err(StoreError::timeout("get", "decoding the entry", &deadline, false)))
     }
 
     async fn delete(

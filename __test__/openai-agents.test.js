@@ -1,0 +1,261 @@
+// @symfonic/core/openai-agents with the real Agents SDK (@openai/agents) and
+// its test model (ScriptedModel, modelResponder), on real payloads
+// (fixtures/payloads, sources in its README). Through the package entry, as
+// users import it.
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { execFileSync } = require('node:child_process')
+const { Agent, run, tool, MemorySession } = require('@openai/agents')
+const { ScriptedModel, modelResponder, functionCall, assistantMessage } = require('@openai/agents/testing')
+const { Ledger, recall } = require('@symfonic/core')
+const { toolMemory } = require('@symfonic/core/openai-agents')
+
+const ROOT = path.join(__dirname, '..')
+const payload = (f) => fs.readFileSync(path.join(ROOT, 'fixtures/payloads', f), 'utf8')
+const PAGE = payload('rustdoc-what-is-rustdoc.html') // 27 k: compacted once read
+const LANGS = payload('cldr-ja-languages.json') // 25 k
+const ISSUES = payload('octokit-paginate-issues.json') // 144 k: over evictChars, a stub at first sight
+const HEADER = '[symfonic.tool_memory v2]'
+const EAGER = { horizonCalls: Infinity, maxExtraCost: Infinity }
+
+// One tool per payload; `fail` throws.
+const PAYLOADS = { read_page: PAGE, read_langs: LANGS, list_issues: ISSUES }
+const noArgs = { type: 'object', properties: {}, required: [], additionalProperties: false }
+const appTools = () => [
+  ...Object.entries(PAYLOADS).map(([name, text]) => tool({ name, description: name, parameters: noArgs, execute: async () => text })),
+  tool({ name: 'fail', description: 'fails', parameters: noArgs, execute: async () => { throw new Error('disk on fire') } }),
+]
+
+// A scripted model: each step sees the request's input (recorded in `inputs`) and answers output items.
+function model(steps, inputs) {
+  return new ScriptedModel(steps.map((step) => modelResponder(({ request }) => {
+    inputs.push(request.input)
+    return step(request.input)
+  })))
+}
+const call = (name, args, callId) => () => [functionCall(name, args, { callId })]
+const say = (text) => () => [assistantMessage(text)]
+const resultOf = (input, callId) => input.find((i) => i.type === 'function_call_result' && i.callId === callId)
+const textOf = (item) => {
+  const o = item.output
+  if (typeof o === 'string') return o
+  if (Array.isArray(o)) return o.map((p) => p.text ?? '').join('')
+  return o && typeof o.text === 'string' ? o.text : JSON.stringify(o)
+}
+const memIdIn = (text) => /mem=(trm_[0-9a-f]+)/.exec(text)?.[1]
+
+async function runWith(memory, steps, input = 'go', options = {}) {
+  const inputs = []
+  const agent = new Agent({ name: 'shop', instructions: 'Answer from the tools.', model: model(steps, inputs), tools: [...appTools(), ...memory.tools] })
+  const result = await run(agent, input, { callModelInputFilter: memory.callModelInputFilter, maxTurns: 30, ...options })
+  return { result, inputs, agent }
+}
+
+describe('toolMemory(): the filter and the recall tool in a run', () => {
+  test('a result the model has read is a stub in later calls; the run keeps the original', async () => {
+    const memory = toolMemory(EAGER)
+    const { result, inputs } = await runWith(memory, [call('read_page', {}, 'c1'), call('read_langs', {}, 'c2'), say('read both'), say('again')])
+    expect(textOf(resultOf(inputs[1], 'c1'))).toBe(PAGE) // fresh: in full
+    const stub = textOf(resultOf(inputs[2], 'c1'))
+    expect(stub.startsWith(HEADER)).toBe(true)
+    expect(stub.length).toBeLessThan(PAGE.length / 8)
+    expect(textOf(resultOf(inputs[2], 'c2'))).toBe(LANGS) // read for the first time
+    const kept = result.history.find((i) => i.type === 'function_call_result' && i.callId === 'c1')
+    expect(textOf(kept)).toBe(PAGE)
+    // The ledger holds the original under the stub's id.
+    expect(await recall(memory.ledger, memIdIn(stub), { format: 'full' })).toBe(PAGE)
+  })
+
+  test('recall_tool_result answers the slice asked for', async () => {
+    const memory = toolMemory(EAGER)
+    let memId
+    const { inputs } = await runWith(memory, [
+      call('read_page', {}, 'c1'),
+      call('read_langs', {}, 'c2'),
+      (input) => {
+        memId = memIdIn(textOf(resultOf(input, 'c1')))
+        return [functionCall('recall_tool_result', { mem_id: memId, lines: '3-5' }, { callId: 'r1' })]
+      },
+      say('done'),
+    ])
+    const answer = textOf(resultOf(inputs[3], 'r1'))
+    expect(answer).toBe(await recall(memory.ledger, memId, { lines: '3-5' }))
+    for (const line of PAGE.split('\n').slice(2, 5)) if (line.trim()) expect(answer).toContain(line.trim().slice(0, 40))
+  })
+
+  test('stubs are byte-identical at every call, and the same from a fresh filter over the same content', async () => {
+    const memory = toolMemory(EAGER)
+    const { inputs } = await runWith(memory, [call('read_page', {}, 'c1'), call('read_langs', {}, 'c2'), call('read_langs', {}, 'c3'), call('read_langs', {}, 'c4'), say('ok')])
+    const stubs = inputs.slice(2).map((input) => textOf(resultOf(input, 'c1')))
+    expect(new Set(stubs).size).toBe(1)
+    const again = await runWith(toolMemory({ ...EAGER, ledger: new Ledger() }), [call('read_page', {}, 'c1'), call('read_langs', {}, 'c2'), say('ok')])
+    expect(textOf(resultOf(again.inputs[2], 'c1'))).toBe(stubs[0])
+  })
+
+  test('outputs as input_text parts are compacted as their joined text; one with an image never is', async () => {
+    const memory = toolMemory(EAGER)
+    const half = Math.floor(PAGE.length / 2)
+    const parts = tool({ name: 'parts', description: 'parts', parameters: noArgs, execute: async () => [{ type: 'text', text: PAGE.slice(0, half) }, { type: 'text', text: PAGE.slice(half) }] })
+    const image = tool({ name: 'image', description: 'image', parameters: noArgs, execute: async () => [{ type: 'text', text: LANGS }, { type: 'image', image: 'data:image/png;base64,iVBORw0KGgo=' }] })
+    const inputs = []
+    const steps = [() => [functionCall('parts', {}, { callId: 'p1' }), functionCall('image', {}, { callId: 'i1' })], call('read_langs', {}, 'c2'), say('ok')]
+    const agent = new Agent({ name: 'shop', model: model(steps, inputs), tools: [parts, image, ...appTools(), ...memory.tools] })
+    await run(agent, 'go', { callModelInputFilter: memory.callModelInputFilter })
+    expect(Array.isArray(resultOf(inputs[1], 'p1').output)).toBe(true) // as the SDK sends it: input_text parts
+    const stub = textOf(resultOf(inputs[2], 'p1'))
+    expect(stub.startsWith(HEADER)).toBe(true)
+    expect(await recall(memory.ledger, memIdIn(stub), { format: 'full' })).toBe(PAGE)
+    expect(resultOf(inputs[2], 'i1').output).toEqual(resultOf(inputs[1], 'i1').output)
+  })
+
+  test('a result over evictChars is a stub at first sight', async () => {
+    const memory = toolMemory()
+    const { inputs } = await runWith(memory, [call('list_issues', {}, 'c1'), say('ok')])
+    const stub = textOf(resultOf(inputs[1], 'c1'))
+    expect(stub.startsWith(HEADER)).toBe(true)
+    expect(stub).toContain('size=144')
+    expect(await memory.ledger.fetch(memIdIn(stub), { format: 'full' })).toBe(ISSUES)
+  })
+
+  test('a throwing tool: its error result passes through, the others are still compacted', async () => {
+    const memory = toolMemory(EAGER)
+    const { inputs } = await runWith(memory, [call('fail', {}, 'c0'), call('read_page', {}, 'c1'), call('read_langs', {}, 'c2'), say('ok')])
+    const error = textOf(resultOf(inputs[3], 'c0'))
+    expect(error).not.toContain(HEADER)
+    expect(error).toBe(textOf(resultOf(inputs[1], 'c0')))
+    expect(textOf(resultOf(inputs[3], 'c1')).startsWith(HEADER)).toBe(true)
+  })
+
+  test('an unknown mem_id, and arguments no schema allows, get structured answers', async () => {
+    const memory = toolMemory()
+    const { inputs, result } = await runWith(memory, [
+      () => [
+        functionCall('recall_tool_result', { mem_id: 'trm_000000000000' }, { callId: 'r1' }),
+        functionCall('recall_tool_result', { mem_id: 'trm_000000000000', start_line: 3 }, { callId: 'r2' }),
+        functionCall('recall_tool_result', { mem_id: 'trm_000000000000', offset: 'twelve' }, { callId: 'r3' }),
+        functionCall('recall_tool_result', { mem_id: 42 }, { callId: 'r4' }),
+      ],
+      say('ok'),
+    ])
+    expect(result.finalOutput).toBe('ok')
+    const answers = ['r1', 'r2', 'r3', 'r4'].map((id) => textOf(resultOf(inputs[1], id)))
+    expect(answers[0]).toMatch(/^\[tool_memory not found/)
+    expect(answers[1]).toMatch(/^\[recall: unknown argument 'start_line' \(did you mean lines\?\)/)
+    expect(answers[2]).toMatch(/^\[tool_memory error: offset must be an integer/)
+    for (const a of answers) expect(a.startsWith('[')).toBe(true)
+  })
+
+  test('the tool as the SDK invokes it never throws, whatever the arguments', async () => {
+    const [recallTool] = toolMemory().tools
+    expect(recallTool.parameters.required).toEqual(['mem_id'])
+    expect(recallTool.parameters.additionalProperties).toBe(false)
+    for (const input of ['{}', '{"mem_id":null}', '{"mem_id":"trm_0","json_path":7,"lines":[1,2],"format":"bogus"}', '[1,2]', '"x"', 'null']) {
+      const answer = await recallTool.invoke({ context: undefined }, input)
+      expect(typeof answer).toBe('string')
+      expect(answer.startsWith('[')).toBe(true)
+    }
+  })
+
+  test('a ledger that lost an entry is refilled from the filter\'s record cache', async () => {
+    const ledger = new Ledger()
+    const memory = toolMemory({ ...EAGER, ledger })
+    let memId
+    const { inputs } = await runWith(memory, [
+      call('read_page', {}, 'c1'),
+      call('read_langs', {}, 'c2'),
+      async (input) => {
+        memId = memIdIn(textOf(resultOf(input, 'c1')))
+        await ledger.clear() // an eviction, or a store emptied
+        return [functionCall('recall_tool_result', { mem_id: memId, format: 'full' }, { callId: 'r1' })]
+      },
+      say('ok'),
+    ])
+    expect(textOf(resultOf(inputs[3], 'r1'))).toBe(PAGE)
+  })
+
+  test("cacheModel 'breakpoint': at most two marks, as the SDK's promptCacheBreakpoint on an input_text", async () => {
+    const memory = toolMemory({ ...EAGER, cacheModel: 'breakpoint' })
+    const { inputs } = await runWith(memory, [call('read_page', {}, 'c1'), call('read_langs', {}, 'c2'), call('read_langs', {}, 'c3'), say('ok')])
+    const marks = (input) => input.filter((i) => [i.output, i.content].some((c) => Array.isArray(c) && c.some((p) => p && p.promptCacheBreakpoint)))
+    expect(marks(inputs[3]).length).toBeGreaterThan(0)
+    for (const input of inputs) expect(marks(input).length).toBeLessThanOrEqual(2)
+    // The SDK's run state is not marked.
+    expect(marks(inputs[3]).every((i) => !i.callId || textOf(i) !== undefined)).toBe(true)
+  })
+
+  test('namespace: a function of the run context', async () => {
+    const memory = toolMemory({ ...EAGER, namespace: (context) => context.tenant })
+    const { inputs } = await runWith(memory, [call('read_page', {}, 'c1'), call('read_langs', {}, 'c2'), say('ok')], 'go', { context: { tenant: 'acme' } })
+    const memId = memIdIn(textOf(resultOf(inputs[2], 'c1')))
+    expect(await recall(memory.ledger, memId, { format: 'full', namespace: 'acme' })).toBe(PAGE)
+    expect(await recall(memory.ledger, memId, { format: 'full' })).toMatch(/^\[tool_memory not found/)
+  })
+})
+
+describe('limits', () => {
+  test('with a session, the session keeps the originals of the results a run produced', async () => {
+    const memory = toolMemory(EAGER)
+    const session = new MemorySession()
+    await runWith(memory, [call('read_page', {}, 'c1'), call('read_langs', {}, 'c2'), say('read both')], 'go', { session })
+    const { inputs } = await runWith(memory, [say('from memory')], 'and now?', { session })
+    // The next run's input comes from the session: the filter compacts it again.
+    expect(textOf(resultOf(inputs[0], 'c1')).startsWith(HEADER)).toBe(true)
+    const stored = (await session.getItems()).find((i) => i.type === 'function_call_result' && i.callId === 'c1')
+    expect(textOf(stored)).toBe(PAGE)
+  })
+
+  test('with a session, items given as the turn input are stored as the model saw them (a stub); recall still reaches the original', async () => {
+    const memory = toolMemory()
+    const first = await runWith(memory, [call('list_issues', {}, 'c1'), say('ok')])
+    const session = new MemorySession()
+    const input = [...first.result.history, { type: 'message', role: 'user', content: 'more?' }]
+    await runWith(memory, [say('no')], input, { session, sessionInputCallback: (history, added) => [...history, ...added] })
+    const stored = (await session.getItems()).find((i) => i.type === 'function_call_result' && i.callId === 'c1')
+    const text = textOf(stored)
+    expect(text.startsWith(HEADER)).toBe(true) // the session lost the payload
+    expect(await memory.ledger.fetch(memIdIn(text), { format: 'full' })).toBe(ISSUES) // the ledger has it
+  })
+
+  test('with previousResponseId, older items live on the server: the filter sees only what is sent anew', async () => {
+    const memory = toolMemory(EAGER)
+    const first = await runWith(memory, [call('read_page', {}, 'c1'), say('read it')])
+    const { inputs } = await runWith(memory, [call('read_langs', {}, 'c2'), say('ok')], 'next', { previousResponseId: first.result.lastResponseId })
+    // The first call sends the new turn only; the page result is out of the filter's reach.
+    expect(inputs[0].map((i) => i.type ?? 'message')).toEqual(['message'])
+    expect(inputs.flat().some((i) => i.callId === 'c1')).toBe(false)
+    // A result sent once is never sent again, so it is never compacted after it was read.
+    expect(inputs[1].filter((i) => i.type === 'function_call_result').map(textOf)).toEqual([LANGS])
+  })
+})
+
+describe('options', () => {
+  test('programmer mistakes are TypeErrors naming toolMemory(options)', () => {
+    expect(() => toolMemory({ sizechars: 10 })).toThrow(/toolMemory\(options\): unknown option "sizechars"; did you mean "sizeChars"\?/)
+    expect(() => toolMemory({ ledger: new Ledger(), store: 'sqlite::memory:' })).toThrow(/toolMemory\(options\): pass ledger or store/)
+    expect(() => toolMemory({ namespace: 5 })).toThrow(/toolMemory\(options\): namespace must be/)
+    expect(() => toolMemory({ recallMaxChars: 0 })).toThrow(/toolMemory\(options\): recallMaxChars/)
+    expect(() => toolMemory({ cacheModel: 'lru' })).toThrow(/toolMemory\(options\): cacheModel/)
+    expect(() => toolMemory({ ledger: {} })).toThrow(/toolMemory\(options\): ledger must be/)
+    expect(() => toolMemory([])).toThrow(TypeError)
+  })
+
+  test('store: a ledger over that store', async () => {
+    const memory = toolMemory({ store: 'sqlite::memory:' })
+    expect(memory.ledger).toBeInstanceOf(Ledger)
+    const h = await memory.ledger.record({ toolCallId: 'c', toolName: 't', content: 'x'.repeat(100) })
+    expect(await recall(memory.ledger, h.memId, { format: 'full' })).toBe('x'.repeat(100))
+  })
+})
+
+describe('loading', () => {
+  const loaded = (code) => JSON.parse(execFileSync(process.execPath, ['-e', `${code}; console.log(JSON.stringify(Object.keys(require.cache)))`], { cwd: ROOT, encoding: 'utf8' }))
+  test('@symfonic/core and /langchain do not load the Agents SDK; /openai-agents loads no LangChain', () => {
+    for (const entry of ['@symfonic/core', '@symfonic/core/langchain']) {
+      expect(loaded(`require('${entry}')`).filter((f) => f.includes('@openai'))).toEqual([])
+    }
+    const files = loaded("require('@symfonic/core/openai-agents').toolMemory()")
+    expect(files.some((f) => f.includes('@openai/agents'))).toBe(true)
+    expect(files.filter((f) => /node_modules[\\/](langchain|@langchain)[\\/]/.test(f))).toEqual([])
+  })
+})

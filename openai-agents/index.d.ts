@@ -1,0 +1,46 @@
+// Public types of `@symfonic/core/openai-agents`: tool-result memory for the
+// OpenAI Agents SDK for JS (`@openai/agents`). docs/openai-agents.md.
+
+import type { CallModelInputFilter, FunctionTool } from '@openai/agents'
+import type { Ledger, LedgerOptions } from '../index'
+import type { CacheModel, CompactOptions } from '../langchain/memory'
+
+export type { CacheModel, CompactOptions, ToolMemoryEvent, RecallToolResultInput } from '../langchain/memory'
+
+/** Options of `toolMemory`. Unknown fields are a `TypeError` naming `toolMemory(options)`. */
+export interface ToolMemoryOptions<TContext = unknown> extends Omit<CompactOptions, 'namespace' | 'cacheModel'> {
+  /** The ledger results are recorded in (checked for `record`, `fetch`, `handle` and `stub`). Default: a new bounded `Ledger()`. */
+  ledger?: Ledger
+  /** Shorthand for `ledger: new Ledger({ store })` (`'sqlite:./ledger.db'`, `'redis://…'`). Not with `ledger`. */
+  store?: LedgerOptions['store']
+  /** Longest recall answer in code points, truncation marker included. Default `MAX_OUTPUT_CHARS` (50,000). */
+  recallMaxChars?: number
+  /**
+   * Ledger namespace: a fixed string, or a function of the run's context (the `context` passed to
+   * `run`). Default `''`: every run of this `toolMemory` shares one namespace.
+   */
+  namespace?: string | ((context: TContext | undefined) => string)
+  /**
+   * The provider's prompt-cache style. Default: from the agent's model (a model name or object naming
+   * Anthropic / Claude → `'breakpoint'`, others → `'prefix'`).
+   */
+  cacheModel?: CacheModel
+}
+
+/** What `toolMemory` returns: spread `tools` into the agent's, pass `callModelInputFilter` to `run`. */
+export interface ToolMemory {
+  /** `[recall_tool_result]`, a function tool made with the SDK's `tool()` (not strict: docs/openai-agents.md says why). */
+  readonly tools: [FunctionTool<any, any, string>]
+  /**
+   * Compacts the model input before every call; asks the SDK for the items themselves
+   * (`preserveInputIdentity`), which it never mutates. To compose with your own filter, call this one
+   * on your filter's answer (or the other way round) and set `preserveInputIdentity` on yours only if
+   * your filter also treats the items as immutable.
+   */
+  readonly callModelInputFilter: CallModelInputFilter
+  /** The ledger the filter records into and the recall tool reads. */
+  readonly ledger: Ledger
+}
+
+/** Tool-result memory for an Agent: `{ tools: [recall_tool_result], callModelInputFilter, ledger }`. */
+export declare function toolMemory<TContext = unknown>(options?: ToolMemoryOptions<TContext>): ToolMemory
