@@ -26,6 +26,6 @@ module.exports = {
   reporters: ['default', ['<rootDir>/__test__/support/needs-reporter.js', { skipped }]],
   // The examples are TypeScript, importing the package by name as an app does.
   transform: { '\\.ts$': '<rootDir>/scripts/jest-ts.js', '\\.[cm]?js$': 'babel-jest' },
-  moduleNameMapper: { '^@symfonic/core$': '<rootDir>/index.js', '^@symfonic/core/langchain$': '<rootDir>/langchain/index.js', '^@symfonic/core/openai-agents$': '<rootDir>/openai-agents/index.js' },
+  moduleNameMapper: { '^@symfonic/core$': '<rootDir>/index.js', '^@symfonic/core/langchain$': '<rootDir>/langchain/index.js', '^@symfonic/core/openai-agents$': '<rootDir>/openai-agents/index.js', '^@symfonic/core/ai-sdk$': '<rootDir>/ai-sdk/index.js' },
   testTimeout: 30000,
 };

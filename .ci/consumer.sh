@@ -76,6 +76,15 @@ cp "$root"/.ci/consumer/openai-agents.mjs .
 node openai-agents.mjs without
 npm install --no-audit --no-fund --loglevel=error "@openai/agents@$(pin @openai/agents)"
 node openai-agents.mjs
+echo "without ai (an optional peer): every entry loads, and none loads ai"
+test ! -e node_modules/ai
+node -e '
+require("@symfonic/core"); require("@symfonic/core/langchain")
+const m = require("@symfonic/core/ai-sdk").toolMemory()
+if (typeof m.prepareStep !== "function" || typeof m.tools.recall_tool_result.execute !== "function") process.exit(1)
+if (Object.keys(require.cache).some((f) => /node_modules[\\/](ai|@ai-sdk)[\\/]/.test(f))) { console.error("ai was loaded"); process.exit(1) }'
+node --input-type=module -e 'const { toolMemory } = await import("@symfonic/core/ai-sdk"); toolMemory()'
+echo "  ok"
 
 echo "docs/testing.md's set-up, as written, in an empty folder: its pinned dev dependencies, tsconfig.json, jest.config.js, and its tests through ts-jest"
 mkdir "$work/testing-docs"
@@ -92,7 +101,8 @@ mkdir "$work/testing-docs"
   tail -n 4 jest.txt
 )
 
-echo "tsc: the CommonJS and ESM consumers, against the installed package"
+echo "tsc: the CommonJS and ESM consumers, against the installed package (and ai, which they use)"
+npm install --no-audit --no-fund --loglevel=error "ai@$(pin ai)"
 for mode in cjs esm; do
   [ -d "$root/__test__/types/$mode" ] || continue
   cp -r "$root/__test__/types/$mode" "$work/app/types-$mode"

@@ -10,8 +10,8 @@ const root = path.join(__dirname, '..')
 const page = fs.readFileSync(path.join(root, 'docs', 'architecture.md'), 'utf8')
 const tree = page.slice(page.indexOf('## Where each concept lives'), page.indexOf('## Size'))
 
-test('the tree names every module of lib/, core/, langchain/ and openai-agents/', () => {
-  const modules = ['lib', 'core', 'langchain', 'openai-agents'].flatMap((dir) => fs.readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.js')))
+test('the tree names every module of lib/, core/, langchain/, openai-agents/ and ai-sdk/', () => {
+  const modules = ['lib', 'core', 'langchain', 'openai-agents', 'ai-sdk'].flatMap((dir) => fs.readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.js')))
   expect(modules.filter((f) => !new RegExp(`(^|\\n)\\s+${f.replace('.', '\\.')}\\s`).test(tree))).toEqual([])
 })
 

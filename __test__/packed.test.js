@@ -52,7 +52,7 @@ test('the packed package.json has no prepare, nor any script npm runs on install
 
 test('the main package has the entry points and no binary; the platform package has the binary', () => {
   const names = [...main.keys()]
-  for (const f of ['package/index.js', 'package/index.mjs', 'package/lib/native.js', 'package/langchain/index.js', 'package/openai-agents/index.js', 'package/openai-agents/index.d.cts', 'package/core/index.js', 'package/binding.js', 'package/README.md']) expect(names).toContain(f)
+  for (const f of ['package/index.js', 'package/index.mjs', 'package/lib/native.js', 'package/langchain/index.js', 'package/openai-agents/index.js', 'package/openai-agents/index.d.cts', 'package/ai-sdk/index.js', 'package/ai-sdk/index.mjs', 'package/ai-sdk/index.d.cts', 'package/ai-sdk/index.d.mts', 'package/core/index.js', 'package/binding.js', 'package/README.md']) expect(names).toContain(f)
   expect(names.filter((n) => n.endsWith('.node'))).toEqual([])
   expect([...platform.keys()].filter((n) => n.endsWith('.node'))).toHaveLength(1)
 })

@@ -222,6 +222,13 @@ async function main() {
   log(`\n## The recall tool's fixed cost (its definition, ${S.recallToolChars()} characters, on every request; nothing compacted)\n`)
   block('fixed', T.mdTable(['cache', 'long loops mean', 'short mean', 'worst', 'ours, short mean'], toolRows, ['cache']))
 
+  // 4b. The same conversations through the Vercel AI SDK adapter (benchmark/context/ai-sdk.js).
+  const aiSdk = await require('./context/ai-sdk.js').parity(all, rows, (conv, c) => (conv.recorded ? replayRecorded(conv, S.ours(c)) : replay(conv, S.ours(c))))
+  const L = aiSdk.summary.longest
+  log(`\n## Through the Vercel AI SDK (@symfonic/core/ai-sdk, ai ${require('ai/package.json').version}, MockLanguageModelV4): ours / none beside the LangChain middleware's\n`)
+  block('ai-sdk', aiSdk.table)
+  log(`\nworst difference ${T.pct(aiSdk.summary.worst)} (${aiSdk.summary.over.length} over ${T.pct(T.TOLERANCE)}: ${aiSdk.summary.over.map((d) => `${d.conv} ${d.cache}`).join(', ') || 'none'}), decisions differ on ${aiSdk.summary.differ.length}, needs lost ${aiSdk.summary.lost}; prepareStep's own time on ${L.conv} (${L.cache}, ${L.steps} steps): median ${L.ownMedian.toFixed(2)} ms, last 30 steps ${L.ownLast30.toFixed(2)} ms (${L.totalMedian.toFixed(2)} ms with the core's plan and the ledger)`)
+
   // 5. The chart of the scripted conversations.
   const STYLE = {
     none: { label: 'no compaction', color: '#b0b0b0', width: 5 },

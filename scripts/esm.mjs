@@ -13,6 +13,7 @@ for (const [name, cjsFile] of [
   ['@symfonic/core', '../index.js'],
   ['@symfonic/core/langchain', '../langchain/index.js'],
   ['@symfonic/core/openai-agents', '../openai-agents/index.js'],
+  ['@symfonic/core/ai-sdk', '../ai-sdk/index.js'],
 ]) {
   const required = require(name)
   const imported = await import(name)

@@ -3,7 +3,7 @@
 // work tree), as docs/architecture.md reports them.
 //   Rust: *.rs under src/ and crates/*/src/, test files left out
 //         (tests.rs, *_tests.rs, proptests.rs, testing.rs, tests/);
-//   JS:   the shipped runtime: index.js, index.mjs, lib/**/*.js, core/**/*.js, langchain/**/*.js.
+//   JS:   the shipped runtime: index.js, index.mjs, lib/**/*.js, core/**/*.js, langchain/**/*.js, ai-sdk/**/*.js.
 //   binding: the Rust of src/ alone (the napi crate), test files left out.
 // Usage: node scripts/loc.js [ref]
 // The second line it prints is the row of docs/architecture.md's size table,
@@ -25,7 +25,7 @@ const lines = (f) => text(f).split('\n').length - 1
 
 const isTest = (f) => /(^|\/)(\w*_)?(tests|proptests|testing)\.rs$/.test(f) || /(^|\/)tests\//.test(f)
 const rust = files.filter((f) => /^(src|crates\/[^/]+\/src)\/.*\.rs$/.test(f) && !isTest(f))
-const js = files.filter((f) => /^(index\.m?js|lib\/.*\.js|core\/.*\.js|langchain\/.*\.js)$/.test(f))
+const js = files.filter((f) => /^(index\.m?js|lib\/.*\.js|core\/.*\.js|langchain\/.*\.js|ai-sdk\/.*\.js)$/.test(f))
 const binding = rust.filter((f) => f.startsWith('src/'))
 const sum = (fs) => fs.reduce((n, f) => n + lines(f), 0)
 const n = (x) => x.toLocaleString('en-US')

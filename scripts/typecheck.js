@@ -16,7 +16,8 @@ const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
 const root = path.resolve(__dirname, '..')
-const modes = ['cjs', 'esm', 'node16', 'bundler']
+// ai6: @symfonic/core/ai-sdk against ai 6's types (the ai-v6 alias, through tsconfig paths).
+const modes = ['cjs', 'esm', 'node16', 'bundler', 'ai6']
 
 const link = path.join(root, '__test__/types/node16/node_modules/@symfonic/core')
 fs.mkdirSync(path.dirname(link), { recursive: true })

@@ -60,3 +60,15 @@ createAgent({ model, tools: [search], middleware: [toolMemoryMiddleware] })
 createAgent({ model, tools: [search], middleware: [toolPaletteMiddleware] })
 
 export { useRoot, run }
+
+// @symfonic/core/ai-sdk beside the real `ai` types.
+import { toolMemory as aiSdkToolMemory, composePrepareStep } from '@symfonic/core/ai-sdk'
+import { generateText, type ModelMessage } from 'ai'
+
+declare const aiModel: Parameters<typeof generateText>[0]['model']
+const aiMemory = aiSdkToolMemory({ cacheModel: 'prefix', namespace: 'conversation-1' })
+async function useAiSdk(): Promise<ModelMessage[]> {
+  const r = await generateText({ model: aiModel, tools: { ...aiMemory.tools }, prepareStep: composePrepareStep(aiMemory.prepareStep), prompt: 'hi' })
+  return r.response.messages
+}
+void useAiSdk

@@ -68,3 +68,15 @@ const middleware = langchain.toolMemoryMiddleware()
 export { useRoot, run, viaDefault, middleware }
 // @ts-expect-error `module.exports` has no `default`
 void core.default
+
+// @symfonic/core/ai-sdk beside the real `ai` types.
+import { toolMemory as aiSdkToolMemory, composePrepareStep } from '@symfonic/core/ai-sdk'
+import { generateText, type ModelMessage } from 'ai'
+
+declare const aiModel: Parameters<typeof generateText>[0]['model']
+const aiMemory = aiSdkToolMemory({ cacheModel: 'prefix', namespace: 'conversation-1' })
+async function useAiSdk(): Promise<ModelMessage[]> {
+  const r = await generateText({ model: aiModel, tools: { ...aiMemory.tools }, prepareStep: composePrepareStep(aiMemory.prepareStep), prompt: 'hi' })
+  return r.response.messages
+}
+void useAiSdk
