@@ -134,6 +134,15 @@ fn max_output(x: Option<f64>) -> usize {
     x.map_or(MAX_OUT, |v| v.min(usize::MAX as f64) as usize)
 }
 
+/// A recall with the cap the JS entry passes (a whole number, at least 1), or
+/// the default; a cap no answer can reach (`Infinity`) reads as a fetch.
+fn recall_read(x: Option<f64>) -> core::Read {
+    match x {
+        Some(v) if v >= usize::MAX as f64 => core::Read::Fetch,
+        cap => core::Read::Recall { cap: max_output(cap) },
+    }
+}
+
 /// When a call that began at `started` (ms since the epoch) began, on this
 /// process's monotonic clock; now when not given.
 fn began(started: Option<f64>) -> Instant {
@@ -367,7 +376,7 @@ impl Ledger {
                 namespace,
                 mem_id,
                 spec,
-                usize::MAX,
+                core::Read::Fetch,
             )
         })
     }
@@ -407,19 +416,18 @@ impl Ledger {
     ) -> Result<Object<'env>, Code> {
         guard(|| {
             let (spec, namespace) = fetch_spec(options);
-            let max = max_output(max_output_chars);
             self.read(
                 env,
                 "recall(ledger, memId, options)",
                 namespace,
                 mem_id,
                 spec,
-                max,
+                recall_read(max_output_chars),
             )
         })
     }
 
-    /// A fetch (`max` `usize::MAX`) or a recall: answered on the calling
+    /// A fetch or a recall: answered on the calling
     /// thread when that is cheap (`read_now`), else on the runtime, a memory
     /// hit held from now on.
     fn read<'env>(
@@ -429,12 +437,12 @@ impl Ledger {
         namespace: String,
         mem_id: String,
         spec: FetchSpec,
-        max: usize,
+        read: core::Read,
     ) -> JsResult<Object<'env>> {
         if self.inner.is_closing() {
             return rejected(env, closed_error(method));
         }
-        let hit = match self.inner.read_now(&namespace, &mem_id, &spec, max) {
+        let hit = match self.inner.read_now(&namespace, &mem_id, &spec, read) {
             Ok(text) => return resolved(env, JsText(text)),
             Err(hit) => hit,
         };
@@ -444,10 +452,10 @@ impl Ledger {
                 Some(e) => {
                     let found = Ok(core::Found::Entry(e));
                     inner
-                        .answer_async(found, namespace, mem_id, spec, max, deadline)
+                        .answer_async(found, namespace, mem_id, spec, read, deadline)
                         .await
                 }
-                None => inner.read_async(namespace, mem_id, spec, max, deadline).await,
+                None => inner.read_async(namespace, mem_id, spec, read, deadline).await,
             };
             text.map(JsText).map_err(|e| ledger_error(&m, e))
         })

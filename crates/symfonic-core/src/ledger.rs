@@ -142,7 +142,7 @@ pub use crate::entry::{Entry, Handle, MAX_CONTENT_BYTES};
 use backing::Backing;
 use build::rebuild_entry;
 use lru::{Locked, Lru};
-pub use read::Found;
+pub use read::{Found, Read};
 pub use record::{check_content_len, check_namespace};
 
 /// The ledger. Cheap to share behind an `Arc`; its state is shared by the

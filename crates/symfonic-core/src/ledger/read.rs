@@ -24,6 +24,40 @@ pub enum Found {
     Evicted(String),
 }
 
+/// What a read answers: a fetch (the whole answer, a store failure told as
+/// one) or a recall (cut to `cap` code points, the store told unavailable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Read {
+    Fetch,
+    Recall { cap: usize },
+}
+
+impl Read {
+    /// The output budget the recall functions take: none for a fetch.
+    fn budget(self) -> usize {
+        match self {
+            Read::Fetch => usize::MAX,
+            Read::Recall { cap } => cap,
+        }
+    }
+
+    /// An entry's answer, cut to the cap for a recall.
+    fn finish(self, e: &Entry, a: recall::Answer<'_>) -> Wtf8Buf {
+        match self {
+            Read::Fetch => a.into_buf(),
+            Read::Recall { cap } => recall::cap_answer(e, a, cap),
+        }
+    }
+
+    /// A message (a miss, a failure), cut to the cap for a recall.
+    fn finish_message(self, text: Wtf8Buf, mem_id: &str) -> Wtf8Buf {
+        match self {
+            Read::Fetch => text,
+            Read::Recall { cap } => recall::cap_output(&text, mem_id, cap, None),
+        }
+    }
+}
+
 impl Found {
     fn entry(self) -> Option<Arc<Entry>> {
         match self {
@@ -178,35 +212,23 @@ impl Ledger {
         self.try_peek(namespace, mem_id).ok().flatten()
     }
 
-    /// The answer to a fetch (`max_output` `usize::MAX`) or a recall, from
-    /// what a lookup found: never an error.
+    /// The answer to a read from what a lookup found: never an error.
     fn answer(
         found: Result<Found, StoreError>,
         namespace: &str,
         mem_id: &str,
         spec: &FetchSpec,
-        max_output: usize,
+        read: Read,
     ) -> Wtf8Buf {
         let miss = match found {
-            Ok(Found::Entry(e)) => {
-                let a = recall::fetch_entry(&e, spec, max_output);
-                return if max_output == usize::MAX {
-                    a.into_buf()
-                } else {
-                    recall::cap_answer(&e, a, max_output)
-                };
-            }
+            Ok(Found::Entry(e)) => return read.finish(&e, recall::fetch_entry(&e, spec, read.budget())),
             Ok(Found::Missing) => recall::not_found(mem_id, namespace),
             Ok(Found::Expired) => recall::expired(mem_id),
             Ok(Found::Evicted(why)) => recall::evicted(mem_id, &why),
-            Err(e) if max_output == usize::MAX => recall::store_failed(mem_id, &e),
+            Err(e) if read == Read::Fetch => recall::store_failed(mem_id, &e),
             Err(e) => recall::store_unavailable(mem_id, &e),
         };
-        if max_output == usize::MAX {
-            miss.into()
-        } else {
-            recall::cap_output(&miss.into(), mem_id, max_output, None)
-        }
+        read.finish_message(miss.into(), mem_id)
     }
 
     /// `fetch` as the JS API exposes it: a string answer, never an error.
@@ -216,7 +238,7 @@ impl Ledger {
             namespace,
             mem_id,
             spec,
-            usize::MAX,
+            Read::Fetch,
         )
     }
 
@@ -234,11 +256,13 @@ impl Ledger {
             namespace,
             mem_id,
             spec,
-            max_output_chars,
+            Read::Recall {
+                cap: max_output_chars,
+            },
         )
     }
 
-    /// A fetch (`max_output` `usize::MAX`) or a recall answered on the
+    /// A read answered on the
     /// calling thread when that is cheap: a memory hit whose answer is quick
     /// (`recall::quick_answer`), or a miss of a ledger without a store.
     /// Otherwise `Err(Some(entry))`, a memory hit to answer on the read lane
@@ -251,7 +275,7 @@ impl Ledger {
         namespace: &str,
         mem_id: &str,
         spec: &FetchSpec,
-        max_output: usize,
+        read: Read,
     ) -> Result<Wtf8Buf, Option<Arc<Entry>>> {
         if self.is_shut() {
             return Err(None);
@@ -265,9 +289,8 @@ impl Ledger {
                 lru.touch(&key, now);
                 lru.stats.hits += 1;
                 drop(lru);
-                return match recall::quick_answer(&e, spec, max_output) {
-                    Some(a) if max_output == usize::MAX => Ok(a.into_buf()),
-                    Some(a) => Ok(recall::cap_answer(&e, a, max_output)),
+                return match recall::quick_answer(&e, spec, read.budget()) {
+                    Some(a) => Ok(read.finish(&e, a)),
                     None => Err(Some(e)),
                 };
             }
@@ -280,10 +303,10 @@ impl Ledger {
         lru.touch(&key, now);
         lru.stats.misses += 1;
         drop(lru);
-        Ok(Self::answer(Ok(found), namespace, mem_id, spec, max_output))
+        Ok(Self::answer(Ok(found), namespace, mem_id, spec, read))
     }
 
-    /// A fetch (`max_output` `usize::MAX`) or a recall on the runtime: the
+    /// A read on the runtime: the
     /// lookup (and a store read on a miss), then the answer on the read
     /// lane, all within `deadline`. Only a closed ledger is an error.
     pub async fn read_async(
@@ -291,14 +314,14 @@ impl Ledger {
         namespace: String,
         mem_id: String,
         spec: FetchSpec,
-        max_output: usize,
+        read: Read,
         deadline: Deadline,
     ) -> Result<Wtf8Buf, LedgerError> {
         if self.is_shut() {
             return Err(LedgerError::Closed);
         }
         let found = self.find_async(&namespace, &mem_id, true, deadline).await;
-        self.answer_async(found, namespace, mem_id, spec, max_output, deadline)
+        self.answer_async(found, namespace, mem_id, spec, read, deadline)
             .await
     }
 
@@ -310,7 +333,7 @@ impl Ledger {
         namespace: String,
         mem_id: String,
         spec: FetchSpec,
-        max_output: usize,
+        read: Read,
         deadline: Deadline,
     ) -> Result<Wtf8Buf, LedgerError> {
         if self.is_shut() {
@@ -319,30 +342,21 @@ impl Ledger {
         let bytes = match &found {
             Ok(Found::Entry(e)) => {
                 // A bounded answer (an entry just read back from the store) needs no hop.
-                if let Some(a) = recall::quick_answer(e, &spec, max_output) {
-                    return Ok(if max_output == usize::MAX {
-                        a.into_buf()
-                    } else {
-                        recall::cap_answer(e, a, max_output)
-                    });
+                if let Some(a) = recall::quick_answer(e, &spec, read.budget()) {
+                    return Ok(read.finish(e, a));
                 }
                 e.text.as_bytes().len()
             }
-            _ => return Ok(Self::answer(found, &namespace, &mem_id, &spec, max_output)),
+            _ => return Ok(Self::answer(found, &namespace, &mem_id, &spec, read)),
         };
         let (ns, id) = (namespace.clone(), mem_id.clone());
         let answer = cpu_for(Lane::Read, deadline, bytes, move || {
-            Self::answer(found, &ns, &id, &spec, max_output)
+            Self::answer(found, &ns, &id, &spec, read)
         })
         .await;
         Ok(answer.unwrap_or_else(|| {
             let late = StoreError::timeout("get", "answering", &deadline, false);
-            let text = Wtf8Buf::from(recall::store_failed(&mem_id, &late));
-            if max_output == usize::MAX {
-                text
-            } else {
-                recall::cap_output(&text, &mem_id, max_output, None)
-            }
+            read.finish_message(recall::store_failed(&mem_id, &late).into(), &mem_id)
         }))
     }
 
