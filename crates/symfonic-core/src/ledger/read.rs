@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::build::restub;
-use super::{rebuild_entry, wait, Entry, Handle, Key, Ledger, LedgerError};
+use super::{rebuild_entry, wait, Entry, Key, Ledger, LedgerError};
 use crate::clock::now_ms;
 use crate::recall::{self, FetchSpec};
 use crate::runtime::{cpu_for, Deadline, Lane};
@@ -58,15 +58,6 @@ impl Read {
     }
 }
 
-impl Found {
-    fn entry(self) -> Option<Arc<Entry>> {
-        match self {
-            Found::Entry(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
 impl Ledger {
     /// The entry under the key, from memory or (a miss) from the store,
     /// counting a hit or a miss when `count` (a fetch), else neither (a peek).
@@ -78,34 +69,9 @@ impl Ledger {
         deadline: Deadline,
     ) -> Result<Found, StoreError> {
         let _call = self.enter()?;
-        let key: Key = (namespace.to_string(), mem_id.to_string());
-        let expired_here;
-        {
-            let mut lru = self.lock();
-            let now = now_ms();
-            expired_here = lru.expired(&key, now);
-            let found = if count {
-                lru.touch(&key, now)
-            } else {
-                lru.map
-                    .get(&key)
-                    .map(|s| s.entry.clone())
-                    .filter(|e| !e.expired(now))
-            };
-            if count {
-                match found {
-                    Some(_) => lru.stats.hits += 1,
-                    None => lru.stats.misses += 1,
-                }
-            }
-            if let Some(e) = found {
-                return Ok(Found::Entry(e));
-            }
-        }
-        let missing = if expired_here {
-            Found::Expired
-        } else {
-            Found::Missing
+        let missing = match self.find_in_memory(namespace, mem_id, count) {
+            Ok(e) => return Ok(Found::Entry(e)),
+            Err(missing) => missing,
         };
         let Some(store) = self.store(deadline).await? else {
             return Ok(missing);
@@ -143,6 +109,7 @@ impl Ledger {
             Ok(e) => Arc::new(e),
             Err(e) => return Err(self.store_failed(e)),
         };
+        let key: Key = (namespace.to_string(), mem_id.to_string());
         let mut lru = self.lock();
         lru.stats.store_hits += 1;
         Ok(Found::Entry(
@@ -153,13 +120,10 @@ impl Ledger {
         ))
     }
 
-    /// [`find_async`](Self::find_async) for the sync API: memory only without a
-    /// store, else waiting for the store.
-    fn find(&self, namespace: &str, mem_id: &str, count: bool) -> Result<Found, StoreError> {
-        if self.backing.is_some() {
-            return wait(self.find_async(namespace, mem_id, count, self.deadline()));
-        }
-        self.check_open()?;
+    /// The lookup in memory both forms share: the live entry (made most
+    /// recently used when `count`), else what the miss reads as without a
+    /// store; a hit or a miss counted when `count` (a fetch), else neither (a peek).
+    fn find_in_memory(&self, namespace: &str, mem_id: &str, count: bool) -> Result<Arc<Entry>, Found> {
         let key: Key = (namespace.to_string(), mem_id.to_string());
         let mut lru = self.lock();
         let now = now_ms();
@@ -168,52 +132,37 @@ impl Ledger {
         } else {
             Found::Missing
         };
-        if !count {
-            let e = lru
-                .map
+        let found = if count {
+            lru.touch(&key, now)
+        } else {
+            lru.map
                 .get(&key)
                 .map(|s| s.entry.clone())
-                .filter(|e| !e.expired(now));
-            return Ok(e.map_or(missing, Found::Entry));
-        }
-        let found = lru.touch(&key, now);
-        match found {
-            Some(e) => {
-                lru.stats.hits += 1;
-                Ok(Found::Entry(e))
-            }
-            None => {
-                lru.stats.misses += 1;
-                Ok(missing)
+                .filter(|e| !e.expired(now))
+        };
+        if count {
+            match found {
+                Some(_) => lru.stats.hits += 1,
+                None => lru.stats.misses += 1,
             }
         }
+        found.ok_or(missing)
     }
 
-    /// Looks an entry up for a fetch, counting a hit or a miss; a store error
-    /// counts and reads as absent (see [`try_get`](Self::try_get)).
-    pub fn get(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
-        self.try_get(namespace, mem_id).ok().flatten()
-    }
-
-    /// Looks an entry up for a fetch, counting a hit or a miss; a memory miss
-    /// reloads from the store.
-    pub fn try_get(&self, namespace: &str, mem_id: &str) -> Result<Option<Arc<Entry>>, StoreError> {
-        self.find(namespace, mem_id, true).map(Found::entry)
-    }
-
-    /// Looks an entry up without counting a hit or a miss or reordering;
-    /// a memory miss reloads from the store (counted as a store hit or miss).
-    pub fn try_peek(&self, namespace: &str, mem_id: &str) -> Result<Option<Arc<Entry>>, StoreError> {
-        self.find(namespace, mem_id, false).map(Found::entry)
-    }
-
-    /// [`try_peek`](Self::try_peek), a store error reading as absent.
-    pub fn peek(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
-        self.try_peek(namespace, mem_id).ok().flatten()
+    /// [`find_async`](Self::find_async) for the sync API: memory only without a
+    /// store, else waiting for the store.
+    pub(super) fn find(&self, namespace: &str, mem_id: &str, count: bool) -> Result<Found, StoreError> {
+        if self.backing.is_some() {
+            return wait(self.find_async(namespace, mem_id, count, self.deadline()));
+        }
+        self.check_open()?;
+        Ok(self
+            .find_in_memory(namespace, mem_id, count)
+            .map_or_else(|missing| missing, Found::Entry))
     }
 
     /// The answer to a read from what a lookup found: never an error.
-    fn answer(
+    pub(super) fn answer(
         found: Result<Found, StoreError>,
         namespace: &str,
         mem_id: &str,
@@ -239,26 +188,6 @@ impl Ledger {
             mem_id,
             spec,
             Read::Fetch,
-        )
-    }
-
-    /// `fetch` plus the output cap, in one pass over the entry (a full 5 MB
-    /// payload is cut here, not copied out and cut later).
-    pub fn recall(
-        &self,
-        namespace: &str,
-        mem_id: &str,
-        spec: &FetchSpec,
-        max_output_chars: usize,
-    ) -> Wtf8Buf {
-        Self::answer(
-            self.find(namespace, mem_id, true),
-            namespace,
-            mem_id,
-            spec,
-            Read::Recall {
-                cap: max_output_chars,
-            },
         )
     }
 
@@ -358,30 +287,6 @@ impl Ledger {
             let late = StoreError::timeout("get", "answering", &deadline, false);
             read.finish_message(recall::store_failed(&mem_id, &late).into(), &mem_id)
         }))
-    }
-
-    pub fn handle(&self, namespace: &str, mem_id: &str) -> Option<Handle> {
-        self.try_handle(namespace, mem_id).ok().flatten()
-    }
-
-    pub fn try_handle(&self, namespace: &str, mem_id: &str) -> Result<Option<Handle>, StoreError> {
-        Ok(self.try_peek(namespace, mem_id)?.map(|e| e.handle.clone()))
-    }
-
-    /// The stub, optionally with a different preview length than the ledger's.
-    pub fn stub(&self, namespace: &str, mem_id: &str, preview_chars: Option<usize>) -> Option<String> {
-        self.try_stub(namespace, mem_id, preview_chars).ok().flatten()
-    }
-
-    pub fn try_stub(
-        &self,
-        namespace: &str,
-        mem_id: &str,
-        preview_chars: Option<usize>,
-    ) -> Result<Option<String>, StoreError> {
-        Ok(self
-            .try_peek(namespace, mem_id)?
-            .map(|e| self.stub_of(&e, preview_chars)))
     }
 
     /// The entry's stub, rendered anew for another preview length.
