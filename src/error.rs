@@ -10,8 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use napi::bindgen_prelude::{FromNapiValue, JsError, Unknown};
 use napi::{Env, Error, Status};
 
-use symfonic_core::ledger::{Ledger, LedgerError};
-use symfonic_core::store::StoreError;
+use symfonic_core::api::{Ledger, LedgerError, StoreError};
 
 /// The `code` of a JS error thrown by the addon: one of napi-rs's statuses, or
 /// one of this package's `ERR_SYMFONIC_*` codes. napi-rs puts the status string
@@ -120,7 +119,7 @@ pub fn type_error(env: &Env, message: &str) -> Error<Code> {
 /// Runs an entry point's body, turning a panic into
 /// `@symfonic/core: internal error (panic): <message>` (code `ERR_SYMFONIC_INTERNAL`).
 /// Used by every function and method (a panic in a call's future on the
-/// runtime is caught where it is spawned, `napi_ledger::spawn`).
+/// runtime is caught where it is spawned, `ledger::spawn`).
 pub fn guard<T>(f: impl FnOnce() -> JsResult<T>) -> JsResult<T> {
     // Unwind safety: the ledger recovers its poisoned lock (see `Ledger::lock`)
     // and every other value touched here is dropped with the failed call.

@@ -8,7 +8,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use napi::bindgen_prelude::*;
 use napi::Env;
-use symfonic_core::text::Held;
+use symfonic_core::api::Held;
 
 /// One per JS thread: is its env alive, and how many reads are in progress.
 #[derive(Default)]

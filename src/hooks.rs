@@ -6,7 +6,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::error::{guard, Code, JsResult};
-use crate::napi_ledger::{spawn, Ledger, ToolResultHandle};
+use crate::ledger::{spawn, Ledger, ToolResultHandle};
 
 #[napi]
 impl Ledger {
@@ -61,7 +61,7 @@ pub fn row_seal_for_test(handle: ToolResultHandle, wtf8: bool) -> String {
         Either::A(s) => Some(s),
         Either::B(Null) => None,
     };
-    let h = symfonic_core::ledger::Handle {
+    let h = symfonic_core::api::Handle {
         mem_id: handle.mem_id,
         namespace: handle.namespace,
         tool_name: handle.tool_name,
@@ -72,7 +72,7 @@ pub fn row_seal_for_test(handle: ToolResultHandle, wtf8: bool) -> String {
         preview: text(handle.preview),
         stub: handle.stub,
     };
-    symfonic_core::store::row::seal(&h, wtf8)
+    symfonic_core::api::seal_row(&h, wtf8)
 }
 
 /// The external memory V8 counts for this isolate, in bytes.

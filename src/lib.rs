@@ -4,9 +4,10 @@
 //! `error`) and call it.
 
 mod error;
+pub mod functions;
 mod held_buffer;
 #[cfg(feature = "test-hooks")]
 pub mod hooks;
-pub mod napi_ledger;
-pub mod napi_media;
-pub mod napi_text;
+pub mod ledger;
+pub mod media;
+pub mod text;

@@ -5,9 +5,10 @@
 //!
 //! Every call has an async form (`*_async`), run on the runtime
 //! (`crate::runtime`); with a store below (`backing`), it is bounded end to
-//! end by the ledger's `timeout`. The sync forms run on the calling thread,
-//! and with a store wait for the async ones (for tests, and for a store in
-//! memory).
+//! end by the store's timeout. The sync forms (`fetch`, `record_with`; the
+//! tests' others in `testing`) run on the calling thread, and with a store
+//! wait for the async ones (for a store in memory). A read is a fetch or a
+//! recall ([`Read`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -20,7 +21,7 @@ use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
 use crate::clock::now_ms;
-use crate::runtime::{self, Deadline, DEFAULT_TIMEOUT};
+use crate::runtime::{self, Deadline};
 use crate::store::{Outcome, Store, StoreError, StoreSpec};
 use crate::text::Payload;
 
@@ -142,7 +143,7 @@ pub use crate::entry::{Entry, Handle, MAX_CONTENT_BYTES};
 use backing::Backing;
 use build::rebuild_entry;
 use lru::{Locked, Lru};
-pub use read::Found;
+pub use read::{Found, Read};
 pub use record::{check_content_len, check_namespace};
 
 /// The ledger. Cheap to share behind an `Arc`; its state is shared by the
@@ -159,8 +160,6 @@ pub struct Shared {
     backing: Option<Backing>,
     /// Default time to live of an entry, in milliseconds.
     ttl_ms: Option<u64>,
-    /// The bound on each call that reaches the store, end to end.
-    timeout: Duration,
     /// When the last sweep ran (Unix ms).
     last_sweep: AtomicU64,
     /// Test hook: the id every record gets instead of its hash (see `force_mem_id`).
@@ -229,15 +228,7 @@ impl Ledger {
     /// the next call. See [`opened`](Self::opened).
     pub fn over(config: LedgerConfig, spec: StoreSpec, ttl_ms: Option<u64>, timeout: Duration) -> Self {
         let backing = Backing::opening(spec, timeout);
-        Ledger::with_backing(config, Some(backing), ttl_ms).with_timeout(timeout)
-    }
-
-    /// The same ledger with another bound on its store calls (default 5 s).
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        if let Some(shared) = Arc::get_mut(&mut self.shared) {
-            shared.timeout = timeout;
-        }
-        self
+        Ledger::with_backing(config, Some(backing), ttl_ms)
     }
 
     fn with_backing(config: LedgerConfig, backing: Option<Backing>, ttl_ms: Option<u64>) -> Self {
@@ -253,7 +244,6 @@ impl Ledger {
                 }),
                 backing,
                 ttl_ms,
-                timeout: DEFAULT_TIMEOUT,
                 last_sweep: AtomicU64::new(now_ms()),
                 #[cfg(any(test, feature = "test-hooks"))]
                 forced_id: Mutex::new(None),
@@ -294,18 +284,9 @@ impl Ledger {
         }
     }
 
-    /// Closes the ledger: later calls fail with [`LedgerError::Closed`], the
-    /// in-memory entries are freed, and the store (if any) is released once
-    /// the calls in flight have ended.
-    pub async fn close(&self) -> Result<(), StoreError> {
-        if !self.mark_closed() {
-            return Ok(());
-        }
-        self.shut().await
-    }
-
-    /// The rest of [`close`](Self::close) once [`mark_closed`](Shared::mark_closed)
-    /// returned true.
+    /// Closing, once [`mark_closed`](Shared::mark_closed) returned true: later
+    /// calls fail with [`LedgerError::Closed`], the in-memory entries are freed,
+    /// and the store (if any) is released once the calls in flight have ended.
     pub async fn shut(&self) -> Result<(), StoreError> {
         // The calls admitted before it end first (each within its own bound),
         // then the core refuses, then what is still in flight ends.
@@ -338,15 +319,6 @@ impl Shared {
             }
             idle.await;
         }
-    }
-
-    pub fn config(&self) -> LedgerConfig {
-        self.config
-    }
-
-    /// Whether a store is below the LRU.
-    pub fn has_store(&self) -> bool {
-        self.backing.is_some()
     }
 
     /// The part of `close` that waits on nothing: later calls are refused.
@@ -385,16 +357,16 @@ impl Shared {
     }
 
     /// A new deadline: the ledger's bound from now (none without a store).
-    pub fn deadline(&self) -> Deadline {
+    pub(crate) fn deadline(&self) -> Deadline {
         self.deadline_since(std::time::Instant::now())
     }
 
     /// The deadline of a call that started at `start`.
     pub fn deadline_since(&self, start: std::time::Instant) -> Deadline {
-        if self.backing.is_none() {
-            return Deadline::none();
+        match &self.backing {
+            Some(b) => Deadline::since(start, b.timeout()),
+            None => Deadline::none(),
         }
-        Deadline::since(start, self.timeout)
     }
 
     fn lock(&self) -> Locked<'_> {
@@ -474,5 +446,7 @@ fn wait<T>(f: impl std::future::Future<Output = Result<T, StoreError>>) -> Resul
 
 #[cfg(test)]
 mod read_now_tests;
+#[cfg(test)]
+mod testing;
 #[cfg(test)]
 mod tests;

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::runtime::{self, Deadline};
+use crate::runtime::{self, Deadline, DEFAULT_TIMEOUT};
 use crate::store::{Store, StoreError, StoreSpec};
 
 type Opened = Option<Result<Arc<dyn Store>, StoreError>>;
@@ -26,6 +26,7 @@ enum State {
 
 pub(super) struct Backing {
     spec: Option<StoreSpec>,
+    /// The bound on each call that reaches the store, end to end (and on each open).
     timeout: Duration,
     state: Arc<Mutex<State>>,
 }
@@ -39,9 +40,14 @@ impl Backing {
     pub(super) fn open(store: Arc<dyn Store>) -> Backing {
         Backing {
             spec: None,
-            timeout: Duration::ZERO,
+            timeout: DEFAULT_TIMEOUT,
             state: Arc::new(Mutex::new(State::Open(store))),
         }
+    }
+
+    /// The bound on each call that reaches the store.
+    pub(super) fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// The store `spec` names, opening from now on.

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::build::restub;
-use super::{rebuild_entry, wait, Entry, Handle, Key, Ledger, LedgerError};
+use super::{rebuild_entry, wait, Entry, Key, Ledger, LedgerError};
 use crate::clock::now_ms;
 use crate::recall::{self, FetchSpec};
 use crate::runtime::{cpu_for, Deadline, Lane};
@@ -24,11 +24,36 @@ pub enum Found {
     Evicted(String),
 }
 
-impl Found {
-    fn entry(self) -> Option<Arc<Entry>> {
+/// What a read answers: a fetch (the whole answer, a store failure told as
+/// one) or a recall (cut to `cap` code points, the store told unavailable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Read {
+    Fetch,
+    Recall { cap: usize },
+}
+
+impl Read {
+    /// The output budget the recall functions take: none for a fetch.
+    fn budget(self) -> usize {
         match self {
-            Found::Entry(e) => Some(e),
-            _ => None,
+            Read::Fetch => usize::MAX,
+            Read::Recall { cap } => cap,
+        }
+    }
+
+    /// An entry's answer, cut to the cap for a recall.
+    fn finish(self, e: &Entry, a: recall::Answer<'_>) -> Wtf8Buf {
+        match self {
+            Read::Fetch => a.into_buf(),
+            Read::Recall { cap } => recall::cap_answer(e, a, cap),
+        }
+    }
+
+    /// A message (a miss, a failure), cut to the cap for a recall.
+    fn finish_message(self, text: Wtf8Buf, mem_id: &str) -> Wtf8Buf {
+        match self {
+            Read::Fetch => text,
+            Read::Recall { cap } => recall::cap_output(&text, mem_id, cap, None),
         }
     }
 }
@@ -44,34 +69,9 @@ impl Ledger {
         deadline: Deadline,
     ) -> Result<Found, StoreError> {
         let _call = self.enter()?;
-        let key: Key = (namespace.to_string(), mem_id.to_string());
-        let expired_here;
-        {
-            let mut lru = self.lock();
-            let now = now_ms();
-            expired_here = lru.expired(&key, now);
-            let found = if count {
-                lru.touch(&key, now)
-            } else {
-                lru.map
-                    .get(&key)
-                    .map(|s| s.entry.clone())
-                    .filter(|e| !e.expired(now))
-            };
-            if count {
-                match found {
-                    Some(_) => lru.stats.hits += 1,
-                    None => lru.stats.misses += 1,
-                }
-            }
-            if let Some(e) = found {
-                return Ok(Found::Entry(e));
-            }
-        }
-        let missing = if expired_here {
-            Found::Expired
-        } else {
-            Found::Missing
+        let missing = match self.find_in_memory(namespace, mem_id, count) {
+            Ok(e) => return Ok(Found::Entry(e)),
+            Err(missing) => missing,
         };
         let Some(store) = self.store(deadline).await? else {
             return Ok(missing);
@@ -109,6 +109,7 @@ impl Ledger {
             Ok(e) => Arc::new(e),
             Err(e) => return Err(self.store_failed(e)),
         };
+        let key: Key = (namespace.to_string(), mem_id.to_string());
         let mut lru = self.lock();
         lru.stats.store_hits += 1;
         Ok(Found::Entry(
@@ -119,13 +120,10 @@ impl Ledger {
         ))
     }
 
-    /// [`find_async`](Self::find_async) for the sync API: memory only without a
-    /// store, else waiting for the store.
-    fn find(&self, namespace: &str, mem_id: &str, count: bool) -> Result<Found, StoreError> {
-        if self.backing.is_some() {
-            return wait(self.find_async(namespace, mem_id, count, self.deadline()));
-        }
-        self.check_open()?;
+    /// The lookup in memory both forms share: the live entry (made most
+    /// recently used when `count`), else what the miss reads as without a
+    /// store; a hit or a miss counted when `count` (a fetch), else neither (a peek).
+    fn find_in_memory(&self, namespace: &str, mem_id: &str, count: bool) -> Result<Arc<Entry>, Found> {
         let key: Key = (namespace.to_string(), mem_id.to_string());
         let mut lru = self.lock();
         let now = now_ms();
@@ -134,79 +132,52 @@ impl Ledger {
         } else {
             Found::Missing
         };
-        if !count {
-            let e = lru
-                .map
+        let found = if count {
+            lru.touch(&key, now)
+        } else {
+            lru.map
                 .get(&key)
                 .map(|s| s.entry.clone())
-                .filter(|e| !e.expired(now));
-            return Ok(e.map_or(missing, Found::Entry));
-        }
-        let found = lru.touch(&key, now);
-        match found {
-            Some(e) => {
-                lru.stats.hits += 1;
-                Ok(Found::Entry(e))
-            }
-            None => {
-                lru.stats.misses += 1;
-                Ok(missing)
+                .filter(|e| !e.expired(now))
+        };
+        if count {
+            match found {
+                Some(_) => lru.stats.hits += 1,
+                None => lru.stats.misses += 1,
             }
         }
+        found.ok_or(missing)
     }
 
-    /// Looks an entry up for a fetch, counting a hit or a miss; a store error
-    /// counts and reads as absent (see [`try_get`](Self::try_get)).
-    pub fn get(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
-        self.try_get(namespace, mem_id).ok().flatten()
+    /// [`find_async`](Self::find_async) for the sync API: memory only without a
+    /// store, else waiting for the store.
+    pub(super) fn find(&self, namespace: &str, mem_id: &str, count: bool) -> Result<Found, StoreError> {
+        if self.backing.is_some() {
+            return wait(self.find_async(namespace, mem_id, count, self.deadline()));
+        }
+        self.check_open()?;
+        Ok(self
+            .find_in_memory(namespace, mem_id, count)
+            .map_or_else(|missing| missing, Found::Entry))
     }
 
-    /// Looks an entry up for a fetch, counting a hit or a miss; a memory miss
-    /// reloads from the store.
-    pub fn try_get(&self, namespace: &str, mem_id: &str) -> Result<Option<Arc<Entry>>, StoreError> {
-        self.find(namespace, mem_id, true).map(Found::entry)
-    }
-
-    /// Looks an entry up without counting a hit or a miss or reordering;
-    /// a memory miss reloads from the store (counted as a store hit or miss).
-    pub fn try_peek(&self, namespace: &str, mem_id: &str) -> Result<Option<Arc<Entry>>, StoreError> {
-        self.find(namespace, mem_id, false).map(Found::entry)
-    }
-
-    /// [`try_peek`](Self::try_peek), a store error reading as absent.
-    pub fn peek(&self, namespace: &str, mem_id: &str) -> Option<Arc<Entry>> {
-        self.try_peek(namespace, mem_id).ok().flatten()
-    }
-
-    /// The answer to a fetch (`max_output` `usize::MAX`) or a recall, from
-    /// what a lookup found: never an error.
-    fn answer(
+    /// The answer to a read from what a lookup found: never an error.
+    pub(super) fn answer(
         found: Result<Found, StoreError>,
         namespace: &str,
         mem_id: &str,
         spec: &FetchSpec,
-        max_output: usize,
+        read: Read,
     ) -> Wtf8Buf {
         let miss = match found {
-            Ok(Found::Entry(e)) => {
-                let a = recall::fetch_entry(&e, spec, max_output);
-                return if max_output == usize::MAX {
-                    a.into_buf()
-                } else {
-                    recall::cap_answer(&e, a, max_output)
-                };
-            }
+            Ok(Found::Entry(e)) => return read.finish(&e, recall::fetch_entry(&e, spec, read.budget())),
             Ok(Found::Missing) => recall::not_found(mem_id, namespace),
             Ok(Found::Expired) => recall::expired(mem_id),
             Ok(Found::Evicted(why)) => recall::evicted(mem_id, &why),
-            Err(e) if max_output == usize::MAX => recall::store_failed(mem_id, &e),
+            Err(e) if read == Read::Fetch => recall::store_failed(mem_id, &e),
             Err(e) => recall::store_unavailable(mem_id, &e),
         };
-        if max_output == usize::MAX {
-            miss.into()
-        } else {
-            recall::cap_output(&miss.into(), mem_id, max_output, None)
-        }
+        read.finish_message(miss.into(), mem_id)
     }
 
     /// `fetch` as the JS API exposes it: a string answer, never an error.
@@ -216,29 +187,11 @@ impl Ledger {
             namespace,
             mem_id,
             spec,
-            usize::MAX,
+            Read::Fetch,
         )
     }
 
-    /// `fetch` plus the output cap, in one pass over the entry (a full 5 MB
-    /// payload is cut here, not copied out and cut later).
-    pub fn recall(
-        &self,
-        namespace: &str,
-        mem_id: &str,
-        spec: &FetchSpec,
-        max_output_chars: usize,
-    ) -> Wtf8Buf {
-        Self::answer(
-            self.find(namespace, mem_id, true),
-            namespace,
-            mem_id,
-            spec,
-            max_output_chars,
-        )
-    }
-
-    /// A fetch (`max_output` `usize::MAX`) or a recall answered on the
+    /// A read answered on the
     /// calling thread when that is cheap: a memory hit whose answer is quick
     /// (`recall::quick_answer`), or a miss of a ledger without a store.
     /// Otherwise `Err(Some(entry))`, a memory hit to answer on the read lane
@@ -251,7 +204,7 @@ impl Ledger {
         namespace: &str,
         mem_id: &str,
         spec: &FetchSpec,
-        max_output: usize,
+        read: Read,
     ) -> Result<Wtf8Buf, Option<Arc<Entry>>> {
         if self.is_shut() {
             return Err(None);
@@ -265,9 +218,8 @@ impl Ledger {
                 lru.touch(&key, now);
                 lru.stats.hits += 1;
                 drop(lru);
-                return match recall::quick_answer(&e, spec, max_output) {
-                    Some(a) if max_output == usize::MAX => Ok(a.into_buf()),
-                    Some(a) => Ok(recall::cap_answer(&e, a, max_output)),
+                return match recall::quick_answer(&e, spec, read.budget()) {
+                    Some(a) => Ok(read.finish(&e, a)),
                     None => Err(Some(e)),
                 };
             }
@@ -280,10 +232,10 @@ impl Ledger {
         lru.touch(&key, now);
         lru.stats.misses += 1;
         drop(lru);
-        Ok(Self::answer(Ok(found), namespace, mem_id, spec, max_output))
+        Ok(Self::answer(Ok(found), namespace, mem_id, spec, read))
     }
 
-    /// A fetch (`max_output` `usize::MAX`) or a recall on the runtime: the
+    /// A read on the runtime: the
     /// lookup (and a store read on a miss), then the answer on the read
     /// lane, all within `deadline`. Only a closed ledger is an error.
     pub async fn read_async(
@@ -291,14 +243,14 @@ impl Ledger {
         namespace: String,
         mem_id: String,
         spec: FetchSpec,
-        max_output: usize,
+        read: Read,
         deadline: Deadline,
     ) -> Result<Wtf8Buf, LedgerError> {
         if self.is_shut() {
             return Err(LedgerError::Closed);
         }
         let found = self.find_async(&namespace, &mem_id, true, deadline).await;
-        self.answer_async(found, namespace, mem_id, spec, max_output, deadline)
+        self.answer_async(found, namespace, mem_id, spec, read, deadline)
             .await
     }
 
@@ -310,7 +262,7 @@ impl Ledger {
         namespace: String,
         mem_id: String,
         spec: FetchSpec,
-        max_output: usize,
+        read: Read,
         deadline: Deadline,
     ) -> Result<Wtf8Buf, LedgerError> {
         if self.is_shut() {
@@ -319,55 +271,22 @@ impl Ledger {
         let bytes = match &found {
             Ok(Found::Entry(e)) => {
                 // A bounded answer (an entry just read back from the store) needs no hop.
-                if let Some(a) = recall::quick_answer(e, &spec, max_output) {
-                    return Ok(if max_output == usize::MAX {
-                        a.into_buf()
-                    } else {
-                        recall::cap_answer(e, a, max_output)
-                    });
+                if let Some(a) = recall::quick_answer(e, &spec, read.budget()) {
+                    return Ok(read.finish(e, a));
                 }
                 e.text.as_bytes().len()
             }
-            _ => return Ok(Self::answer(found, &namespace, &mem_id, &spec, max_output)),
+            _ => return Ok(Self::answer(found, &namespace, &mem_id, &spec, read)),
         };
         let (ns, id) = (namespace.clone(), mem_id.clone());
         let answer = cpu_for(Lane::Read, deadline, bytes, move || {
-            Self::answer(found, &ns, &id, &spec, max_output)
+            Self::answer(found, &ns, &id, &spec, read)
         })
         .await;
         Ok(answer.unwrap_or_else(|| {
             let late = StoreError::timeout("get", "answering", &deadline, false);
-            let text = Wtf8Buf::from(recall::store_failed(&mem_id, &late));
-            if max_output == usize::MAX {
-                text
-            } else {
-                recall::cap_output(&text, &mem_id, max_output, None)
-            }
+            read.finish_message(recall::store_failed(&mem_id, &late).into(), &mem_id)
         }))
-    }
-
-    pub fn handle(&self, namespace: &str, mem_id: &str) -> Option<Handle> {
-        self.try_handle(namespace, mem_id).ok().flatten()
-    }
-
-    pub fn try_handle(&self, namespace: &str, mem_id: &str) -> Result<Option<Handle>, StoreError> {
-        Ok(self.try_peek(namespace, mem_id)?.map(|e| e.handle.clone()))
-    }
-
-    /// The stub, optionally with a different preview length than the ledger's.
-    pub fn stub(&self, namespace: &str, mem_id: &str, preview_chars: Option<usize>) -> Option<String> {
-        self.try_stub(namespace, mem_id, preview_chars).ok().flatten()
-    }
-
-    pub fn try_stub(
-        &self,
-        namespace: &str,
-        mem_id: &str,
-        preview_chars: Option<usize>,
-    ) -> Result<Option<String>, StoreError> {
-        Ok(self
-            .try_peek(namespace, mem_id)?
-            .map(|e| self.stub_of(&e, preview_chars)))
     }
 
     /// The entry's stub, rendered anew for another preview length.

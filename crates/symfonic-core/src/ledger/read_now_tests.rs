@@ -59,20 +59,20 @@ fn bounded_reads_are_answered_now_as_the_runtime_would_and_count_once() {
     ] {
         let before = l.stats().hits;
         let now = l
-            .read_now("", &id, &spec, usize::MAX)
+            .read_now("", &id, &spec, Read::Fetch)
             .ok()
             .unwrap_or_else(|| panic!("{spec:?}"));
         assert_eq!(l.stats().hits, before + 1, "{spec:?}");
         assert_eq!(now, l.fetch("", &id, &spec), "{spec:?}");
         let capped = l
-            .read_now("", &id, &spec, 300)
+            .read_now("", &id, &spec, Read::Recall { cap: 300 })
             .ok()
             .unwrap_or_else(|| panic!("{spec:?}"));
         assert_eq!(capped, l.recall("", &id, &spec, 300), "{spec:?}");
     }
     // A recall of the whole payload is cut at its cap: bounded too.
     assert_eq!(
-        l.read_now("", &id, &full(), 8000).ok(),
+        l.read_now("", &id, &full(), Read::Recall { cap: 8000 }).ok(),
         Some(l.recall("", &id, &full(), 8000))
     );
 }
@@ -89,7 +89,7 @@ fn work_that_grows_with_the_payload_is_left_to_the_read_lane_held() {
         FetchSpec::new(None, None, Some(0.0), Some(1e6), None),
     ] {
         let before = l.stats().hits;
-        match l.read_now("", &id, &spec, usize::MAX) {
+        match l.read_now("", &id, &spec, Read::Fetch) {
             Err(Some(e)) => assert_eq!(e.handle.mem_id, id),
             other => panic!("{spec:?}: {:?}", other.map(|t| t.as_bytes().len())),
         }
@@ -102,8 +102,8 @@ fn work_that_grows_with_the_payload_is_left_to_the_read_lane_held() {
 fn a_pattern_is_left_to_the_read_lane_even_on_a_small_payload() {
     let (l, id) = ledger_with("INFO ok\nERROR boom\n".repeat(10));
     let grep = FetchSpec::default().with_reads(Some(r"\p{Lu}+ boom".into()), None, None, None);
-    assert!(matches!(l.read_now("", &id, &grep, usize::MAX), Err(Some(_))));
-    assert!(l.read_now("", &id, &query("boom"), usize::MAX).is_ok());
+    assert!(matches!(l.read_now("", &id, &grep, Read::Fetch), Err(Some(_))));
+    assert!(l.read_now("", &id, &query("boom"), Read::Fetch).is_ok());
 }
 
 #[test]
@@ -115,26 +115,26 @@ fn a_rare_query_is_answered_now_once_the_query_index_is_built() {
     let (l, id) = ledger_with(log);
     let rare = query("CODE=e1234");
     assert!(
-        matches!(l.read_now("", &id, &rare, usize::MAX), Err(Some(_))),
+        matches!(l.read_now("", &id, &rare, Read::Fetch), Err(Some(_))),
         "no index yet"
     );
     let answer = l.fetch("", &id, &rare);
     assert!(answer.to_string_lossy().contains("upstream timeout"));
-    assert_eq!(l.read_now("", &id, &rare, usize::MAX).ok(), Some(answer));
+    assert_eq!(l.read_now("", &id, &rare, Read::Fetch).ok(), Some(answer));
     // Bytes that every block holds still mean a scan of the whole payload.
-    assert!(l.read_now("", &id, &query("request 12"), usize::MAX).is_err());
+    assert!(l.read_now("", &id, &query("request 12"), Read::Fetch).is_err());
 }
 
 #[test]
 fn misses_are_answered_now_without_a_store_and_an_object_of_many_small_members_is_not_bounded() {
     let members: Vec<String> = (0..100_000).map(|i| format!(r#""k{i}":{i}"#)).collect();
     let (l, id) = ledger_with(format!("{{{}}}", members.join(",")));
-    assert!(l.read_now("", &id, &path("k99999"), usize::MAX).is_err());
+    assert!(l.read_now("", &id, &path("k99999"), Read::Fetch).is_err());
     assert_eq!(l.fetch("", &id, &path("k99999")), "99999");
     let misses = l.stats().misses;
     let spec = FetchSpec::default();
     assert_eq!(
-        l.read_now("", "trm_000000000000", &spec, usize::MAX).ok(),
+        l.read_now("", "trm_000000000000", &spec, Read::Fetch).ok(),
         Some(l.fetch("", "trm_000000000000", &spec))
     );
     assert_eq!(l.stats().misses, misses + 2);

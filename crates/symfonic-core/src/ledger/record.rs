@@ -30,14 +30,10 @@ struct Prepared {
 }
 
 impl Ledger {
-    /// Records a result; the same (call id, content) again returns the identical handle.
-    /// Refuses a namespace over `MAX_NAMESPACE_CHARS` code points and content over
-    /// `MAX_CONTENT_BYTES` bytes.
-    pub fn record(&self, req: RecordRequest) -> Result<Handle, LedgerError> {
-        self.record_with(req, Ttl::Default)
-    }
-
-    /// [`record`](Self::record) with the entry's time to live. With a store,
+    /// Records a result with the entry's time to live; the same (call id,
+    /// content) again returns the identical handle. Refuses a namespace over
+    /// `MAX_NAMESPACE_CHARS` code points and content over `MAX_CONTENT_BYTES`
+    /// bytes. With a store,
     /// returns only once the store has the entry, and refuses an id the store
     /// holds for a different result (recorded by any process sharing it).
     /// The content is settled first (transcoded, see [`Payload::settle`]).
@@ -93,7 +89,7 @@ impl Ledger {
         if self.sweep_due(p.now) {
             self.lock().sweep(p.now);
             if let (Some(store), Ok(rt)) = (store, runtime::runtime()) {
-                let sweep = store.sweep(Deadline::after(self.timeout));
+                let sweep = store.sweep(self.deadline());
                 rt.spawn(sweep);
             }
         }

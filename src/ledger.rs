@@ -12,37 +12,11 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::error::{closed_error, guard, ledger_error, napi_error, store_error, type_error, Code, JsResult};
-use crate::napi_text::{ContentRef, JsStr, JsText};
-use symfonic_core::ids::mem_id_for as core_mem_id;
-use symfonic_core::ledger::{
-    self as core, check_namespace, LedgerConfig, LedgerError, RecordRequest, Ttl,
-    MAX_CONTENT_BYTES as MAX_CONTENT, MAX_NAMESPACE_CHARS as MAX_NAMESPACE,
+use crate::text::JsText;
+use symfonic_core::api::{
+    self, check_namespace, Deadline, FetchSpec, LedgerConfig, LedgerError, Read, RecordRequest, StoreSpec,
+    Ttl, DEFAULT_TIMEOUT, MAX_OUTPUT_CHARS as MAX_OUT,
 };
-use symfonic_core::recall::{self, cap_output, FetchSpec, MAX_OUTPUT_CHARS as MAX_OUT};
-use symfonic_core::runtime::{Deadline, DEFAULT_TIMEOUT};
-use symfonic_core::store::{StoreError, StoreSpec};
-
-/// The cap on what `recall` returns, in code points, marker included.
-#[napi]
-pub const MAX_OUTPUT_CHARS: u32 = MAX_OUT as u32;
-
-/// The default `maxBytes` of a ledger (256 MiB).
-#[napi]
-pub const DEFAULT_MAX_BYTES: u32 = core::DEFAULT_MAX_BYTES as u32;
-
-/// The default `timeoutMs` of a ledger with a store (5000).
-#[napi]
-pub const DEFAULT_TIMEOUT_MS: u32 = DEFAULT_TIMEOUT.as_millis() as u32;
-
-/// The most bytes of UTF-8 `record` accepts (4,000,000,000); a Buffer longer
-/// than this is refused by its length, before anything is copied.
-#[napi]
-pub const MAX_CONTENT_BYTES: u32 = MAX_CONTENT as u32;
-
-/// The most code points a namespace may have (1,024); `record` refuses a
-/// longer one at the call (`ERR_SYMFONIC_NAMESPACE_TOO_LONG`).
-#[napi]
-pub const MAX_NAMESPACE_CHARS: u32 = MAX_NAMESPACE as u32;
 
 mod lookups;
 mod objects;
@@ -58,12 +32,12 @@ pub(crate) use spawn::{rejected, resolved, spawn};
 /// the conversation carries a stub; `recall` returns the slice the model needs.
 #[napi(custom_finalize)]
 pub struct Ledger {
-    pub(crate) inner: Arc<core::Ledger>,
+    pub(crate) inner: Arc<api::Ledger>,
     /// Bytes reported to V8 as external memory.
     reported: Arc<AtomicI64>,
 }
 
-pub(crate) fn to_handle(h: core::Handle) -> ToolResultHandle {
+pub(crate) fn to_handle(h: api::Handle) -> ToolResultHandle {
     ToolResultHandle {
         mem_id: h.mem_id,
         namespace: h.namespace,
@@ -95,7 +69,7 @@ fn nullable(s: Option<String>) -> Either<String, Null> {
 /// The request, its content copied now (see `Content::payload`); a namespace
 /// too long is refused first, before anything is copied.
 fn request(input: RecordInput) -> Result<std::result::Result<RecordRequest, LedgerError>> {
-    let namespace = input.namespace.unwrap_or_default();
+    let namespace = namespace(input.namespace);
     if let Err(e) = check_namespace(&namespace) {
         return Ok(Err(e));
     }
@@ -123,15 +97,29 @@ fn fetch_spec(options: Option<FetchOptions>) -> (FetchSpec, String) {
                 o.json_path,
             )
             .with_reads(o.pattern, o.ignore_case, o.context, o.lines),
-            o.namespace.unwrap_or_default(),
+            namespace(o.namespace),
         ),
         None => (FetchSpec::default(), String::new()),
     }
 }
 
+/// A namespace as the JS entry passes it, or the default `""`.
+pub(crate) fn namespace(given: Option<String>) -> String {
+    given.unwrap_or_default()
+}
+
 /// A recall cap as the JS entry passes it (a whole number, at least 1), or the default.
-fn max_output(x: Option<f64>) -> usize {
+pub(crate) fn max_output(x: Option<f64>) -> usize {
     x.map_or(MAX_OUT, |v| v.min(usize::MAX as f64) as usize)
+}
+
+/// A recall with the cap the JS entry passes (a whole number, at least 1), or
+/// the default; a cap no answer can reach (`Infinity`) reads as a fetch.
+fn recall_read(x: Option<f64>) -> Read {
+    match x {
+        Some(v) if v >= usize::MAX as f64 => Read::Fetch,
+        cap => Read::Recall { cap: max_output(cap) },
+    }
 }
 
 /// When a call that began at `started` (ms since the epoch) began, on this
@@ -146,7 +134,7 @@ fn began(started: Option<f64>) -> Instant {
 
 /// Brings the bytes reported to V8 for `inner` (in `reported`) up to what it
 /// holds now, so that V8 weighs a ledger by its payloads when it collects.
-fn report(env: &Env, inner: &core::Ledger, reported: &AtomicI64) {
+fn report(env: &Env, inner: &api::Ledger, reported: &AtomicI64) {
     let now = inner.stats().bytes as i64;
     let before = reported.swap(now, Ordering::AcqRel);
     if now != before {
@@ -184,10 +172,8 @@ impl Ledger {
         guard(|| {
             let o = options.unwrap_or_default();
             let config = LedgerConfig {
-                max_bytes: o.max_bytes.map_or(core::DEFAULT_MAX_BYTES, |m| m as usize),
-                preview_chars: o
-                    .preview_chars
-                    .map_or(core::DEFAULT_PREVIEW_CHARS, |p| p as usize),
+                max_bytes: o.max_bytes.map_or(api::DEFAULT_MAX_BYTES, |m| m as usize),
+                preview_chars: o.preview_chars.map_or(api::DEFAULT_PREVIEW_CHARS, |p| p as usize),
             };
             let ttl_ms = match o.ttl_seconds.map(ttl) {
                 Some(Ttl::Millis(ms)) => Some(ms),
@@ -197,8 +183,8 @@ impl Ledger {
                 Duration::from_micros((t * 1000.0).ceil() as u64)
             });
             let inner = match o.store {
-                Some(s) => core::Ledger::over(config, store_spec(&env, s)?, ttl_ms, bound),
-                None => core::Ledger::with_store(config, None, ttl_ms),
+                Some(s) => api::Ledger::over(config, store_spec(&env, s)?, ttl_ms, bound),
+                None => api::Ledger::with_store(config, None, ttl_ms),
             };
             Ok(Ledger {
                 inner: Arc::new(inner),
@@ -219,7 +205,7 @@ impl Ledger {
         work: F,
     ) -> JsResult<Object<'env>>
     where
-        F: FnOnce(Arc<core::Ledger>, Deadline) -> Fut,
+        F: FnOnce(Arc<api::Ledger>, Deadline) -> Fut,
         Fut: std::future::Future<Output = JsResult<T>> + Send + 'static,
         T: ToNapiValue + Send + 'static,
     {
@@ -367,7 +353,7 @@ impl Ledger {
                 namespace,
                 mem_id,
                 spec,
-                usize::MAX,
+                Read::Fetch,
             )
         })
     }
@@ -407,19 +393,18 @@ impl Ledger {
     ) -> Result<Object<'env>, Code> {
         guard(|| {
             let (spec, namespace) = fetch_spec(options);
-            let max = max_output(max_output_chars);
             self.read(
                 env,
                 "recall(ledger, memId, options)",
                 namespace,
                 mem_id,
                 spec,
-                max,
+                recall_read(max_output_chars),
             )
         })
     }
 
-    /// A fetch (`max` `usize::MAX`) or a recall: answered on the calling
+    /// A fetch or a recall: answered on the calling
     /// thread when that is cheap (`read_now`), else on the runtime, a memory
     /// hit held from now on.
     fn read<'env>(
@@ -429,12 +414,12 @@ impl Ledger {
         namespace: String,
         mem_id: String,
         spec: FetchSpec,
-        max: usize,
+        read: Read,
     ) -> JsResult<Object<'env>> {
         if self.inner.is_closing() {
             return rejected(env, closed_error(method));
         }
-        let hit = match self.inner.read_now(&namespace, &mem_id, &spec, max) {
+        let hit = match self.inner.read_now(&namespace, &mem_id, &spec, read) {
             Ok(text) => return resolved(env, JsText(text)),
             Err(hit) => hit,
         };
@@ -442,12 +427,12 @@ impl Ledger {
         self.call(env, method, Instant::now(), move |inner, deadline| async move {
             let text = match hit {
                 Some(e) => {
-                    let found = Ok(core::Found::Entry(e));
+                    let found = Ok(api::Found::Entry(e));
                     inner
-                        .answer_async(found, namespace, mem_id, spec, max, deadline)
+                        .answer_async(found, namespace, mem_id, spec, read, deadline)
                         .await
                 }
-                None => inner.read_async(namespace, mem_id, spec, max, deadline).await,
+                None => inner.read_async(namespace, mem_id, spec, read, deadline).await,
             };
             text.map(JsText).map_err(|e| ledger_error(&m, e))
         })
@@ -480,72 +465,11 @@ impl ObjectFinalize for Ledger {
         // if any, is closed where the last holder drops it.
         if Arc::strong_count(&self.inner) == 1 {
             let inner = self.inner.clone();
-            match symfonic_core::runtime::runtime() {
+            match api::runtime() {
                 Ok(rt) => drop(rt.spawn_blocking(move || inner.forget_cached())),
                 Err(_) => inner.forget_cached(),
             }
         }
         Ok(())
     }
-}
-
-/// The memory id `record` would give `(toolCallId, content)`, without recording:
-/// `trm_` + 12 lowercase hex, the same in any process on any day.
-#[napi(catch_unwind)]
-pub fn mem_id_for(
-    tool_call_id: String,
-    #[napi(ts_arg_type = "string | Buffer")] content: ContentRef,
-) -> Result<String, Code> {
-    guard(|| Ok(core_mem_id(&tool_call_id, &content.0)))
-}
-
-/// Cuts a recall answer to `maxOutputChars` code points, marker included (for
-/// answers from ledgers written in JS; the native Ledger cuts in `recall`).
-/// `contiguousFrom`: the payload offset the text starts at, when it is a contiguous part.
-/// Lone surrogates in `text` are kept (the cut never splits a pair).
-#[napi(ts_return_type = "string", catch_unwind)]
-pub fn cap_recall_output(
-    #[napi(ts_arg_type = "string")] text: JsStr,
-    mem_id: String,
-    max_output_chars: Option<f64>,
-    contiguous_from: Option<f64>,
-) -> Result<JsText, Code> {
-    guard(|| {
-        let from = contiguous_from.map(|x| x as usize);
-        Ok(JsText(cap_output(
-            &text.0,
-            &mem_id,
-            max_output(max_output_chars),
-            from,
-        )))
-    })
-}
-
-/// Internal, for the JS entry: throws the error of a record that waited for
-/// its turn among the records in flight (`lib/in-flight.js`) past its bound of
-/// `timeoutMs`; it never reached the store. Not in the typings.
-#[doc(hidden)]
-#[napi(js_name = "__queueTimeout", skip_typescript, catch_unwind)]
-pub fn queue_timeout(timeout_ms: f64) -> Result<(), Code> {
-    guard(|| {
-        let bound = Duration::from_micros((timeout_ms.max(0.0) * 1000.0).ceil() as u64);
-        let waited = "waiting for the records in flight ahead of it";
-        let e = StoreError::timeout("put", waited, &Deadline::after(bound), false);
-        Err(ledger_error("Ledger.record(input)", LedgerError::Store(e)))
-    })
-}
-
-/// Internal, for `recall` over a ledger written in JS (or one it need not
-/// ask): the answer `kind` (`notFound`, `closed` or `failed`) for `memId` in
-/// `namespace`, worded as the native ledger words it. Not in the typings.
-#[doc(hidden)]
-#[napi(js_name = "__recallAnswer", skip_typescript, catch_unwind)]
-pub fn recall_answer(kind: String, mem_id: String, namespace: Option<String>) -> Result<String, Code> {
-    guard(|| {
-        Ok(match kind.as_str() {
-            "notFound" => recall::not_found(&mem_id, &namespace.unwrap_or_default()),
-            "closed" => recall::closed(&mem_id),
-            _ => recall::fetch_failed(&mem_id),
-        })
-    })
 }

@@ -1,5 +1,5 @@
 //! Promises settled by the runtime: every async call of a ledger is a future
-//! on `core::runtime` (never on the libuv pool, whose four threads a hung
+//! on the core's runtime (never on the libuv pool, whose four threads a hung
 //! store would hold), which settles a deferred promise on the JS thread when
 //! it ends. Warnings the stores queued (configuration gaps) are handed to
 //! `process.emitWarning` there too.
@@ -12,8 +12,7 @@ use std::task::{Context, Poll};
 use napi::bindgen_prelude::*;
 
 use crate::error::{napi_error, panic_error, rejection, runtime_error, Code, JsResult};
-use symfonic_core::runtime;
-use symfonic_core::store::take_warnings;
+use symfonic_core::api::{self, take_warnings};
 
 /// A promise settled with `convert(output)` once `fut` ends (rejected with
 /// its coded error, or with `ERR_SYMFONIC_INTERNAL` if it panicked).
@@ -24,7 +23,7 @@ where
     C: FnOnce(&Env, T) -> Result<V> + Send + 'static,
     V: ToNapiValue + 'static,
 {
-    let rt = runtime::runtime().map_err(runtime_error)?;
+    let rt = api::runtime().map_err(runtime_error)?;
     let (deferred, promise) = env.create_deferred().map_err(napi_error)?;
     rt.spawn(async move {
         // A panic in the work ends here as an error, and the promise still settles.

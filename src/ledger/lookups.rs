@@ -7,9 +7,9 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use super::objects::{ClearOptions, EntryOptions, StubOptions};
-use super::{to_handle, Ledger};
+use super::{namespace, to_handle, Ledger};
 use crate::error::{call_error, guard, Code, JsResult};
-use symfonic_core::ledger::{self as core, Found};
+use symfonic_core::api::{self, Found};
 
 #[napi]
 impl Ledger {
@@ -26,7 +26,7 @@ impl Ledger {
     ) -> JsResult<Object<'env>>
     where
         V: ToNapiValue + Send + 'static,
-        F: FnOnce(&core::Ledger, Found) -> V + Send + 'static,
+        F: FnOnce(&api::Ledger, Found) -> V + Send + 'static,
     {
         let m = method.to_string();
         self.call(env, method, Instant::now(), move |inner, deadline| async move {
@@ -51,7 +51,7 @@ impl Ledger {
                 env,
                 "Ledger.handle(memId, options)",
                 mem_id,
-                options.and_then(|o| o.namespace).unwrap_or_default(),
+                namespace(options.and_then(|o| o.namespace)),
                 |_, f| match f {
                     Found::Entry(e) => Some(to_handle(e.handle.clone())),
                     _ => None,
@@ -73,13 +73,13 @@ impl Ledger {
         options: Option<StubOptions>,
     ) -> Result<Object<'env>, Code> {
         guard(|| {
-            let (namespace, preview) = options.map_or((None, None), |o| (o.namespace, o.preview_chars));
+            let (ns, preview) = options.map_or((None, None), |o| (o.namespace, o.preview_chars));
             let preview = preview.map(|p| p as usize);
             self.lookup(
                 env,
                 "Ledger.stub(memId, options)",
                 mem_id,
-                namespace.unwrap_or_default(),
+                namespace(ns),
                 move |l, f| match f {
                     Found::Entry(e) => Some(l.stub_of(&e, preview)),
                     _ => None,
@@ -100,7 +100,7 @@ impl Ledger {
         options: Option<EntryOptions>,
     ) -> Result<Object<'env>, Code> {
         guard(|| {
-            let ns = options.and_then(|o| o.namespace).unwrap_or_default();
+            let ns = namespace(options.and_then(|o| o.namespace));
             self.lookup(env, "Ledger.has(memId, options)", mem_id, ns, |_, f| {
                 matches!(f, Found::Entry(_))
             })
@@ -118,7 +118,7 @@ impl Ledger {
         options: Option<EntryOptions>,
     ) -> Result<Object<'env>, Code> {
         guard(|| {
-            let ns = options.and_then(|o| o.namespace).unwrap_or_default();
+            let ns = namespace(options.and_then(|o| o.namespace));
             let method = "Ledger.delete(memId, options)";
             self.call(env, method, Instant::now(), move |inner, deadline| async move {
                 let removed = inner.delete_async(&ns, &mem_id, deadline).await;

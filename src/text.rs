@@ -10,10 +10,7 @@ use napi_derive::napi;
 
 use crate::error::not_content;
 use crate::held_buffer::HeldBuffer;
-use symfonic_core::ledger::{check_content_len, LedgerError};
-use symfonic_core::text::{Payload, Shared};
-use symfonic_core::transcode;
-use symfonic_core::wtf8::Wtf8Buf;
+use symfonic_core::api::{self, check_content_len, LedgerError, Payload, Shared, Wtf8Buf};
 
 /// A payload given to `record`, taken by [`Content::payload`] within the
 /// call: a Buffer is kept alive and read where the record is settled; a
@@ -40,7 +37,7 @@ impl Content {
             }
             // A short one is copied at the call (microseconds), so the caller may
             // reuse it at once; a long one must not change until its record settles.
-            if bytes.len() <= symfonic_core::runtime::INLINE_BYTES {
+            if bytes.len() <= api::INLINE_BYTES {
                 return Ok(Ok(Payload::Bytes(bytes.to_vec())));
             }
             let held = unsafe { HeldBuffer::new(env, value)? };
@@ -64,7 +61,7 @@ pub struct Gathered {
 
 impl Drop for Gathered {
     fn drop(&mut self) {
-        transcode::spare::give_back(std::mem::take(&mut self.units));
+        api::spare::give_back(std::mem::take(&mut self.units));
     }
 }
 
@@ -75,7 +72,7 @@ impl Drop for Gathered {
 pub fn gather(len: u32) -> External<Gathered> {
     // One more unit for the terminating NUL that V8 writes.
     External::new(Gathered {
-        units: transcode::spare::units(len as usize + 1),
+        units: api::spare::units(len as usize + 1),
     })
 }
 
@@ -161,7 +158,7 @@ unsafe fn js_units(env: sys::napi_env, value: sys::napi_value) -> Result<Vec<u16
         sys::napi_get_value_string_utf16(env, value, std::ptr::null_mut(), 0, &mut units)
     })?;
     // One more unit for the terminating NUL that V8 writes.
-    let mut out = transcode::spare::units(units + 1);
+    let mut out = api::spare::units(units + 1);
     let mut written = 0usize;
     check_status!(unsafe {
         sys::napi_get_value_string_utf16(env, value, out.as_mut_ptr(), units + 1, &mut written)
@@ -189,15 +186,15 @@ impl FromNapiValue for ContentRef {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
         if let Some(bytes) = unsafe { buffer_bytes(env, value)? } {
             // Invalid UTF-8 hashes as the text `record` would store (U+FFFD for bad bytes).
-            return Ok(ContentRef(match transcode::utf8_lossy(bytes) {
+            return Ok(ContentRef(match api::utf8_lossy(bytes) {
                 std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(bytes),
                 std::borrow::Cow::Owned(s) => std::borrow::Cow::Owned(s.into_bytes()),
             }));
         }
         // Sync by nature (an id is returned), with `record`'s transcoder.
         let units = unsafe { js_units(env, value)? };
-        let bytes = transcode::from_utf16(&units).into_bytes();
-        transcode::spare::give_back(units);
+        let bytes = api::from_utf16(&units).into_bytes();
+        api::spare::give_back(units);
         Ok(ContentRef(std::borrow::Cow::Owned(bytes)))
     }
 }
@@ -220,8 +217,8 @@ impl ValidateNapiValue for JsStr {}
 impl FromNapiValue for JsStr {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
         let units = unsafe { js_units(env, value)? };
-        let text = transcode::from_utf16(&units).into_wtf8_buf();
-        transcode::spare::give_back(units);
+        let text = api::from_utf16(&units).into_wtf8_buf();
+        api::spare::give_back(units);
         Ok(JsStr(text))
     }
 }

@@ -1,8 +1,8 @@
 //! `describeBlock`: what the core reads from an image's or a document's
-//! bytes (`symfonic_core::media`), as a plain object.
+//! bytes (the core's `media`), as a plain object.
 
 use napi_derive::napi;
-use symfonic_core::media;
+use symfonic_core::api::describe_media;
 
 /// What a block's bytes say, never what its producer declared.
 #[napi(object, object_from_js = false)]
@@ -38,7 +38,7 @@ pub struct BlockFacts {
 /// headers only (a PDF is scanned for its page tree).
 #[napi(catch_unwind)]
 pub fn describe_block(data: &[u8], declared_mime_type: Option<String>) -> BlockFacts {
-    let f = media::describe(data, declared_mime_type.as_deref());
+    let f = describe_media(data, declared_mime_type.as_deref());
     let h = f.header.as_ref().ok();
     let sized = h.filter(|h| h.width > 0);
     BlockFacts {

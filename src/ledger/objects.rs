@@ -5,7 +5,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use serde_json::{Map, Value};
 
-use crate::napi_text::{Content, JsStr};
+use crate::text::{Content, JsStr};
 
 /// Options for `new Ledger(options)`.
 #[napi(object)]
