@@ -64,6 +64,37 @@ describe('unknown options: a TypeError naming the function, with the closest val
 })
 
 describe('onEvent and logger in a real createAgent run', () => {
+  test("a recall's `error` flag: set for an answer with nothing of the result, not for a pattern's or a count's header", async () => {
+    const events = []
+    const recallOf = (id, args) => (messages) => {
+      const stub = textOf(messages.find((m) => m.type === 'tool' && m.tool_call_id === 'p1').content)
+      const memId = /mem=(trm_[0-9a-f]+)/.exec(stub)[1]
+      return calls([id, 'recall_tool_result', { mem_id: memId, ...args }])()
+    }
+    const script = [
+      calls(['p1', 'get_page', { n: 1 }]),
+      calls(['p2', 'get_page', { n: 2 }]), // p1 is seen here, and compacted from the next call on
+      recallOf('r1', { pattern: 'line of page' }),
+      recallOf('r2', { pattern: 'page 1 with', format: 'count' }),
+      recallOf('r3', { pattern: 'no such words' }),
+      recallOf('r4', { json_path: '$.a' }),
+      say('done'),
+    ]
+    const agent = createAgent({
+      model: new ScriptedChatModel(script, { calls: [] }),
+      tools: [pageTool],
+      middleware: [toolMemoryMiddleware({ compactAfter: 'seen', sizeChars: 8000, onEvent: (e) => events.push(e) })],
+    })
+    await agent.invoke(user('go'), thread('error-flags'))
+    const recalled = events.filter((e) => e.type === 'recalled')
+    expect(recalled.map((e) => [e.slice, e.error])).toEqual([
+      ['pattern', false],
+      ['pattern', false],
+      ['pattern', true],
+      ['json_path', true],
+    ])
+  })
+
   test('the memory middleware reports each compaction once and every recall', async () => {
     const events = []
     const log = { calls: [] }

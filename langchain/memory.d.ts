@@ -179,7 +179,7 @@ export type ToolMemoryEvent =
   | { type: 'recordFailed'; toolCallId: string; toolName: string; namespace: string; chars: number; error: string }
   /** Offload mode put this result in the ledger's store and the stub in the graph state. */
   | { type: 'offloaded'; toolCallId: string; toolName: string; memId: string; namespace: string; chars: number; stubChars: number }
-  /** `recall_tool_result` answered: what was asked for, how large the answer is, whether it was refilled from state, whether it is an error answer. */
+  /** `recall_tool_result` answered: what was asked for, how large the answer is, whether it was refilled from state, and `error`: whether the answer holds nothing of the result (a mistake in the call, an id not found, nothing matched). */
   | {
       type: 'recalled'
       memId: string

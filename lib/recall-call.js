@@ -51,7 +51,11 @@ function sliceOf(opts) {
   return opts.format === 'full' ? 'full' : 'summary'
 }
 
-const isErrorAnswer = (t) => /^\[(tool_memory (error|not found)|recall: )/.test(t)
+// An answer that holds nothing of the result: a mistake in the call, an id
+// not found, or nothing matched. A pattern's or a count's header
+// ("[recall: 43 matching lines …", "… selects 50 nodes]") is an answer.
+const ANSWER_HEADER = /^\[recall: ([\d,]+ matching lines? |json_path '.*' selects [\d,]+ nodes?\])/
+const isErrorAnswer = (t) => typeof t === 'string' && /^\[(tool_memory (error|not found)|recall: )/.test(t) && !ANSWER_HEADER.test(t)
 
 /**
  * The answer to one recall call. `input`: the arguments as the model sent
