@@ -20,7 +20,9 @@ test('at most 250 lines', () => {
 
 test('a tagline, then the install, then the example', () => {
   expect(lines[0]).toBe('# @symfonic/core')
-  expect(lines[2]).toMatch(/^Keeps large tool results out of your LangChain\.js agent's prompt/)
+  expect(lines.slice(2, 5).join(' ')).toMatch(/^Keeps large tool results \(text, screenshots, documents\) out of your TypeScript agent's prompt/)
+  // The first screen names the three frameworks and their entries.
+  for (const entry of ['@symfonic/core/langchain', '@symfonic/core/ai-sdk', '@symfonic/core/openai-agents']) expect(lines.slice(0, 12).join(' ')).toContain(entry)
   expect(headings.slice(0, 3)).toEqual(['## Install', '## Use it', '## Features'])
   expect(readme).toContain('npm install @symfonic/core')
 })
