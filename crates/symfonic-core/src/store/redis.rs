@@ -51,8 +51,13 @@ mod scripts;
 mod spec;
 pub use connect::CONNECT_TIMEOUT;
 use connect::{failure, Conn, Settings};
+use fields::{bytes_of, entry_of, pairs};
+pub(crate) use keys::encode_namespace;
+use keys::{glob_escape, index_of, tag_of};
 use scripts::{DELETE, DELETE_SCRIPT, GET_SCRIPT, PUT_SCRIPT, TOUCH_SCRIPT};
 pub use spec::{redact, RedisSpec};
+mod fields;
+mod keys;
 
 /// The key prefix when the URL names none.
 pub const DEFAULT_PREFIX: &str = "symfonic:";
@@ -61,57 +66,6 @@ const SCAN_COUNT: usize = 1000;
 /// How many times `put` runs its script on a row that other processes keep
 /// changing under it before it gives up (a repair takes two).
 const PUT_ROUNDS: usize = 4;
-
-/// A namespace as written inside its key's hash tag: `%`, `{` and `}`
-/// percent-encoded, so the tag is exactly the namespace. The empty namespace
-/// is `%` (no other namespace encodes to it): Redis Cluster ignores an empty
-/// tag `{}` and would hash an entry and its index to different slots.
-pub(crate) fn encode_namespace(ns: &str) -> String {
-    if ns.is_empty() {
-        return "%".into();
-    }
-    let mut out = String::with_capacity(ns.len());
-    for c in ns.chars() {
-        match c {
-            '%' => out.push_str("%25"),
-            '{' => out.push_str("%7B"),
-            '}' => out.push_str("%7D"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// `s` with the glob characters of `SCAN MATCH` escaped.
-fn glob_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// The index key of the namespace `key` (an entry's key) belongs to.
-fn index_of(key: &[u8]) -> Vec<u8> {
-    let cut = key.iter().rposition(|&b| b == b':').unwrap_or(key.len());
-    let mut out = key[..cut].to_vec();
-    out.extend_from_slice(b":index");
-    out
-}
-
-/// The hash tag of a key (its slot on a cluster): keys with one tag share a slot.
-fn tag_of(key: &[u8]) -> &[u8] {
-    let open = key.iter().position(|&b| b == b'{');
-    let close = open.and_then(|o| key[o + 1..].iter().position(|&b| b == b'}').map(|c| o + 1 + c));
-    match (open, close) {
-        // `{}` is no tag: the whole key hashes.
-        (Some(o), Some(c)) if c > o + 1 => &key[o + 1..c],
-        _ => key,
-    }
-}
 
 pub struct RedisStore {
     inner: Arc<Inner>,
@@ -462,47 +416,6 @@ impl Inner {
             }
         }
         Ok(live)
-    }
-}
-
-/// The entry in a hash's fields (checked by [`row`], its payload decoded),
-/// or `Expired` once expired.
-fn entry_of(namespace: &str, mem_id: &str, fields: Pairs) -> Result<Lookup, StoreError> {
-    let row = Row::from_pairs("get", fields)?;
-    if expired(row.expires_at(), now_ms()) {
-        return Ok(Lookup::Expired);
-    }
-    row.open("get", namespace, mem_id)
-        .map(|e| Lookup::Found(Box::new(e)))
-}
-
-/// A hash's fields as a script answers them: name, value, name, value...
-fn pairs(op: &'static str, items: impl ExactSizeIterator<Item = Value>) -> Result<Pairs, StoreError> {
-    let bad = || StoreError::new(op, format!("unexpected answer from the {op} script"));
-    if !items.len().is_multiple_of(2) {
-        return Err(bad());
-    }
-    let mut out = Vec::with_capacity(items.len() / 2);
-    let mut items = items;
-    while let (Some(k), Some(v)) = (items.next(), items.next()) {
-        out.push((into_bytes(k).ok_or_else(bad)?, into_bytes(v).ok_or_else(bad)?));
-    }
-    Ok(out)
-}
-
-fn into_bytes(v: Value) -> Option<Vec<u8>> {
-    match v {
-        Value::BulkString(b) => Some(b),
-        other => bytes_of(&other),
-    }
-}
-
-fn bytes_of(v: &Value) -> Option<Vec<u8>> {
-    match v {
-        Value::BulkString(b) => Some(b.clone()),
-        Value::SimpleString(s) => Some(s.as_bytes().to_vec()),
-        Value::Int(i) => Some(i.to_string().into_bytes()),
-        _ => None,
     }
 }
 
