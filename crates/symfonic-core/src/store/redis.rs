@@ -35,7 +35,6 @@
 //! script, only if it is still exactly as read. Two processes recording one
 //! id are serialised by Redis; neither overwrites the other's sound entry.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -53,16 +52,14 @@ pub use connect::CONNECT_TIMEOUT;
 use connect::{failure, Conn, Settings};
 use fields::{bytes_of, entry_of, pairs};
 pub(crate) use keys::encode_namespace;
-use keys::{glob_escape, index_of, tag_of};
-use scripts::{DELETE, DELETE_SCRIPT, GET_SCRIPT, PUT_SCRIPT, TOUCH_SCRIPT};
+use scripts::{DELETE_SCRIPT, GET_SCRIPT, PUT_SCRIPT, TOUCH_SCRIPT};
 pub use spec::{redact, RedisSpec};
+mod clear;
 mod fields;
 mod keys;
 
 /// The key prefix when the URL names none.
 pub const DEFAULT_PREFIX: &str = "symfonic:";
-/// Keys asked of each `SCAN` step by `clear`.
-const SCAN_COUNT: usize = 1000;
 /// How many times `put` runs its script on a row that other processes keep
 /// changing under it before it gives up (a repair takes two).
 const PUT_ROUNDS: usize = 4;
@@ -333,89 +330,6 @@ impl Inner {
             .arg(&mem_id);
         let n: i64 = self.bounded("delete", deadline, inv.invoke_async(&mut c)).await?;
         Ok(n == 1)
-    }
-
-    /// Deletes the entries `keys` (from their indexes too); returns how many were live.
-    async fn delete_entries(
-        &self,
-        c: &mut Conn,
-        keys: &[Vec<u8>],
-        deadline: Deadline,
-    ) -> Result<usize, StoreError> {
-        // One pipeline per hash tag: on a cluster a pipeline stays on one slot.
-        let mut by_tag: BTreeMap<&[u8], redis::Pipeline> = BTreeMap::new();
-        let now = now_ms();
-        for k in keys {
-            let pipe = by_tag.entry(tag_of(k)).or_insert_with(redis::pipe);
-            let id = &k[k.iter().rposition(|&b| b == b':').map_or(0, |i| i + 1)..];
-            pipe.cmd("EVAL")
-                .arg(DELETE)
-                .arg(2)
-                .arg(k)
-                .arg(index_of(k))
-                .arg(now)
-                .arg(id);
-        }
-        let mut live = 0;
-        for (_, pipe) in by_tag {
-            let deleted: Vec<i64> = self.bounded("clear", deadline, pipe.query_async(c)).await?;
-            live += deleted.iter().filter(|&&n| n == 1).count();
-        }
-        Ok(live)
-    }
-
-    /// Removes the entries under one namespace's tag, or under every one, and
-    /// their indexes: `SCAN MATCH` on every primary (never `KEYS`).
-    async fn clear(
-        self: Arc<Self>,
-        namespace: Option<String>,
-        deadline: Deadline,
-    ) -> Result<usize, StoreError> {
-        let tag = match &namespace {
-            Some(ns) => format!(
-                "{}{{{}}}",
-                glob_escape(&self.prefix),
-                glob_escape(&encode_namespace(ns))
-            ),
-            None => format!("{}{{*}}", glob_escape(&self.prefix)),
-        };
-        let mut c = self.conn()?;
-        let nodes: Vec<String> = self
-            .bounded("clear", deadline, c.on_each_primary(redis::cmd("PING")))
-            .await?
-            .into_iter()
-            .map(|(node, _)| node)
-            .collect();
-        let mut live = 0usize;
-        for (pattern, entries) in [(format!("{tag}:trm_*"), true), (format!("{tag}:index"), false)] {
-            for node in &nodes {
-                let mut cursor: u64 = 0;
-                loop {
-                    let mut cmd = redis::cmd("SCAN");
-                    cmd.arg(cursor)
-                        .arg("MATCH")
-                        .arg(&pattern)
-                        .arg("COUNT")
-                        .arg(SCAN_COUNT);
-                    let answer = self.bounded("clear", deadline, c.on_node(node, cmd)).await?;
-                    let (next, keys): (u64, Vec<Vec<u8>>) = redis::from_redis_value(answer)
-                        .map_err(|e| StoreError::new("clear", format!("{}: {e}", self.shown)))?;
-                    if entries && !keys.is_empty() {
-                        live += self.delete_entries(&mut c, &keys, deadline).await?;
-                    } else {
-                        for k in keys {
-                            let del = redis::cmd("DEL").arg(k).clone();
-                            let _: i64 = self.bounded("clear", deadline, del.query_async(&mut c)).await?;
-                        }
-                    }
-                    cursor = next;
-                    if cursor == 0 {
-                        break;
-                    }
-                }
-            }
-        }
-        Ok(live)
     }
 }
 
