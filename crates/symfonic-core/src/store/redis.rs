@@ -35,7 +35,6 @@
 //! script, only if it is still exactly as read. Two processes recording one
 //! id are serialised by Redis; neither overwrites the other's sound entry.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -51,67 +50,19 @@ mod scripts;
 mod spec;
 pub use connect::CONNECT_TIMEOUT;
 use connect::{failure, Conn, Settings};
-use scripts::{DELETE, DELETE_SCRIPT, GET_SCRIPT, PUT_SCRIPT, TOUCH_SCRIPT};
+use fields::{bytes_of, entry_of, pairs};
+pub(crate) use keys::encode_namespace;
+use scripts::{DELETE_SCRIPT, GET_SCRIPT, PUT_SCRIPT, TOUCH_SCRIPT};
 pub use spec::{redact, RedisSpec};
+mod clear;
+mod fields;
+mod keys;
 
 /// The key prefix when the URL names none.
 pub const DEFAULT_PREFIX: &str = "symfonic:";
-/// Keys asked of each `SCAN` step by `clear`.
-const SCAN_COUNT: usize = 1000;
 /// How many times `put` runs its script on a row that other processes keep
 /// changing under it before it gives up (a repair takes two).
 const PUT_ROUNDS: usize = 4;
-
-/// A namespace as written inside its key's hash tag: `%`, `{` and `}`
-/// percent-encoded, so the tag is exactly the namespace. The empty namespace
-/// is `%` (no other namespace encodes to it): Redis Cluster ignores an empty
-/// tag `{}` and would hash an entry and its index to different slots.
-pub(crate) fn encode_namespace(ns: &str) -> String {
-    if ns.is_empty() {
-        return "%".into();
-    }
-    let mut out = String::with_capacity(ns.len());
-    for c in ns.chars() {
-        match c {
-            '%' => out.push_str("%25"),
-            '{' => out.push_str("%7B"),
-            '}' => out.push_str("%7D"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// `s` with the glob characters of `SCAN MATCH` escaped.
-fn glob_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// The index key of the namespace `key` (an entry's key) belongs to.
-fn index_of(key: &[u8]) -> Vec<u8> {
-    let cut = key.iter().rposition(|&b| b == b':').unwrap_or(key.len());
-    let mut out = key[..cut].to_vec();
-    out.extend_from_slice(b":index");
-    out
-}
-
-/// The hash tag of a key (its slot on a cluster): keys with one tag share a slot.
-fn tag_of(key: &[u8]) -> &[u8] {
-    let open = key.iter().position(|&b| b == b'{');
-    let close = open.and_then(|o| key[o + 1..].iter().position(|&b| b == b'}').map(|c| o + 1 + c));
-    match (open, close) {
-        // `{}` is no tag: the whole key hashes.
-        (Some(o), Some(c)) if c > o + 1 => &key[o + 1..c],
-        _ => key,
-    }
-}
 
 pub struct RedisStore {
     inner: Arc<Inner>,
@@ -379,130 +330,6 @@ impl Inner {
             .arg(&mem_id);
         let n: i64 = self.bounded("delete", deadline, inv.invoke_async(&mut c)).await?;
         Ok(n == 1)
-    }
-
-    /// Deletes the entries `keys` (from their indexes too); returns how many were live.
-    async fn delete_entries(
-        &self,
-        c: &mut Conn,
-        keys: &[Vec<u8>],
-        deadline: Deadline,
-    ) -> Result<usize, StoreError> {
-        // One pipeline per hash tag: on a cluster a pipeline stays on one slot.
-        let mut by_tag: BTreeMap<&[u8], redis::Pipeline> = BTreeMap::new();
-        let now = now_ms();
-        for k in keys {
-            let pipe = by_tag.entry(tag_of(k)).or_insert_with(redis::pipe);
-            let id = &k[k.iter().rposition(|&b| b == b':').map_or(0, |i| i + 1)..];
-            pipe.cmd("EVAL")
-                .arg(DELETE)
-                .arg(2)
-                .arg(k)
-                .arg(index_of(k))
-                .arg(now)
-                .arg(id);
-        }
-        let mut live = 0;
-        for (_, pipe) in by_tag {
-            let deleted: Vec<i64> = self.bounded("clear", deadline, pipe.query_async(c)).await?;
-            live += deleted.iter().filter(|&&n| n == 1).count();
-        }
-        Ok(live)
-    }
-
-    /// Removes the entries under one namespace's tag, or under every one, and
-    /// their indexes: `SCAN MATCH` on every primary (never `KEYS`).
-    async fn clear(
-        self: Arc<Self>,
-        namespace: Option<String>,
-        deadline: Deadline,
-    ) -> Result<usize, StoreError> {
-        let tag = match &namespace {
-            Some(ns) => format!(
-                "{}{{{}}}",
-                glob_escape(&self.prefix),
-                glob_escape(&encode_namespace(ns))
-            ),
-            None => format!("{}{{*}}", glob_escape(&self.prefix)),
-        };
-        let mut c = self.conn()?;
-        let nodes: Vec<String> = self
-            .bounded("clear", deadline, c.on_each_primary(redis::cmd("PING")))
-            .await?
-            .into_iter()
-            .map(|(node, _)| node)
-            .collect();
-        let mut live = 0usize;
-        for (pattern, entries) in [(format!("{tag}:trm_*"), true), (format!("{tag}:index"), false)] {
-            for node in &nodes {
-                let mut cursor: u64 = 0;
-                loop {
-                    let mut cmd = redis::cmd("SCAN");
-                    cmd.arg(cursor)
-                        .arg("MATCH")
-                        .arg(&pattern)
-                        .arg("COUNT")
-                        .arg(SCAN_COUNT);
-                    let answer = self.bounded("clear", deadline, c.on_node(node, cmd)).await?;
-                    let (next, keys): (u64, Vec<Vec<u8>>) = redis::from_redis_value(answer)
-                        .map_err(|e| StoreError::new("clear", format!("{}: {e}", self.shown)))?;
-                    if entries && !keys.is_empty() {
-                        live += self.delete_entries(&mut c, &keys, deadline).await?;
-                    } else {
-                        for k in keys {
-                            let del = redis::cmd("DEL").arg(k).clone();
-                            let _: i64 = self.bounded("clear", deadline, del.query_async(&mut c)).await?;
-                        }
-                    }
-                    cursor = next;
-                    if cursor == 0 {
-                        break;
-                    }
-                }
-            }
-        }
-        Ok(live)
-    }
-}
-
-/// The entry in a hash's fields (checked by [`row`], its payload decoded),
-/// or `Expired` once expired.
-fn entry_of(namespace: &str, mem_id: &str, fields: Pairs) -> Result<Lookup, StoreError> {
-    let row = Row::from_pairs("get", fields)?;
-    if expired(row.expires_at(), now_ms()) {
-        return Ok(Lookup::Expired);
-    }
-    row.open("get", namespace, mem_id)
-        .map(|e| Lookup::Found(Box::new(e)))
-}
-
-/// A hash's fields as a script answers them: name, value, name, value...
-fn pairs(op: &'static str, items: impl ExactSizeIterator<Item = Value>) -> Result<Pairs, StoreError> {
-    let bad = || StoreError::new(op, format!("unexpected answer from the {op} script"));
-    if !items.len().is_multiple_of(2) {
-        return Err(bad());
-    }
-    let mut out = Vec::with_capacity(items.len() / 2);
-    let mut items = items;
-    while let (Some(k), Some(v)) = (items.next(), items.next()) {
-        out.push((into_bytes(k).ok_or_else(bad)?, into_bytes(v).ok_or_else(bad)?));
-    }
-    Ok(out)
-}
-
-fn into_bytes(v: Value) -> Option<Vec<u8>> {
-    match v {
-        Value::BulkString(b) => Some(b),
-        other => bytes_of(&other),
-    }
-}
-
-fn bytes_of(v: &Value) -> Option<Vec<u8>> {
-    match v {
-        Value::BulkString(b) => Some(b.clone()),
-        Value::SimpleString(s) => Some(s.as_bytes().to_vec()),
-        Value::Int(i) => Some(i.to_string().into_bytes()),
-        _ => None,
     }
 }
 

@@ -1,6 +1,7 @@
 //! The SQLite store on real files (temp files) and in memory.
 
 use super::*;
+use crate::clock::now_ms;
 use crate::ledger::Handle;
 use crate::runtime::block_on;
 use crate::store::blocking::{d, handle, Blocking};
