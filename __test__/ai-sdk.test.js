@@ -10,7 +10,7 @@ const { Ledger } = require('@symfonic/core')
 const ROOT = path.join(__dirname, '..')
 const SCENARIO = path.join(__dirname, 'support', 'ai-sdk-scenario.mjs')
 const VERSIONS = ['ai', 'ai-v6']
-const SCENARIOS = ['generate', 'stream', 'agent', 'errors', 'refill', 'compose']
+const SCENARIOS = ['generate', 'stream', 'agent', 'errors', 'refill', 'compose', 'usage']
 
 const runs = {}
 beforeAll(async () => {
@@ -28,6 +28,46 @@ beforeAll(async () => {
 
 const toolPart = (prompt, id) => prompt.flatMap((m) => (m.role === 'tool' ? m.content : [])).find((p) => p.toolCallId === id)
 const outputOf = (prompt, id) => toolPart(prompt, id).output
+
+describe.each(VERSIONS)('%s: the usage event', (v) => {
+  const r = () => runs[`${v} usage`]
+  // The reports of the model's first three answers (the scenario's `usages`); the fourth has no next step.
+  const REPORTED = [
+    { inputTokens: 1200, cacheReadTokens: 0, cacheWriteTokens: 0, outputTokens: 11 },
+    { inputTokens: 9100, cacheReadTokens: 1100, cacheWriteTokens: 0, outputTokens: 22 },
+    { inputTokens: 17300, cacheReadTokens: 8900, cacheWriteTokens: 0, outputTokens: 33 },
+  ]
+
+  test('one event per model call, when the next step runs, with the usage the step reported', () => {
+    const usage = r().events.filter((e) => e.type === 'usage')
+    expect(r().prompts).toHaveLength(4)
+    expect(usage.map((e) => e.call)).toEqual([0, 1, 2])
+    expect(usage.map((e) => e.reported)).toEqual(REPORTED)
+    for (const e of usage) {
+      expect(e).toMatchObject({ threadId: null, namespace: '', model: 'claude-mock', factor: 1 })
+      expect(e.estimate.ours.inputTokens).toBeGreaterThan(0)
+    }
+    // Call 1 sent the full log; call 2 only recalled (none is 0, as the totals count it).
+    expect(usage[1].estimate.ours.inputTokens).toBeGreaterThan(usage[0].estimate.ours.inputTokens + 1000)
+    expect(usage[2].estimate.none).toEqual({ inputTokens: 0, cost: 0 })
+  })
+
+  test('a model that reports no usage: reported null, estimates only', () => {
+    const usage = r().silent.filter((e) => e.type === 'usage')
+    expect(usage).toHaveLength(3)
+    for (const e of usage) {
+      expect(e.reported).toBeNull()
+      expect(e.estimate.ours.cost).toBeGreaterThan(0)
+    }
+  })
+
+  test('an onEvent that throws never breaks the run: warned once', () => {
+    const { prompts, thrown, warnings } = r().throwing
+    expect(prompts).toBe(4)
+    expect(thrown).toBeGreaterThanOrEqual(3)
+    expect(warnings.filter((w) => w.includes('onEvent threw'))).toHaveLength(1)
+  })
+})
 
 describe.each(VERSIONS)('%s', (v) => {
   describe.each(['generate', 'stream', 'agent'])('%s', (mode) => {

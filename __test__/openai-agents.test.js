@@ -6,7 +6,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
-const { Agent, run, tool, MemorySession } = require('@openai/agents')
+const { Agent, run, tool, MemorySession, Usage } = require('@openai/agents')
 const { ScriptedModel, modelResponder, functionCall, assistantMessage } = require('@openai/agents/testing')
 const { Ledger, recall } = require('@symfonic/core')
 const { toolMemory } = require('@symfonic/core/openai-agents')
@@ -257,5 +257,50 @@ describe('loading', () => {
     const files = loaded("require('@symfonic/core/openai-agents').toolMemory()")
     expect(files.some((f) => f.includes('@openai/agents'))).toBe(true)
     expect(files.filter((f) => /node_modules[\\/](langchain|@langchain)[\\/]/.test(f))).toEqual([])
+  })
+})
+
+describe('toolMemory(): a usage event per model call', () => {
+  // A response reporting `input` tokens, `cached` of them read from the cache.
+  const usage = (input, cached) => new Usage({ requests: 1, inputTokens: input, outputTokens: 7, totalTokens: input + 7, inputTokensDetails: [{ cached_tokens: cached }] })
+  const reporting = (step, u) => (input) => ({ output: step(input), usage: u })
+  const script = [call('read_page', {}, 'c1'), call('read_langs', {}, 'c2'), say('done')]
+
+  test('each call, reported after its response, with the usage the model reported', async () => {
+    const events = []
+    const reports = [usage(400, 0), usage(7600, 200), usage(14000, 7100)]
+    const { result } = await runWith(toolMemory({ onEvent: (e) => events.push(e) }), script.map((s, k) => reporting(s, reports[k])))
+    expect(result.finalOutput).toBe('done')
+    const seen = events.filter((e) => e.type === 'usage')
+    expect(seen.map((e) => e.call)).toEqual([0, 1, 2])
+    expect(seen.map((e) => e.reported)).toEqual([
+      { inputTokens: 400, cacheReadTokens: 0, cacheWriteTokens: null, outputTokens: 7 },
+      { inputTokens: 7600, cacheReadTokens: 200, cacheWriteTokens: null, outputTokens: 7 },
+      { inputTokens: 14000, cacheReadTokens: 7100, cacheWriteTokens: null, outputTokens: 7 },
+    ])
+    // Call 1 carries the page read at call 0 (27 k characters: thousands of tokens more).
+    expect(seen[1].estimate.ours.inputTokens).toBeGreaterThan(seen[0].estimate.ours.inputTokens + 3000)
+    for (const e of seen) expect(e).toMatchObject({ threadId: null, namespace: '', factor: 1 })
+  })
+
+  test('a model that reports no usage: reported null, estimates only', async () => {
+    const events = []
+    await runWith(toolMemory({ onEvent: (e) => events.push(e) }), script)
+    const seen = events.filter((e) => e.type === 'usage')
+    expect(seen).toHaveLength(3)
+    for (const e of seen) {
+      expect(e.reported).toBeNull()
+      expect(e.estimate.ours.cost).toBeGreaterThan(0)
+    }
+  })
+
+  test('an onEvent that throws never breaks the run: warned once', async () => {
+    const warnings = []
+    let thrown = 0
+    const memory = toolMemory({ onEvent: () => { thrown++; throw new Error('metrics down') }, logger: { warn: (m) => warnings.push(m) } })
+    const { result } = await runWith(memory, script.map((s) => reporting(s, usage(9000, 0))))
+    expect(result.finalOutput).toBe('done')
+    expect(thrown).toBeGreaterThanOrEqual(3)
+    expect(warnings.filter((w) => w.includes('onEvent threw'))).toHaveLength(1)
   })
 })

@@ -69,7 +69,8 @@ function ourMessage(state, m, parts, mark) {
 
 /**
  * The messages of one step, compacted as the plan decides (a new array; the
- * input is never mutated). `o`: the resolved policy; `env`: the sizes before
+ * input is never mutated), and the plan's `answered`: the call the last
+ * assistant message answered, priced both ways (for the usage event). `o`: the resolved policy; `env`: the sizes before
  * the messages; `report`: events and warnings.
  */
 async function compactStep(messages, ledger, o, ns, env, state, report) {
@@ -90,9 +91,9 @@ async function compactStep(messages, ledger, o, ns, env, state, report) {
       where.push([mi, -1])
     }
   })
-  const { decisions, marks } = plan(plain, o, env)
+  const { decisions, marks, answered } = plan(plain, o, env)
   const out = originals.slice()
-  if (decisions.size === 0 && marks.length === 0) return out
+  if (decisions.size === 0 && marks.length === 0) return { messages: out, answered }
 
   let calls = null
   const callOf = (id) => {
@@ -177,7 +178,7 @@ async function compactStep(messages, ledger, o, ns, env, state, report) {
     out[mi] = ourMessage(state, m, replaced.get(mi) || new Map(), markAt.has(mi) ? markAt.get(mi) : null)
   }
   if (events.length > 0) for (const [, e, key] of events.sort((a, b) => a[0] - b[0])) report.event(e, key)
-  return out
+  return { messages: out, answered }
 }
 
 module.exports = { stepState, compactStep }

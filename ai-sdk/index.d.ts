@@ -21,7 +21,11 @@ export interface RecallToolInput {
   [name: string]: unknown
 }
 
-/** Options of `toolMemory`: the middleware's, less `offload` (the SDK keeps no state), plus `store`. */
+/**
+ * Options of `toolMemory`: the middleware's, less `offload` (the SDK keeps no state), plus `store`.
+ * `onEvent` also gets a `usage` event per model call, from the step's `usage`, when the next step
+ * starts (`threadId: null`); `countTokens` is refused (no calibration here yet).
+ */
 export interface AiSdkToolMemoryOptions extends Omit<CompactOptions, 'namespace' | 'countTokens'> {
   /** The ledger results are recorded in (checked for `record`, `fetch`, `handle` and `stub`). Default: a new bounded `Ledger()`. */
   ledger?: Ledger
@@ -54,6 +58,8 @@ export interface PrepareStepInput {
   stepNumber?: number
   /** ai 7: the step's instructions, counted in the budget's request size. */
   instructions?: unknown
+  /** The steps so far: the last one's `usage` is reported in a `usage` event (docs/usage.md). */
+  steps?: ReadonlyArray<{ usage?: unknown; toolCalls?: ReadonlyArray<unknown>; model?: unknown }>
 }
 
 /** A prepareStep: ai's `PrepareStepFunction` as `toolMemory` and `composePrepareStep` answer it. */

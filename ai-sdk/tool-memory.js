@@ -13,6 +13,7 @@ const { reporter } = require('../langchain/report.js')
 const { recallTool } = require('./recall-tool.js')
 const { stepState, compactStep } = require('./compact.js')
 const { toolChars, toolSetChars, instructionsChars } = require('./request-size.js')
+const { stepUsage } = require('./usage.js')
 
 const FN = 'toolMemory(options)'
 // The middleware's options, less offload (the SDK keeps no state to offload
@@ -54,13 +55,15 @@ function toolMemory(options) {
   const recall = recallTool(ledger, ns, maxOutputChars, report, state)
   const recallChars = toolChars(RECALL_TOOL_NAME, recall)
   const appToolChars = o.tools == null ? 0 : toolSetChars(o.tools, RECALL_TOOL_NAME)
+  const usage = stepUsage(report)
 
   async function prepareStep(step) {
     const messages = step && Array.isArray(step.messages) ? step.messages : null
     if (messages === null) return {}
     const policy = policies[o.cacheModel ?? cachedCacheModelFor(step.model)]
     const env = { toolChars: appToolChars, systemChars: instructionsChars(step), recallToolChars: recallChars }
-    const out = await compactStep(messages, ledger, policy, ns, env, state, report)
+    const { messages: out, answered } = await compactStep(messages, ledger, policy, ns, env, state, report)
+    usage(step, answered, out, ns, policy)
     return out.every((m, i) => m === messages[i]) ? {} : { messages: out }
   }
   return { tools: { [RECALL_TOOL_NAME]: recall }, prepareStep }

@@ -51,14 +51,15 @@ function withCacheMark(item) {
 }
 
 /**
- * The input the model is sent: a copy of `items` compacted as the core
+ * `{ input, call }`: the input the model is sent, a copy of `items` compacted as the core
  * plans under the resolved policy `o`, recorded in `ledger` under namespace
- * `ns`. `env`: the request's sizes beside the items; `report`: warnings and events.
+ * `ns`, and the plan's `call` (that request priced both ways, for the usage
+ * event). `env`: the request's sizes beside the items; `report`: warnings and events.
  */
 async function compactItems(items, ledger, o, ns, env, report) {
   const { plain, at } = plainMessages(items)
-  const { decisions, marks } = plan(plain, o, env)
-  if (decisions.size === 0 && marks.length === 0) return items
+  const { decisions, marks, call } = plan(plain, o, env)
+  if (decisions.size === 0 && marks.length === 0) return { input: items, call }
   const out = items.slice()
   let calls = null
   const callOf = (id) => {
@@ -127,7 +128,7 @@ async function compactItems(items, ledger, o, ns, env, report) {
   if (pending.length > 0) await Promise.all(pending)
   for (const j of marks) out[at[j]] = withCacheMark(out[at[j]])
   for (const [, e, once] of events.sort((a, b) => a[0] - b[0])) report.event(e, once)
-  return out
+  return { input: out, call }
 }
 
 module.exports = { compactItems }

@@ -10,7 +10,11 @@ import type { CacheModel, CompactOptions } from '../langchain/memory.mjs'
 
 export type { CacheModel, CompactOptions, ToolMemoryEvent, RecallToolResultInput } from '../langchain/memory.mjs'
 
-/** Options of `toolMemory`. Unknown fields are a `TypeError` naming `toolMemory(options)`. */
+/**
+ * Options of `toolMemory`. Unknown fields are a `TypeError` naming `toolMemory(options)`. `onEvent` also
+ * gets a `usage` event per model call (`threadId: null`), from the usage the run records for it, when
+ * the agent's next event follows the response (docs/usage.md).
+ */
 export interface ToolMemoryOptions<TContext = unknown> extends Omit<CompactOptions, 'namespace' | 'cacheModel'> {
   /** The ledger results are recorded in (checked for `record`, `fetch`, `handle` and `stub`). Default: a new bounded `Ledger()`. */
   ledger?: Ledger

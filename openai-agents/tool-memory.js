@@ -14,6 +14,7 @@ const { answerRecall, RECALL_DESCRIPTION } = require('../lib/recall-call.js')
 // Warnings once per logger, events through onEvent: the reporter has no LangChain in it.
 const { reporter } = require('../langchain/report.js')
 const { compactItems } = require('./compact.js')
+const { agentUsage } = require('./usage.js')
 
 const FN = 'toolMemory(options)'
 const KEYS = [...COMPACT_KEYS, 'ledger', 'store', 'recallMaxChars']
@@ -122,6 +123,7 @@ function toolMemory(options) {
       }),
   })
   const recallChars = toolChars(recallTool)
+  const usage = agentUsage(report)
 
   const callModelInputFilter = async ({ modelData, agent, context }) => {
     const items = modelData && Array.isArray(modelData.input) ? modelData.input : null
@@ -135,7 +137,9 @@ function toolMemory(options) {
         else others += toolChars(t)
       }
       const env = { toolChars: others, systemChars: typeof modelData.instructions === 'string' ? modelData.instructions.length : 0, recallToolChars: recall }
-      const input = await compactItems(items, ledger, policy, nsOf(context), env, report)
+      const ns = nsOf(context)
+      const { input, call } = await compactItems(items, ledger, policy, ns, env, report)
+      usage.before({ agent, context, call, ns, policy, sent: input, system: typeof modelData.instructions === 'string' ? modelData.instructions : '' })
       return input === items ? modelData : { ...modelData, input }
     } catch (err) {
       // Never fail a model call over compaction: the model gets the input as it was.

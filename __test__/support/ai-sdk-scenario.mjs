@@ -25,19 +25,21 @@ const call = (id, toolName, input) => ({ type: 'tool-call', toolCallId: id, tool
 const text = (t) => ({ type: 'text', text: t })
 
 // The model: a script of answers, each a function of the prompt it receives.
-function scripted(answers) {
+// `usages[k]`: the usage answer k reports (default `usage`).
+function scripted(answers, usages = []) {
   const prompts = []
   const answer = (opts) => {
     prompts.push(JSON.parse(JSON.stringify(opts.prompt)))
     const content = answers[prompts.length - 1](opts.prompt)
-    return { content, finishReason: { unified: content.some((c) => c.type === 'tool-call') ? 'tool-calls' : 'stop', raw: undefined }, usage, warnings: [] }
+    const u = usages[prompts.length - 1] ?? usage
+    return { content, finishReason: { unified: content.some((c) => c.type === 'tool-call') ? 'tool-calls' : 'stop', raw: undefined }, usage: u, warnings: [] }
   }
   const model = new Mock({
     provider: 'anthropic.messages',
     modelId: 'claude-mock',
     doGenerate: async (opts) => answer(opts),
     doStream: async (opts) => {
-      const { content, finishReason } = answer(opts)
+      const { content, finishReason, usage } = answer(opts)
       const parts = [{ type: 'stream-start', warnings: [] }]
       for (const c of content) {
         if (c.type === 'text') parts.push({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: c.text }, { type: 'text-end', id: 't' })
@@ -66,8 +68,8 @@ const appTools = {
   flaky: ai.tool({ description: 'Always fails', inputSchema: z.object({}), execute: async () => { throw new Error('upstream timed out') } }),
 }
 
-async function run({ memory, answers, messages = [{ role: 'user', content: 'Why did the CI run fail?' }], mode = 'generate', prepareStep }) {
-  const { model, prompts } = scripted(answers)
+async function run({ memory, answers, messages = [{ role: 'user', content: 'Why did the CI run fail?' }], mode = 'generate', prepareStep, usages }) {
+  const { model, prompts } = scripted(answers, usages)
   const settings = { model, tools: { ...appTools, ...memory.tools }, prepareStep: prepareStep ?? memory.prepareStep, stopWhen: ai.stepCountIs(10) }
   let steps
   let response
@@ -119,6 +121,22 @@ if (scenario === 'errors') {
   out = await run({ memory: toolMemory({ cacheModel: 'prefix' }), messages: stored, answers: [() => [call('r9', 'recall_tool_result', { mem_id: memId, query: 'E0277' })], () => [text('E0277')]] })
   out.memId = memId
   out.first = first
+} else if (scenario === 'usage') {
+  // Each answer reports its own usage (cache reads included); then a model
+  // that reports none; then an onEvent that throws on every event.
+  const reported = (input, read, output) => ({ inputTokens: { total: input, noCache: input - read, cacheRead: read, cacheWrite: 0 }, outputTokens: { total: output, text: output, reasoning: 0 } })
+  const usages = [reported(1200, 0, 11), reported(9100, 1100, 22), reported(17300, 8900, 33), reported(17800, 17000, 44)]
+  const memory = toolMemory({ cacheModel: 'prefix', onEvent: (e) => events.push(e) })
+  out = await run({ memory, answers: mainAnswers, usages })
+  const none = { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: undefined, text: undefined, reasoning: undefined } }
+  const silent = []
+  await run({ memory: toolMemory({ onEvent: (e) => silent.push(e) }), answers: mainAnswers, usages: mainAnswers.map(() => none) })
+  out.silent = silent
+  const warnings = []
+  let thrown = 0
+  const throwing = toolMemory({ onEvent: () => { thrown++; throw new Error('metrics down') }, logger: { warn: (m) => warnings.push(m) } })
+  const t = await run({ memory: throwing, answers: mainAnswers, usages })
+  out.throwing = { prompts: t.prompts.length, thrown, warnings }
 } else if (scenario === 'compose') {
   // The app's own prepareStep, composed after ours: it sees our messages.
   const memory = toolMemory({ onEvent: (e) => events.push(e) })
