@@ -1,0 +1,44 @@
+'use strict'
+// The stub a result of blocks is shown by once the model has read it
+// (compaction), and that offload keeps in the state. Where the result's text
+// is small beside the ledger's stub of it (`stubEarns`, the rule a text
+// result's note follows), the text's first line (what the page, the step
+// was), the call that reads the whole text again, then one line per block;
+// else the full stub (the ledger's stub of the text, then the block lines).
+// Built from the text entry as the ledger holds it, so offload can check a
+// stub read back from a checkpoint by building it again.
+
+const { stubEarns } = require('../core/offers.js')
+const { codePoints, oneLine } = require('../core/text.js')
+
+const BLOCK_LINE = /^block (\d+): .*recall_tool_result\(mem_id="(trm_[0-9a-f]{12})"\)$/
+// The longest first line kept, in code points.
+const HEAD_CHARS = 160
+
+/**
+ * `fullStub`: `recordBlocks`' stub (the text entry's stub, then one line per
+ * block); `text`: the text entry as the ledger holds it; `memId`: its id.
+ */
+function compactBlocksStub(fullStub, text, memId) {
+  const lines = fullStub.split('\n')
+  let n = lines.length
+  while (n > 0 && BLOCK_LINE.test(lines[n - 1])) n--
+  const blockLines = lines.slice(n)
+  if (n === 0 || blockLines.length === 0 || stubEarns(codePoints(text), codePoints(lines.slice(0, n).join('\n')))) return fullStub
+  // A result that begins with a block has no first line of text: the text's first line is that block's placeholder.
+  const first = blockLines.some((l) => BLOCK_LINE.exec(l)[1] === '1') ? '' : oneLine(text.split('\n', 1)[0], HEAD_CHARS).trim()
+  const call = `[its text: recall_tool_result(mem_id="${memId}")]`
+  return [first === '' ? call : `${first} ${call}`, ...blockLines].join('\n')
+}
+
+/** The compact stub of the result of blocks `memId` (its full stub `fullStub`) from `ledger`; the full stub when its text cannot be read. */
+async function compactStubOf(ledger, memId, fullStub, namespace) {
+  try {
+    const text = await ledger.fetch(memId, { namespace, format: 'full', maxChars: 0 })
+    return typeof text === 'string' ? compactBlocksStub(fullStub, text, memId) : fullStub
+  } catch {
+    return fullStub
+  }
+}
+
+module.exports = { compactBlocksStub, compactStubOf, BLOCK_LINE }
