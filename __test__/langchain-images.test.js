@@ -152,5 +152,8 @@ describe('the stub of a result of blocks', () => {
     expect(large.stub.split('\n').at(-1)).toMatch(BLOCK)
     const first = await compacted([image, { type: 'text', text: PAGES[0].text }])
     expect(first.stub).toMatch(/^\[its text: recall_tool_result\(mem_id="trm_[0-9a-f]{12}"\)\]\nblock 1: image png 800×500/)
+    // A text all in its first line is shown whole: no call to read it.
+    const caption = await compacted([{ type: 'text', text: 'Page 1 of 16: a scanned page' }, image])
+    expect(caption.stub).toMatch(/^Page 1 of 16: a scanned page\nblock 2: image png 800×500/)
   })
 })

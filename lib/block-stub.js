@@ -2,11 +2,12 @@
 // The stub a result of blocks is shown by once the model has read it
 // (compaction), and that offload keeps in the state. Where the result's text
 // is small beside the ledger's stub of it (`stubEarns`, the rule a text
-// result's note follows), the text's first line (what the page, the step
-// was), the call that reads the whole text again, then one line per block;
-// else the full stub (the ledger's stub of the text, then the block lines).
-// Built from the text entry as the ledger holds it, so offload can check a
-// stub read back from a checkpoint by building it again.
+// result's note follows): the text's first line (what the page, the step
+// was), the call that reads the whole text (none when that line is all of
+// it), then one line per block; else the full stub (the ledger's stub of the
+// text, then the block lines). Built from the text entry as the ledger holds
+// it, so offload can check a stub read back from a checkpoint by building it
+// again.
 
 const { stubEarns } = require('../core/offers.js')
 const { codePoints, oneLine } = require('../core/text.js')
@@ -26,9 +27,19 @@ function compactBlocksStub(fullStub, text, memId) {
   const blockLines = lines.slice(n)
   if (n === 0 || blockLines.length === 0 || stubEarns(codePoints(text), codePoints(lines.slice(0, n).join('\n')))) return fullStub
   // A result that begins with a block has no first line of text: the text's first line is that block's placeholder.
-  const first = blockLines.some((l) => BLOCK_LINE.exec(l)[1] === '1') ? '' : oneLine(text.split('\n', 1)[0], HEAD_CHARS).trim()
+  const [head, ...rest] = text.split('\n')
+  const first = blockLines.some((l) => BLOCK_LINE.exec(l)[1] === '1') ? '' : oneLine(head, HEAD_CHARS).trim()
+  // A text that is all in its first line, shown as it is, needs no call to read it.
+  const placeholders = new Set(blockLines.map(placeholderOf))
+  if (first !== '' && first === head && rest.every((l) => placeholders.has(l))) return [first, ...blockLines].join('\n')
   const call = `[its text: recall_tool_result(mem_id="${memId}")]`
   return [first === '' ? call : `${first} ${call}`, ...blockLines].join('\n')
+}
+
+// The line a block has in the text entry (recordBlocks), from its line in the stub.
+function placeholderOf(line) {
+  const m = /^block (\d+): (\S+) (.*)\. To see it again: recall_tool_result\(mem_id="(trm_[0-9a-f]{12})"\)$/.exec(line)
+  return m === null ? null : `[${m[2]} ${m[1]}: ${m[3]}; mem_id=${m[4]}]`
 }
 
 /** The compact stub of the result of blocks `memId` (its full stub `fullStub`) from `ledger`; the full stub when its text cannot be read. */
