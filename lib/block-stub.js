@@ -26,11 +26,14 @@ function compactBlocksStub(fullStub, text, memId) {
   while (n > 0 && BLOCK_LINE.test(lines[n - 1])) n--
   const blockLines = lines.slice(n)
   if (n === 0 || blockLines.length === 0 || stubEarns(codePoints(text), codePoints(lines.slice(0, n).join('\n')))) return fullStub
-  // A result that begins with a block has no first line of text: the text's first line is that block's placeholder.
   const [head, ...rest] = text.split('\n')
+  // The text entry names every block (else it is not this result's: an answer that it is gone).
+  const placeholders = new Set(blockLines.map(placeholderOf))
+  const named = new Set(text.split('\n').filter((l) => placeholders.has(l)))
+  if (named.size !== placeholders.size) return fullStub
+  // A result that begins with a block has no first line of text: the text's first line is that block's placeholder.
   const first = blockLines.some((l) => BLOCK_LINE.exec(l)[1] === '1') ? '' : oneLine(head, HEAD_CHARS).trim()
   // A text that is all in its first line, shown as it is, needs no call to read it.
-  const placeholders = new Set(blockLines.map(placeholderOf))
   if (first !== '' && first === head && rest.every((l) => placeholders.has(l))) return [first, ...blockLines].join('\n')
   const call = `[its text: recall_tool_result(mem_id="${memId}")]`
   return [first === '' ? call : `${first} ${call}`, ...blockLines].join('\n')
