@@ -11,7 +11,7 @@ test('the scanned document: every look-back met, recalls byte for byte; floor â‰
   const rows = await imageRows(document)
   expect(rows.map((r) => r.cacheModel)).toEqual(['breakpoint', 'prefix'])
   for (const r of rows) {
-    for (const s of ['none', 'contextEditing', 'ours', 'newestKept']) expect(r.needsMet[s]).toBe(document.lookBack.size)
+    for (const s of ['none', 'contextEditing', 'ours', 'newestKept', 'newestKeptForced']) expect(r.needsMet[s]).toBe(document.lookBack.size)
     // Ours meets both look-backs by recalling the page (the request after carries its exact base64).
     expect(r.recalls).toBe(document.lookBack.size)
     expect(r.floor).toBeLessThanOrEqual(r.oracle)

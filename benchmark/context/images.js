@@ -111,12 +111,14 @@ class ScriptedReader extends BaseChatModel {
 // The strategies: ours with its defaults (an image is compacted at the call
 // after the one that first read it), and ours keeping the newest image the
 // model has read inline one step longer (keepLastN 1: until a newer one has
-// been read), the measurement behind that default (docs/blocks.md).
+// been read), with its budget and forced to compact whatever a rewrite
+// costs: the measurement behind that default (docs/blocks.md).
 const STRATEGIES = {
   none: () => [],
   contextEditing: () => [contextEditingMiddleware()],
   ours: () => [toolMemoryMiddleware()],
   newestKept: () => [toolMemoryMiddleware({ keepLastN: 1 })],
+  newestKeptForced: () => [toolMemoryMiddleware({ keepLastN: 1, maxExtraCost: Infinity, horizonCalls: Infinity })],
 }
 
 /** Replays `conv` under `strategy` and prices its requests under `cacheModel`. */
@@ -168,11 +170,11 @@ function imageTable(rows) {
   const r3 = (x) => x.toFixed(3)
   const met = (r, s) => `${r.needsMet[s]}/${r.needs}`
   const out = [
-    '| conversation | steps | cache | none | contextEditing | ours | newest kept inline | floor | oracle | ours / oracle saving | input tokens, ours / none | recalls | look-backs met (ours; newest kept) |',
-    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| conversation | steps | cache | none | contextEditing | ours | newest kept inline | newest kept, forced | floor | oracle | ours / oracle saving | input tokens, ours / none | recalls | look-backs met (ours; newest kept; forced) |',
+    '| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ]
   for (const r of rows) {
-    out.push(`| ${r.conv} | ${r.steps} | ${r.cacheModel} | $${r.none.toFixed(4)} | ${r3(r.ratio.contextEditing)} | ${r3(r.ratio.ours)} | ${r3(r.ratio.newestKept)} | ${r3(r.floor)} | ${r3(r.oracle)} | ${(100 * r.share).toFixed(0)}% | ${r3(r.tokens)} | ${r.recalls} | ${met(r, 'ours')}; ${met(r, 'newestKept')} |`)
+    out.push(`| ${r.conv} | ${r.steps} | ${r.cacheModel} | $${r.none.toFixed(4)} | ${r3(r.ratio.contextEditing)} | ${r3(r.ratio.ours)} | ${r3(r.ratio.newestKept)} | ${r3(r.ratio.newestKeptForced)} | ${r3(r.floor)} | ${r3(r.oracle)} | ${(100 * r.share).toFixed(0)}% | ${r3(r.tokens)} | ${r.recalls} | ${met(r, 'ours')}; ${met(r, 'newestKept')}; ${met(r, 'newestKeptForced')} |`)
   }
   return out.join('\n')
 }
