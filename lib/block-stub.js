@@ -15,6 +15,8 @@ const { codePoints, oneLine } = require('../core/text.js')
 const BLOCK_LINE = /^block (\d+): .*recall_tool_result\(mem_id="(trm_[0-9a-f]{12})"\)$/
 // The longest first line kept, in code points.
 const HEAD_CHARS = 160
+// How much of the text is read first, in full stubs' lengths (past it, the text earns its full stub).
+const READ_FACTOR = 16
 
 /**
  * `fullStub`: `recordBlocks`' stub (the text entry's stub, then one line per
@@ -48,7 +50,13 @@ function placeholderOf(line) {
 /** The compact stub of the result of blocks `memId` (its full stub `fullStub`) from `ledger`; the full stub when its text cannot be read. */
 async function compactStubOf(ledger, memId, fullStub, namespace) {
   try {
-    const text = await ledger.fetch(memId, { namespace, format: 'full', maxChars: 0 })
+    // A text this long earns its full stub: only its head need cross, to tell.
+    const head = READ_FACTOR * codePoints(fullStub)
+    let text = await ledger.fetch(memId, { namespace, format: 'full', maxChars: head })
+    if (typeof text === 'string' && codePoints(text) >= head) {
+      if (stubEarns(head, codePoints(fullStub))) return fullStub
+      text = await ledger.fetch(memId, { namespace, format: 'full', maxChars: 0 })
+    }
     return typeof text === 'string' ? compactBlocksStub(fullStub, text, memId) : fullStub
   } catch {
     return fullStub
