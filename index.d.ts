@@ -16,6 +16,7 @@ import type {
   LedgerStats,
   BlockFacts,
 } from './binding'
+import type { BlockForm, BlocksAnswer } from './lib/blocks'
 
 export type { LedgerOptions, RecordInput, ToolResultHandle, FetchOptions, StubOptions, EntryOptions, ClearOptions, LedgerStats, BlockFacts }
 export { Ledger, memIdFor, describeBlock } from './binding'
@@ -99,6 +100,13 @@ export declare const MAX_OUTPUT_CHARS: 50000
 export interface RecallOptions extends FetchOptions {
   /** Longest answer in code points, truncation marker included. Default `MAX_OUTPUT_CHARS`. */
   maxOutputChars?: number
+  /**
+   * An image or a document recorded by `recordBlocks` comes back as itself:
+   * `blocksAnswer([block], blocks)`, in this form. Without it, a recall of a
+   * block answers text (what the block is, and that its bytes are not text).
+   * Other entries answer text either way.
+   */
+  blocks?: BlockForm | null
 }
 
 /** A ledger written in JS (e.g. a port of a Python one): anything with a `fetch`. */
@@ -116,7 +124,12 @@ export interface ToolResultLedgerLike {
 export declare function recall(
   ledger: NativeLedger | ToolResultLedgerLike,
   memId: unknown,
-  options?: RecallOptions | null,
+  options: RecallOptions & { blocks: BlockForm },
+): Promise<string | BlocksAnswer>
+export declare function recall(
+  ledger: NativeLedger | ToolResultLedgerLike,
+  memId: unknown,
+  options?: (RecallOptions & { blocks?: null }) | null,
 ): Promise<string>
 
 export * from './lib/palette'
