@@ -82,7 +82,7 @@ const content = fc.array(block, { minLength: 1, maxLength: 4 }).map((bs) => [{ t
 
 /** Records `blocks` and checks every block comes back as given; the number of blocks checked. */
 async function roundTrip(ledger, blocks, n) {
-  const read = readBlocks(blocks)
+  const read = readBlocks(blocks) ?? []
   const h = await ledger.recordBlocks({ toolCallId: `c${n}`, toolName: 'shot', content: blocks })
   let checked = 0
   for (const b of h.blocks) {

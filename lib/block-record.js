@@ -80,7 +80,7 @@ async function recordBlocks(ledger, input, recordBytes) {
     const done =
       bytes !== null
         ? recordBytes({ ...rest, toolCallId, content: bytes }, headOf(block, facts, n, input.toolCallId, { block: 2 }))
-        : ledger.record({ ...rest, toolCallId, content: `${ENVELOPE} ${headOf(block, facts, n, input.toolCallId)}\n${block.data ?? ''}` })
+        : ledger.record({ ...rest, toolCallId, content: `${ENVELOPE} ${headOf(block, facts, n, input.toolCallId, { data: block.data !== null })}\n${block.data ?? ''}` })
     records.push({ b, done })
   })
   const handles = await Promise.all(records.map((r) => r.done))
@@ -166,7 +166,9 @@ function parseEnvelope(text, memId) {
   if (a < 0 || b < 0) return null
   const meta = metaOf(text, a, b)
   if (meta === null) return null
-  const data = meta.url === null && meta.fileId === null ? text.slice(b + 1) : null
+  // Whether it carried data (beside a URL, or none at all): said since blocks are bytes; before, data meant no reference.
+  const carried = typeof meta.data === 'boolean' ? meta.data : meta.url === null && meta.fileId === null
+  const data = carried ? text.slice(b + 1) : null
   const block = { type: meta.type, mimeType: meta.mimeType, data, url: meta.url, fileId: meta.fileId, filename: meta.filename }
   const bytes = canonicalBytes(data)
   return stored(memId, meta, factsOf(block, bytes), bytes, data)
