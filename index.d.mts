@@ -103,13 +103,17 @@ export declare const MAX_OUTPUT_CHARS: 50000
 export interface RecallOptions extends FetchOptions {
   /** Longest answer in code points, truncation marker included. Default `MAX_OUTPUT_CHARS`. */
   maxOutputChars?: number
+}
+
+/** `recall`'s options asking for an image or a document as itself. */
+export interface RecallBlocksOptions extends RecallOptions {
   /**
-   * An image or a document recorded by `recordBlocks` comes back as itself:
-   * `blocksAnswer([block], blocks)`, in this form. Without it, a recall of a
+   * A block recorded by `recordBlocks` comes back as itself,
+   * `blocksAnswer([block], blocks)`: in this form. Without it, a recall of a
    * block answers text (what the block is, and that its bytes are not text).
-   * Other entries answer text either way.
+   * Other entries answer their text either way.
    */
-  blocks?: BlockForm | null
+  blocks: BlockForm
 }
 
 /** A ledger written in JS (e.g. a port of a Python one): anything with a `fetch`. */
@@ -127,12 +131,12 @@ export interface ToolResultLedgerLike {
 export declare function recall(
   ledger: NativeLedger | ToolResultLedgerLike,
   memId: unknown,
-  options: RecallOptions & { blocks: BlockForm },
+  options: RecallBlocksOptions,
 ): Promise<string | BlocksAnswer>
 export declare function recall(
   ledger: NativeLedger | ToolResultLedgerLike,
   memId: unknown,
-  options?: (RecallOptions & { blocks?: null }) | null,
+  options?: RecallOptions | null,
 ): Promise<string>
 
 export * from './lib/palette.js'
