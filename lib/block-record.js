@@ -126,6 +126,7 @@ function metaOf(text, a, b) {
   }
 }
 
+// A block as `fetchBlock` gives it; `base64` undefined: made again from the bytes when first read.
 function stored(memId, meta, facts, bytes, base64) {
   const out = {
     memId,
@@ -134,19 +135,23 @@ function stored(memId, meta, facts, bytes, base64) {
     mimeType: facts.mimeType ?? meta.mimeType,
     declaredMimeType: meta.mimeType,
     data: bytes,
-    base64: null,
+    base64,
     url: meta.url,
     fileId: meta.fileId,
     filename: meta.filename,
     facts,
   }
-  if (typeof base64 === 'string' || bytes === null) out.base64 = base64
-  // Made again from the bytes, once, when it is read.
-  else Object.defineProperty(out, 'base64', { enumerable: true, configurable: true, get: () => {
-    const text = bytes.toString('base64')
-    Object.defineProperty(out, 'base64', { value: text, enumerable: true, writable: true })
-    return text
-  } })
+  if (base64 !== undefined) return out
+  // Megabytes of text for a screenshot: made once, and only for a caller that reads it.
+  Object.defineProperty(out, 'base64', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const text = bytes.toString('base64')
+      Object.defineProperty(out, 'base64', { value: text, enumerable: true, writable: true })
+      return text
+    },
+  })
   return out
 }
 
