@@ -79,9 +79,13 @@ export interface StoredBlock {
   /** The sniffed MIME type, else the declared one. */
   mimeType: string | null
   declaredMimeType: string | null
-  /** The bytes, byte for byte; null for a reference or data that is not base64. */
+  /** The bytes, byte for byte; null for a reference or data that is not canonical base64 (kept as text). */
   data: Buffer | null
-  /** The data as the block carried it (base64 text, kept even when invalid); null for a reference. */
+  /**
+   * The data as the block carried it: base64 text (made again from the bytes
+   * when first read, the same text), or the text as given when it is not
+   * canonical base64; null for a reference.
+   */
   base64: string | null
   url: string | null
   fileId: string | null
