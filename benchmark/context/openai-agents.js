@@ -5,9 +5,12 @@
 // LangChain replays (harness.js, recorded.js), with no compaction and with
 // `toolMemory()` from @symfonic/core/openai-agents. Each request the model
 // receives is shown to the driver as the LangChain messages it stands for
-// (system prompt, user, assistant with its calls, tool results; a
-// `promptCacheBreakpoint` as a cache mark), so both are priced by one ruler
-// (pricing.js). What the filter itself costs is timed per model call.
+// (system prompt, user, assistant with its calls, tool results), so both are
+// priced by one ruler (pricing.js). A cache mark is what Anthropic receives
+// through the SDK's AI SDK bridge (`aisdk()` of @openai/agents-extensions):
+// `providerData.anthropic.cacheControl` on an item (or on a message's content
+// part) becomes `cache_control` on its block; the bridge drops the SDK's
+// `promptCacheBreakpoint`, so it marks nothing. What the filter itself costs is timed per model call.
 
 const { performance } = require('node:perf_hooks')
 const { price } = require('./pricing.js')
@@ -23,8 +26,10 @@ function asMessages(instructions, items) {
   const msg = (type, fields) => ({ _getType: () => type, ...fields })
   if (instructions) out.push(msg('system', { content: instructions }))
   const textOf = (c) => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => (typeof p === 'string' ? p : p.text ?? p.refusal ?? '')).join('') : c && typeof c.text === 'string' ? c.text : '')
-  const marked = (c) => Array.isArray(c) && c.some((p) => p && p.promptCacheBreakpoint)
-  const content = (c) => (marked(c) ? [{ type: 'text', text: textOf(c), cache_control: { type: 'ephemeral' } }] : textOf(c))
+  const cacheControl = (x) => !!(x && x.providerData && x.providerData.anthropic && (x.providerData.anthropic.cacheControl || x.providerData.anthropic.cache_control))
+  const marked = (it, c) => cacheControl(it) || (Array.isArray(c) && c.some(cacheControl))
+  // (A tool result's parts carry none: the bridge joins their text.)
+  const content = (it, c, parts = c) => (marked(it, parts) ? [{ type: 'text', text: textOf(c), cache_control: { type: 'ephemeral' } }] : textOf(c))
   let ai = null
   for (const it of items) {
     const assistant = it.type === 'function_call' || it.type === 'reasoning' || it.role === 'assistant'
@@ -38,14 +43,15 @@ function asMessages(instructions, items) {
         args = {}
       }
       ai.tool_calls.push({ id: it.callId, name: it.name, args })
+      if (marked(it)) ai.marked = true
     } else if (it.role === 'assistant') {
       if (ai === null) out.push((ai = msg('ai', { content: '', tool_calls: [] })))
       ai.content += textOf(it.content)
-      if (marked(it.content)) ai.marked = true
+      if (marked(it, it.content)) ai.marked = true
     } else if (it.type === 'function_call_result') {
-      out.push(msg('tool', { tool_call_id: it.callId, name: it.name, content: content(it.output) }))
+      out.push(msg('tool', { tool_call_id: it.callId, name: it.name, content: content(it, it.output, null) }))
     } else if (it.role === 'user') {
-      out.push(msg('human', { content: content(it.content) }))
+      out.push(msg('human', { content: content(it, it.content) }))
     } else if (it.type !== 'reasoning') {
       out.push(msg('system', { content: textOf(it.content) }))
     }
