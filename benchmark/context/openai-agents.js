@@ -13,6 +13,8 @@
 // `promptCacheBreakpoint`, so it marks nothing. What the filter itself costs is timed per model call.
 
 const { performance } = require('node:perf_hooks')
+const { z } = require('zod')
+const { convertToOpenAITool } = require('@langchain/core/utils/function_calling')
 const { price } = require('./pricing.js')
 const { Driver } = require('./harness.js')
 const { RecordedDriver } = require('./recorded.js')
@@ -81,7 +83,9 @@ function appTools(conv, driver) {
       name,
       description,
       strict: false,
-      parameters: { type: 'object', properties: Object.fromEntries(keys.map((k) => [k, {}])), required: [], additionalProperties: true },
+      // The very schema the LangChain replay binds (as the AI SDK replay does), so both send the same tools.
+      // (As plain JSON: the SDK takes an object with zod's Standard Schema marker for a zod schema.)
+      parameters: JSON.parse(JSON.stringify(convertToOpenAITool({ name, description, schema: z.object(Object.fromEntries(keys.map((k) => [k, conv.recorded ? z.unknown().optional() : z.string().describe('arg')]))) }).function.parameters)),
       execute: async (_input, _ctx, details) => {
         const id = details && details.toolCall && details.toolCall.callId
         const payload = conv.recorded ? driver.payloads.get(id) : driver.byCallId.get(id) && driver.byCallId.get(id).payload
@@ -140,7 +144,8 @@ async function replayAgents(conv, options) {
     }
   }, { preserveInputIdentity: true })
   const respond = ({ request }) => {
-    const tools = request.tools.map((t) => ({ type: t.type, name: t.name, description: t.description, parameters: t.parameters, strict: t.strict }))
+    // Recorded in LangChain's shape (convertToOpenAITool's), as the AI SDK replay records them: one ruler for both.
+    const tools = request.tools.map((t) => Object.defineProperty({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }, 'name', { value: t.name }))
     return asOutput(driver.respond(asMessages(request.systemInstructions, request.input), tools))
   }
   // Each answer scripts the next call's: as many calls as the driver asks for.
