@@ -178,7 +178,9 @@ describe('toolMemory(): the filter and the recall tool in a run', () => {
 
   test("cacheModel 'breakpoint': at most two marks, Anthropic's cacheControl in an item's providerData, on results and on the model's own answers", async () => {
     const memory = toolMemory({ ...EAGER, cacheModel: 'breakpoint' })
-    const answer = (name, callId) => () => [assistantMessage(`reading ${name}`), functionCall(name, {}, { callId })]
+    // As aisdk() answers: its items carry providerData naming the model, which a mark must keep.
+    const providerData = { model: 'anthropic.messages:claude-bench' }
+    const answer = (name, callId) => () => [assistantMessage(`reading ${name}`), functionCall(name, {}, { callId, providerData })]
     const { inputs, result } = await runWith(memory, [answer('read_page', 'c1'), answer('read_langs', 'c2'), call('read_langs', {}, 'c3'), say('ok')])
     const isMarked = (i) => !!(i.providerData && i.providerData.anthropic && i.providerData.anthropic.cacheControl)
     const marks = (input) => input.filter(isMarked)
@@ -188,6 +190,7 @@ describe('toolMemory(): the filter and the recall tool in a run', () => {
     // The model's answers are marked on their last item (a function_call here), as a tool result is.
     const kinds = new Set(inputs.flatMap(marks).map((i) => i.type ?? 'message'))
     expect(kinds.has('function_call')).toBe(true)
+    for (const i of inputs.flatMap(marks).filter((i) => i.type === 'function_call')) expect(i.providerData.model).toBe(providerData.model)
     // The SDK's promptCacheBreakpoint (input text only, dropped by the AI SDK bridge) is not used.
     expect(JSON.stringify(inputs)).not.toMatch(/promptCacheBreakpoint/)
     // The run's own items are never marked.
