@@ -198,6 +198,10 @@ describe('toolMemory(): the filter and the recall tool in a run', () => {
     // Under 'prefix', nothing is marked.
     const prefix = await runWith(toolMemory({ ...EAGER, cacheModel: 'prefix' }), [answer('read_page', 'c1'), answer('read_langs', 'c2'), say('ok')])
     expect(prefix.inputs.flatMap(marks)).toEqual([])
+    // cacheMarks: false (a Claude reached through an OpenAI provider, where the field would go out as is): none either.
+    const off = await runWith(toolMemory({ ...EAGER, cacheModel: 'breakpoint', cacheMarks: false }), [answer('read_page', 'c1'), answer('read_langs', 'c2'), say('ok')])
+    expect(off.inputs.flatMap(marks)).toEqual([])
+    expect(textOf(resultOf(off.inputs[2], 'c1')).startsWith(HEADER)).toBe(true)
   })
 
   test('namespace: a function of the run context', async () => {
