@@ -148,8 +148,10 @@ describe('toolMemory(): the filter and the recall tool in a run', () => {
 
   test('the tool as the SDK invokes it never throws, whatever the arguments', async () => {
     const [recallTool] = toolMemory().tools
+    // The LangChain tool's definition: untyped arguments, mem_id required, not strict.
     expect(recallTool.parameters.required).toEqual(['mem_id'])
-    expect(recallTool.parameters.additionalProperties).toBe(false)
+    expect(Object.keys(recallTool.parameters.properties)).toEqual(['mem_id', 'json_path', 'pattern', 'query', 'lines', 'offset', 'format'])
+    expect(recallTool.strict).toBe(false)
     for (const input of ['{}', '{"mem_id":null}', '{"mem_id":"trm_0","json_path":7,"lines":[1,2],"format":"bogus"}', '[1,2]', '"x"', 'null']) {
       const answer = await recallTool.invoke({ context: undefined }, input)
       expect(typeof answer).toBe('string')
@@ -174,14 +176,32 @@ describe('toolMemory(): the filter and the recall tool in a run', () => {
     expect(textOf(resultOf(inputs[3], 'r1'))).toBe(PAGE)
   })
 
-  test("cacheModel 'breakpoint': at most two marks, as the SDK's promptCacheBreakpoint on an input_text", async () => {
+  test("cacheModel 'breakpoint': at most two marks, Anthropic's cacheControl in an item's providerData, on results and on the model's own answers", async () => {
     const memory = toolMemory({ ...EAGER, cacheModel: 'breakpoint' })
-    const { inputs } = await runWith(memory, [call('read_page', {}, 'c1'), call('read_langs', {}, 'c2'), call('read_langs', {}, 'c3'), say('ok')])
-    const marks = (input) => input.filter((i) => [i.output, i.content].some((c) => Array.isArray(c) && c.some((p) => p && p.promptCacheBreakpoint)))
+    // As aisdk() answers: its items carry providerData naming the model, which a mark must keep.
+    const providerData = { model: 'anthropic.messages:claude-bench' }
+    const answer = (name, callId) => () => [assistantMessage(`reading ${name}`), functionCall(name, {}, { callId, providerData })]
+    const { inputs, result } = await runWith(memory, [answer('read_page', 'c1'), answer('read_langs', 'c2'), call('read_langs', {}, 'c3'), say('ok')])
+    const isMarked = (i) => !!(i.providerData && i.providerData.anthropic && i.providerData.anthropic.cacheControl)
+    const marks = (input) => input.filter(isMarked)
     expect(marks(inputs[3]).length).toBeGreaterThan(0)
     for (const input of inputs) expect(marks(input).length).toBeLessThanOrEqual(2)
-    // The SDK's run state is not marked.
-    expect(marks(inputs[3]).every((i) => !i.callId || textOf(i) !== undefined)).toBe(true)
+    for (const i of inputs.flatMap(marks)) expect(i.providerData.anthropic.cacheControl).toEqual({ type: 'ephemeral' })
+    // The model's answers are marked on their last item (a function_call here), as a tool result is.
+    const kinds = new Set(inputs.flatMap(marks).map((i) => i.type ?? 'message'))
+    expect(kinds.has('function_call')).toBe(true)
+    for (const i of inputs.flatMap(marks).filter((i) => i.type === 'function_call')) expect(i.providerData.model).toBe(providerData.model)
+    // The SDK's promptCacheBreakpoint (input text only, dropped by the AI SDK bridge) is not used.
+    expect(JSON.stringify(inputs)).not.toMatch(/promptCacheBreakpoint/)
+    // The run's own items are never marked.
+    expect(result.history.some(isMarked)).toBe(false)
+    // Under 'prefix', nothing is marked.
+    const prefix = await runWith(toolMemory({ ...EAGER, cacheModel: 'prefix' }), [answer('read_page', 'c1'), answer('read_langs', 'c2'), say('ok')])
+    expect(prefix.inputs.flatMap(marks)).toEqual([])
+    // cacheMarks: false (a Claude reached through an OpenAI provider, where the field would go out as is): none either.
+    const off = await runWith(toolMemory({ ...EAGER, cacheModel: 'breakpoint', cacheMarks: false }), [answer('read_page', 'c1'), answer('read_langs', 'c2'), say('ok')])
+    expect(off.inputs.flatMap(marks)).toEqual([])
+    expect(textOf(resultOf(off.inputs[2], 'c1')).startsWith(HEADER)).toBe(true)
   })
 
   test('namespace: a function of the run context', async () => {

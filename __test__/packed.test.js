@@ -52,7 +52,37 @@ test('the packed package.json has no prepare, nor any script npm runs on install
 
 test('the main package has the entry points and no binary; the platform package has the binary', () => {
   const names = [...main.keys()]
-  for (const f of ['package/index.js', 'package/index.mjs', 'package/lib/native.js', 'package/langchain/index.js', 'package/openai-agents/index.js', 'package/openai-agents/index.d.cts', 'package/ai-sdk/index.js', 'package/ai-sdk/index.mjs', 'package/ai-sdk/index.d.cts', 'package/ai-sdk/index.d.mts', 'package/core/index.js', 'package/binding.js', 'package/README.md']) expect(names).toContain(f)
+  for (const f of ['package/index.js', 'package/index.mjs', 'package/lib/native.js', 'package/langchain/index.js', 'package/openai-agents/index.js', 'package/openai-agents/index.d.cts', 'package/ai-sdk/index.js', 'package/ai-sdk/index.mjs', 'package/ai-sdk/index.d.cts', 'package/ai-sdk/index.d.mts', 'package/lib/tool-memory.d.ts', 'package/core/index.js', 'package/binding.js', 'package/README.md']) expect(names).toContain(f)
   expect(names.filter((n) => n.endsWith('.node'))).toEqual([])
   expect([...platform.keys()].filter((n) => n.endsWith('.node'))).toHaveLength(1)
+})
+
+test("each adapter's types reach no other framework's: the options and events they share are in lib/tool-memory.d.ts", () => {
+  // The bare module specifiers of a packed declaration file and of those it imports, relatively.
+  const reached = (start) => {
+    const seen = new Set()
+    const bare = new Set()
+    const queue = [start]
+    while (queue.length > 0) {
+      const file = queue.shift()
+      if (seen.has(file)) continue
+      seen.add(file)
+      const text = main.get(file).toString('utf8')
+      for (const [, spec] of text.matchAll(/(?:from|import\()\s*'([^']+)'/g)) {
+        if (!spec.startsWith('.')) {
+          bare.add(spec)
+          continue
+        }
+        const base = path.posix.join(path.posix.dirname(file), spec).replace(/\.(c|m)?js$/, '')
+        const ext = spec.endsWith('.cjs') ? '.d.cts' : spec.endsWith('.mjs') ? '.d.mts' : '.d.ts'
+        queue.push(main.has(base + ext) ? base + ext : base + '.d.ts')
+      }
+    }
+    return [...bare]
+  }
+  for (const ext of ['d.cts', 'd.mts']) {
+    expect(reached(`package/openai-agents/index.${ext}`).sort()).toEqual(['@openai/agents'])
+    expect(reached(`package/ai-sdk/index.${ext}`).sort()).toEqual(['ai'])
+    expect(reached(`package/langchain/index.${ext}`).some((s) => s === 'ai' || s.startsWith('@openai/'))).toBe(false)
+  }
 })

@@ -5,7 +5,7 @@
 // Sizes are Unicode code points, as everywhere in @symfonic/core.
 import type { ModelMessage, Tool } from 'ai'
 import type { Ledger } from '../index.cjs'
-import type { CompactOptions, CacheModel, ToolMemoryEvent, DEFAULTS as LANGCHAIN_DEFAULTS, PRICING as LANGCHAIN_PRICING } from '../langchain/memory.cjs'
+import type { CompactOptions, CacheModel, CachePricing, CompactDefaults, ToolMemoryEvent } from '../lib/tool-memory.js'
 
 export type { CacheModel, CompactOptions, ToolMemoryEvent }
 
@@ -94,6 +94,6 @@ export declare function composePrepareStep<S extends PrepareStepInput>(
 export declare function cacheModelFor(model: unknown): CacheModel
 
 /** Compaction defaults per cache model (the same as `@symfonic/core/langchain`'s). */
-export declare const DEFAULTS: typeof LANGCHAIN_DEFAULTS
+export declare const DEFAULTS: Readonly<Record<CacheModel, CompactDefaults>>
 /** The cache price multipliers per cache model. */
-export declare const PRICING: typeof LANGCHAIN_PRICING
+export declare const PRICING: Readonly<Record<CacheModel, Required<CachePricing>>>

@@ -15,6 +15,9 @@
 //   npm run bench:context                 tables, chart, sweep (about 5 minutes on 2 cores)
 //   npm run bench:context -- --quick      tables only, no sweep
 //   npm run bench:context -- --images     only the conversations with images (browser, document)
+//   npm run bench:context -- --adapters   the AI SDK and Agents SDK tables only (with the LangChain
+//                                         runs they compare with); --only=a,b: those conversations
+//                                         (a look while working: refused with --write)
 //   npm run bench:context -- --write      also refresh the tables of docs/context-economics.md and
 //                                         docs/compaction.md, the chart docs/context-prompt-size.svg
 //                                         and the "## Context economics" section of benchmark/README.md
@@ -45,6 +48,8 @@ const CACHE_MODELS = ['breakpoint', 'prefix']
 const QUICK = process.argv.includes('--quick')
 const WRITE = process.argv.includes('--write')
 const IMAGES_ONLY = process.argv.includes('--images')
+const ADAPTERS = process.argv.includes('--adapters')
+const ONLY = (process.argv.find((a) => a.startsWith('--only=')) || '').slice('--only='.length).split(',').filter(Boolean)
 const OUT = path.join(__dirname, 'out')
 const ROOT = path.join(__dirname, '..')
 const SVG = path.join(ROOT, 'docs', 'context-prompt-size.svg')
@@ -120,10 +125,37 @@ function targetRows(rows) {
   return out
 }
 
+async function agentsBlock(all, rows, log, block) {
+  log("\n## Through the OpenAI Agents SDK (@symfonic/core/openai-agents): ours / none beside the LangChain middleware's\n")
+  block('openai-agents', (await require('./context/openai-agents.js').agentsParity(all, rows, CACHE_MODELS)).table)
+}
+
+async function aiSdkBlock(all, rows, log, block) {
+  const aiSdk = await require('./context/ai-sdk.js').parity(all, rows, (conv, c) => (conv.recorded ? replayRecorded(conv, S.ours(c)) : replay(conv, S.ours(c))))
+  const L = aiSdk.summary.longest
+  log(`\n## Through the Vercel AI SDK (@symfonic/core/ai-sdk, ai ${require('ai/package.json').version}, MockLanguageModelV4): ours / none beside the LangChain middleware's\n`)
+  block('ai-sdk', aiSdk.table)
+  log(`\nworst difference ${T.pct(aiSdk.summary.worst)} (${aiSdk.summary.over.length} over ${T.pct(T.TOLERANCE)}: ${aiSdk.summary.over.map((d) => `${d.conv} ${d.cache}`).join(', ') || 'none'}), decisions differ on ${aiSdk.summary.differ.length}, needs lost ${aiSdk.summary.lost}; prepareStep's own time on ${L.conv} (${L.cache}, ${L.steps} steps): median ${L.ownMedian.toFixed(2)} ms, last 30 steps ${L.ownLast30.toFixed(2)} ms (${L.totalMedian.toFixed(2)} ms with the core's plan and the ledger)`)
+}
+
+// The docs' marked blocks replaced by those computed in this run (the others stay).
+function writeBlocks(blocks) {
+  for (const doc of [DOC, COMPACTION_DOC, BENCH_README, BLOCKS_DOC]) {
+    const before = fs.readFileSync(doc, 'utf8')
+    const after = before.replace(/<!-- bench:([a-z-]+) -->\n[\s\S]*?<!-- \/bench:\1 -->/g, (whole, name) => (name in blocks ? `<!-- bench:${name} -->\n${blocks[name]}\n<!-- /bench:${name} -->` : whole))
+    if (after !== before) {
+      fs.writeFileSync(doc, after)
+      console.log(`updated ${path.relative(process.cwd(), doc)}`)
+    }
+  }
+}
+
 async function main() {
   const t0 = Date.now()
-  const scripted = conversations()
-  const recorded = recordedConversations()
+  if (ONLY.length > 0 && WRITE) throw new Error('--only measures a part of the tables: not with --write')
+  const only = (c) => ONLY.length === 0 || ONLY.includes(c.name)
+  const scripted = conversations().filter(only)
+  const recorded = recordedConversations().filter(only)
   const all = [...scripted, ...recorded]
   const lines = []
   const log = (...a) => {
@@ -148,6 +180,15 @@ async function main() {
   if (IMAGES_ONLY) return finish(t0, lines, blocks, await images(log, block), null)
   const measured = await measureAll(all)
   const rows = rowsOf(measured)
+  if (ADAPTERS) {
+    await agentsBlock(all, rows, log, block)
+    await aiSdkBlock(all, rows, log, block)
+    fs.mkdirSync(OUT, { recursive: true })
+    fs.writeFileSync(path.join(OUT, 'context-adapters.md'), lines.join('\n') + '\n')
+    if (WRITE) writeBlocks(blocks)
+    console.log(`\ndone in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
+    return
+  }
   const byConv = new Map(measured.map((m) => [m.conv.name, m]))
 
   // 1. The scripted conversations, in detail.
@@ -181,8 +222,7 @@ async function main() {
   log('\n## Recorded conversations (cost relative to no compaction; the cheapest strategy in bold; floor and oracle: what hindsight could reach)\n')
   block('real', T.mdTable(['conversation', 'kind', 'model calls', 'cache', 'none', 'contextEditing', 'python', 'ours', 'floor', 'oracle', 'ours / oracle saving', 'recalls', 'needs met'], real))
   // The same conversations through the OpenAI Agents SDK adapter (benchmark/context/openai-agents.js).
-  log("\n## Through the OpenAI Agents SDK (@symfonic/core/openai-agents): ours / none beside the LangChain middleware's\n")
-  block('openai-agents', (await require('./context/openai-agents.js').agentsParity(all, rows, CACHE_MODELS)).table)
+  await agentsBlock(all, rows, log, block)
   log('')
   block(
     'sources',
@@ -228,11 +268,7 @@ async function main() {
   block('fixed', T.mdTable(['cache', 'long loops mean', 'short mean', 'worst', 'ours, short mean'], toolRows, ['cache']))
 
   // 4b. The same conversations through the Vercel AI SDK adapter (benchmark/context/ai-sdk.js).
-  const aiSdk = await require('./context/ai-sdk.js').parity(all, rows, (conv, c) => (conv.recorded ? replayRecorded(conv, S.ours(c)) : replay(conv, S.ours(c))))
-  const L = aiSdk.summary.longest
-  log(`\n## Through the Vercel AI SDK (@symfonic/core/ai-sdk, ai ${require('ai/package.json').version}, MockLanguageModelV4): ours / none beside the LangChain middleware's\n`)
-  block('ai-sdk', aiSdk.table)
-  log(`\nworst difference ${T.pct(aiSdk.summary.worst)} (${aiSdk.summary.over.length} over ${T.pct(T.TOLERANCE)}: ${aiSdk.summary.over.map((d) => `${d.conv} ${d.cache}`).join(', ') || 'none'}), decisions differ on ${aiSdk.summary.differ.length}, needs lost ${aiSdk.summary.lost}; prepareStep's own time on ${L.conv} (${L.cache}, ${L.steps} steps): median ${L.ownMedian.toFixed(2)} ms, last 30 steps ${L.ownLast30.toFixed(2)} ms (${L.totalMedian.toFixed(2)} ms with the core's plan and the ledger)`)
+  await aiSdkBlock(all, rows, log, block)
 
   // 5. The chart of the scripted conversations.
   const STYLE = {
@@ -324,14 +360,7 @@ function finish(t0, lines, blocks, json, svg) {
   fs.writeFileSync(path.join(OUT, `${base}.md`), lines.join('\n') + '\n')
   if (WRITE) {
     if (svg !== null) fs.writeFileSync(SVG, svg)
-    for (const doc of [DOC, COMPACTION_DOC, BENCH_README, BLOCKS_DOC]) {
-      const before = fs.readFileSync(doc, 'utf8')
-      const after = before.replace(/<!-- bench:([a-z-]+) -->\n[\s\S]*?<!-- \/bench:\1 -->/g, (whole, name) => (name in blocks ? `<!-- bench:${name} -->\n${blocks[name]}\n<!-- /bench:${name} -->` : whole))
-      if (after !== before) {
-        fs.writeFileSync(doc, after)
-        console.log(`updated ${path.relative(process.cwd(), doc)}`)
-      }
-    }
+    writeBlocks(blocks)
   }
   console.log(`\ndone in ${((Date.now() - t0) / 1000).toFixed(1)} s; details in ${path.relative(process.cwd(), OUT)}/${base}.{md,json}${WRITE ? '' : ' (docs untouched: pass --write to refresh them)'}`)
 }

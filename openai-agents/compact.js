@@ -7,7 +7,7 @@
 
 const { plan, stubEarns, codePoints, oneLine, resultNote, recallNote } = require('../core/index.js')
 const { cacheFor, recordOnce, evictedStub } = require('../core/record-cache.js')
-const { plainMessages, resultInfo, markOurs } = require('./items.js')
+const { plainMessages, resultInfo, markOurs, isOurs, isAssistantPart } = require('./items.js')
 
 // What the model is told of a failed record: never the store's address or error text.
 const discreetReason = (err) => (err && err.code === 'ERR_SYMFONIC_STORE_TIMEOUT' ? 'the store did not answer' : 'the store failed')
@@ -25,29 +25,37 @@ function unarchived(item, info, previewChars, reason) {
 
 const withOutput = (item, output) => markOurs({ ...item, output })
 
-const BREAKPOINT = Object.freeze({ mode: 'explicit' })
+// Anthropic's cache mark, as an item carries it: its `providerData`, which
+// the AI SDK bridge (@openai/agents-extensions' `aisdk()`) hands the AI SDK as
+// `providerOptions`, where @ai-sdk/anthropic reads `anthropic.cacheControl`
+// and sends `cache_control` on the item's block: a tool result, a message's
+// last block, a tool call. (The SDK's own `promptCacheBreakpoint` exists on
+// input text only, and the bridge drops it.)
+const CACHE_CONTROL = Object.freeze({ type: 'ephemeral' })
 // Replacements, per original item: { output, ns, kind, ledger, item, event, once }.
 const replaced = new WeakMap()
-// Marked copies, per item object and content: a mark that stays put costs nothing per call.
+// Marked copies, per item object: a mark that stays put costs nothing per call.
 const marked = new WeakMap()
 
-// The same item with the SDK's cache mark (`promptCacheBreakpoint`, sent to
-// OpenAI as `prompt_cache_breakpoint`) on its last text part; the text is unchanged.
+const isRecord = (x) => x !== null && typeof x === 'object' && !Array.isArray(x)
+
+// The same item with the cache mark in its providerData; its content is unchanged.
 function withCacheMark(item) {
-  const key = item.type === 'function_call_result' ? item.output : item.content
-  const hit = marked.get(item)
-  if (hit !== undefined && hit.key === key) return hit.item
-  let parts
-  if (typeof key === 'string') parts = [{ type: 'input_text', text: key }]
-  else if (key && !Array.isArray(key) && key.type === 'text') parts = [{ type: 'input_text', text: key.text }]
-  else parts = Array.isArray(key) ? key.slice() : []
-  let last = -1
-  for (let i = parts.length - 1; i >= 0 && last < 0; i--) if (parts[i] && parts[i].type === 'input_text') last = i
-  if (last < 0) return item
-  parts[last] = { ...parts[last], promptCacheBreakpoint: BREAKPOINT }
-  const out = item.type === 'function_call_result' ? withOutput(item, parts) : markOurs({ ...item, content: parts })
-  marked.set(item, { key, item: out })
+  let out = marked.get(item)
+  if (out !== undefined) return out
+  const data = isRecord(item.providerData) ? item.providerData : {}
+  const anthropic = isRecord(data.anthropic) ? data.anthropic : {}
+  out = { ...item, providerData: { ...data, anthropic: { ...anthropic, cacheControl: CACHE_CONTROL } } }
+  if (isOurs(item)) markOurs(out)
+  marked.set(item, out)
   return out
+}
+
+// The item of a model response (items[..k]) that takes its mark: its last call or message, not a reasoning item.
+function markedItemOf(items, k) {
+  let j = k
+  while (j > 0 && items[j].type === 'reasoning' && isRecord(items[j - 1]) && isAssistantPart(items[j - 1])) j--
+  return j
 }
 
 /**
@@ -126,7 +134,10 @@ async function compactItems(items, ledger, o, ns, env, report) {
     )
   }
   if (pending.length > 0) await Promise.all(pending)
-  for (const j of marks) out[at[j]] = withCacheMark(out[at[j]])
+  for (const j of marks) {
+    const k = plain[j].role === 'assistant' ? markedItemOf(out, at[j]) : at[j]
+    out[k] = withCacheMark(out[k])
+  }
   for (const [, e, once] of events.sort((a, b) => a[0] - b[0])) report.event(e, once)
   return { input: out, call }
 }

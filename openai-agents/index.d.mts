@@ -6,9 +6,9 @@
 
 import type { CallModelInputFilter, FunctionTool } from '@openai/agents'
 import type { Ledger, LedgerOptions } from '../index.mjs'
-import type { CacheModel, CompactOptions } from '../langchain/memory.mjs'
+import type { CacheModel, CompactOptions } from '../lib/tool-memory.js'
 
-export type { CacheModel, CompactOptions, ToolMemoryEvent, RecallToolResultInput } from '../langchain/memory.mjs'
+export type { CacheModel, CompactOptions, ToolMemoryEvent, RecallToolResultInput } from '../lib/tool-memory.js'
 
 /**
  * Options of `toolMemory`. Unknown fields are a `TypeError` naming `toolMemory(options)`. `onEvent` also

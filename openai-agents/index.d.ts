@@ -3,9 +3,9 @@
 
 import type { CallModelInputFilter, FunctionTool } from '@openai/agents'
 import type { Ledger, LedgerOptions } from '../index'
-import type { CacheModel, CompactOptions } from '../langchain/memory'
+import type { CacheModel, CompactOptions } from '../lib/tool-memory'
 
-export type { CacheModel, CompactOptions, ToolMemoryEvent, RecallToolResultInput } from '../langchain/memory'
+export type { CacheModel, CompactOptions, ToolMemoryEvent, RecallToolResultInput } from '../lib/tool-memory'
 
 /**
  * Options of `toolMemory`. Unknown fields are a `TypeError` naming `toolMemory(options)`. `onEvent` also

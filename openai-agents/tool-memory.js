@@ -9,8 +9,8 @@ const { Ledger, MAX_OUTPUT_CHARS } = require('../index.js')
 const { resolveOptions, COMPACT_KEYS, RECALL_TOOL_NAME, cachedCacheModelFor } = require('../core/index.js')
 const { refillFromCache } = require('../core/record-cache.js')
 const { optionsObject, checkLedger, isNamespace, NAMESPACE_TEXT, fail } = require('../lib/options.js')
-const { FORMATS } = require('../lib/recall-args.js')
-const { answerRecall, RECALL_DESCRIPTION } = require('../lib/recall-call.js')
+const { z } = require('zod/v4')
+const { answerRecall, RECALL_DESCRIPTION, RECALL_SCHEMA } = require('../lib/recall-call.js')
 // Warnings once per logger, events through onEvent: the reporter has no LangChain in it.
 const { reporter } = require('../langchain/report.js')
 const { compactItems } = require('./compact.js')
@@ -19,29 +19,13 @@ const { agentUsage } = require('./usage.js')
 const FN = 'toolMemory(options)'
 const KEYS = [...COMPACT_KEYS, 'ledger', 'store', 'recallMaxChars']
 
-// The recall tool's arguments (model-facing, snake_case), as the LangChain
-// tool has them. Not strict: OpenAI's strict form (every argument required,
-// the optional ones nullable) makes the definition, which rides on every
-// request, about 180 characters longer, enough to tip the budget on recorded
-// conversations (benchmark/README.md); and the SDK validates no value
-// anyway: a wrong type, an unknown name or a null gets a structured answer.
-const RECALL_PARAMETERS = {
-  type: 'object',
-  properties: {
-    mem_id: { type: 'string' },
-    json_path: { type: 'string' },
-    pattern: { type: 'string' },
-    ignore_case: { type: 'boolean' },
-    context: { type: 'integer' },
-    lines: { type: 'string' },
-    query: { type: 'string' },
-    offset: { type: 'integer' },
-    max_chars: { type: 'integer' },
-    format: { type: 'string', enum: FORMATS },
-  },
-  required: ['mem_id'],
-  additionalProperties: false,
-}
+// The recall tool's arguments as the LangChain and AI SDK tools declare them
+// (lib/recall-call.js): seven untyped properties, `mem_id` required, the
+// model-facing definition every request carries kept as short as theirs.
+// Not strict, which would need every argument typed, required and nullable
+// (docs/openai-agents.md); the tool answers any value a model sends.
+// (As plain JSON: the SDK takes an object with zod's Standard Schema marker for a zod schema.)
+const RECALL_PARAMETERS = JSON.parse(JSON.stringify(z.toJSONSchema(RECALL_SCHEMA)))
 
 function loadSdk() {
   try {

@@ -10,10 +10,8 @@
 const { usageTracker } = require('../lib/usage-events.js')
 
 const NO_CONTEXT = {}
-const isMarked = (item) => {
-  const parts = item && (item.type === 'function_call_result' ? item.output : item.content)
-  return Array.isArray(parts) && parts.some((p) => p && p.promptCacheBreakpoint != null)
-}
+// A cache mark of compact.js: Anthropic's, in the item's providerData.
+const isMarked = (item) => !!(item && item.providerData && item.providerData.anthropic && item.providerData.anthropic.cacheControl)
 
 // The usage of one request: the run's newest per-request entry, or null when the model reported none.
 function lastRequest(usage, seen) {

@@ -41,7 +41,9 @@ function imagesOf(content) {
 // A message as the pricer reads it: text as is, each image as a string of its tokens' worth of characters.
 function serialize(m, provider) {
   const type = m._getType ? m._getType() : m.type
-  let s = `<${type}${m.name ? ` name=${m.name}` : ''}${m.tool_call_id ? ` id=${m.tool_call_id}` : ''}>`
+  // As pricing.js: an assistant message's name (createAgent's `model`) reaches no provider's cache.
+  const name = type === 'ai' ? null : m.name
+  let s = `<${type}${name ? ` name=${name}` : ''}${m.tool_call_id ? ` id=${m.tool_call_id}` : ''}>`
   const c = m.content
   if (typeof c === 'string') s += c
   else if (Array.isArray(c)) {

@@ -5,11 +5,16 @@
 // LangChain replays (harness.js, recorded.js), with no compaction and with
 // `toolMemory()` from @symfonic/core/openai-agents. Each request the model
 // receives is shown to the driver as the LangChain messages it stands for
-// (system prompt, user, assistant with its calls, tool results; a
-// `promptCacheBreakpoint` as a cache mark), so both are priced by one ruler
-// (pricing.js). What the filter itself costs is timed per model call.
+// (system prompt, user, assistant with its calls, tool results), so both are
+// priced by one ruler (pricing.js). A cache mark is what Anthropic receives
+// through the SDK's AI SDK bridge (`aisdk()` of @openai/agents-extensions):
+// `providerData.anthropic.cacheControl` on an item (or on a message's content
+// part) becomes `cache_control` on its block; the bridge drops the SDK's
+// `promptCacheBreakpoint`, so it marks nothing. What the filter itself costs is timed per model call.
 
 const { performance } = require('node:perf_hooks')
+const { z } = require('zod')
+const { convertToOpenAITool } = require('@langchain/core/utils/function_calling')
 const { price } = require('./pricing.js')
 const { Driver } = require('./harness.js')
 const { RecordedDriver } = require('./recorded.js')
@@ -23,8 +28,10 @@ function asMessages(instructions, items) {
   const msg = (type, fields) => ({ _getType: () => type, ...fields })
   if (instructions) out.push(msg('system', { content: instructions }))
   const textOf = (c) => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => (typeof p === 'string' ? p : p.text ?? p.refusal ?? '')).join('') : c && typeof c.text === 'string' ? c.text : '')
-  const marked = (c) => Array.isArray(c) && c.some((p) => p && p.promptCacheBreakpoint)
-  const content = (c) => (marked(c) ? [{ type: 'text', text: textOf(c), cache_control: { type: 'ephemeral' } }] : textOf(c))
+  const cacheControl = (x) => !!(x && x.providerData && x.providerData.anthropic && (x.providerData.anthropic.cacheControl || x.providerData.anthropic.cache_control))
+  const marked = (it, c) => cacheControl(it) || (Array.isArray(c) && c.some(cacheControl))
+  // (A tool result's parts carry none: the bridge joins their text.)
+  const content = (it, c, parts = c) => (marked(it, parts) ? [{ type: 'text', text: textOf(c), cache_control: { type: 'ephemeral' } }] : textOf(c))
   let ai = null
   for (const it of items) {
     const assistant = it.type === 'function_call' || it.type === 'reasoning' || it.role === 'assistant'
@@ -38,14 +45,15 @@ function asMessages(instructions, items) {
         args = {}
       }
       ai.tool_calls.push({ id: it.callId, name: it.name, args })
+      if (marked(it)) ai.marked = true
     } else if (it.role === 'assistant') {
       if (ai === null) out.push((ai = msg('ai', { content: '', tool_calls: [] })))
       ai.content += textOf(it.content)
-      if (marked(it.content)) ai.marked = true
+      if (marked(it, it.content)) ai.marked = true
     } else if (it.type === 'function_call_result') {
-      out.push(msg('tool', { tool_call_id: it.callId, name: it.name, content: content(it.output) }))
+      out.push(msg('tool', { tool_call_id: it.callId, name: it.name, content: content(it, it.output, null) }))
     } else if (it.role === 'user') {
-      out.push(msg('human', { content: content(it.content) }))
+      out.push(msg('human', { content: content(it, it.content) }))
     } else if (it.type !== 'reasoning') {
       out.push(msg('system', { content: textOf(it.content) }))
     }
@@ -75,7 +83,9 @@ function appTools(conv, driver) {
       name,
       description,
       strict: false,
-      parameters: { type: 'object', properties: Object.fromEntries(keys.map((k) => [k, {}])), required: [], additionalProperties: true },
+      // The very schema the LangChain replay binds (as the AI SDK replay does), so both send the same tools.
+      // (As plain JSON: the SDK takes an object with zod's Standard Schema marker for a zod schema.)
+      parameters: JSON.parse(JSON.stringify(convertToOpenAITool({ name, description, schema: z.object(Object.fromEntries(keys.map((k) => [k, conv.recorded ? z.unknown().optional() : z.string().describe('arg')]))) }).function.parameters)),
       execute: async (_input, _ctx, details) => {
         const id = details && details.toolCall && details.toolCall.callId
         const payload = conv.recorded ? driver.payloads.get(id) : driver.byCallId.get(id) && driver.byCallId.get(id).payload
@@ -134,7 +144,8 @@ async function replayAgents(conv, options) {
     }
   }, { preserveInputIdentity: true })
   const respond = ({ request }) => {
-    const tools = request.tools.map((t) => ({ type: t.type, name: t.name, description: t.description, parameters: t.parameters, strict: t.strict }))
+    // Recorded in LangChain's shape (convertToOpenAITool's), as the AI SDK replay records them: one ruler for both.
+    const tools = request.tools.map((t) => Object.defineProperty({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }, 'name', { value: t.name }))
     return asOutput(driver.respond(asMessages(request.systemInstructions, request.input), tools))
   }
   // Each answer scripts the next call's: as many calls as the driver asks for.

@@ -37,10 +37,16 @@ function hasCacheMark(m) {
   return Array.isArray(m.content) && m.content.some((b) => b && typeof b === 'object' && b.cache_control != null)
 }
 
-/** The provider-visible serialisation of one message (a cache mark is not content). */
+/**
+ * The provider-visible serialisation of one message (a cache mark is not content).
+ * An assistant message's `name` (createAgent names each AIMessage `model`) is left
+ * out: Anthropic receives role and content only, OpenAI's Responses API no name;
+ * only Chat Completions sends it (benchmark/HISTORY.md, 2026-12-06).
+ */
 function serializeMessage(m) {
   const type = m._getType ? m._getType() : m.type
-  let s = `<${type}${m.name ? ` name=${m.name}` : ''}${m.tool_call_id ? ` id=${m.tool_call_id}` : ''}>` + textOf(m.content)
+  const name = type === 'ai' ? null : m.name
+  let s = `<${type}${name ? ` name=${name}` : ''}${m.tool_call_id ? ` id=${m.tool_call_id}` : ''}>` + textOf(m.content)
   if (m.tool_calls && m.tool_calls.length) {
     s += JSON.stringify(m.tool_calls.map((c) => ({ id: c.id, name: c.name, args: c.args })))
   }
