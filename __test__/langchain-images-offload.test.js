@@ -17,7 +17,8 @@ const { toolMemoryMiddleware } = require('../langchain')
 
 const DIR = path.join(__dirname, '..', 'fixtures', 'browser')
 const PAGES = JSON.parse(fs.readFileSync(path.join(DIR, 'pages.json'), 'utf8'))
-const STEPS = 12
+// The browser conversation of `npm run bench:context`, all of it.
+const STEPS = PAGES.length
 const shot = (n) => fs.readFileSync(path.join(DIR, `step-${String(n).padStart(2, '0')}.png`))
 const PNG_B64 = 'iVBORw0KGgo'
 
@@ -81,13 +82,19 @@ test('checkpoints hold stubs, never image bytes; after a restart the screenshot 
   const off = checkpointBytes(saver)
   expect(plain.image).toBe(true)
   expect(off.image).toBe(false)
-  // Measured 2.40 % with these 800×500 screenshots of about 70 KB (each step's
-  // text keeps its usual stub); the issue's target is 2 % (docs/blocks.md).
+  // The issue's target: at most 2 % (measured 1.59 % over the 30 steps, docs/blocks.md).
   console.log(`checkpoints: ${plain.bytes} bytes without offload, ${off.bytes} with (${((100 * off.bytes) / plain.bytes).toFixed(2)} %)`)
-  expect(off.bytes / plain.bytes).toBeLessThan(0.03)
+  expect(off.bytes / plain.bytes).toBeLessThanOrEqual(0.02)
+  // Each step's stub says what the screenshot was (the page, the step) and how to read the text and see the image again.
+  const state = (await saver.getTuple(config)).checkpoint.channel_values.messages
+  const stub = state.find((m) => m.tool_call_id === 'toolu_o_2').content.split('\n')
+  expect(stub).toHaveLength(2)
+  const [, textId] = /^Step 3: Hello, Cargo! - The Rust Programming Language \[its text: recall_tool_result\(mem_id="(trm_[0-9a-f]{12})"\)\]$/.exec(stub[0])
+  expect(stub[1]).toMatch(/^block 2: image png 800×500, [\d,]+ bytes\. To see it again: recall_tool_result\(mem_id="trm_[0-9a-f]{12}"\)$/)
 
   // A restart: a new ledger over the same file, the same checkpoints.
   const second = await Ledger.open({ store: `sqlite:${file}` })
+  expect(await second.fetch(textId, { namespace: 'browser-1', format: 'full', maxChars: 0 })).toBe(`Step 3: ${PAGES[2].title}\n${PAGES[2].text}\n${stub[1].replace(/^block 2: image (.*)\. To see it again: recall_tool_result\(mem_id="(trm_[0-9a-f]{12})"\)$/, '[image 2: $1; mem_id=$2]')}`)
   const requests = []
   const again = model(requests, { steps: 0, next: 0, tag: 'r', recall: true })
   await createAgent({ model: again, tools: [browse], middleware: [toolMemoryMiddleware({ ledger: second, offload: true })], checkpointer: saver }).invoke({ messages: [{ role: 'user', content: 'Show me step 3 again.' }] }, config)

@@ -96,7 +96,7 @@ describe.each([
     expect(count(JSON.stringify(ours[STEPS]), 'iVBORw0KGgo')).toBeLessThan(2)
     expect(sizes(ours)).toBeLessThan(0.3 * sizes(plain))
     // The page text beside each screenshot keeps its stub: the model knows what step 3 was.
-    expect(JSON.stringify(ours[STEPS])).toContain('Step 3: Hello, Cargo!')
+    expect(JSON.stringify(ours[STEPS])).toMatch(/Step 3: Hello, Cargo! - The Rust Programming Language \[its text: recall_tool_result\(mem_id=\\*"trm_[0-9a-f]{12}\\*"\)\]/)
     // The request after the recall: step 3's screenshot, every byte, where this API takes images.
     const last = ours[STEPS + 1]
     if (name === 'ChatAnthropic') {
@@ -115,4 +115,45 @@ describe.each([
       expect(user.content.find((p) => p.type === 'image_url').image_url.url).toBe(`data:image/png;base64,${step3}`)
     }
   }, 60000)
+})
+
+// The stub a seen result of blocks is shown by (lib/block-stub.js), through compactToolMessages.
+describe('the stub of a result of blocks', () => {
+  const { AIMessage, HumanMessage, ToolMessage } = require('@langchain/core/messages')
+  const { compactToolMessages } = require('../langchain')
+  const { Ledger } = require('..')
+  const image = { type: 'image', data: shot(1).toString('base64'), mimeType: 'image/png' }
+  const compacted = async (content) => {
+    const ledger = new Ledger()
+    const messages = [
+      new HumanMessage('look'),
+      new AIMessage({ content: '', tool_calls: [{ id: 'c1', name: 'browser_step', args: { step: 1 } }] }),
+      new ToolMessage({ content, tool_call_id: 'c1', name: 'browser_step' }),
+      new AIMessage({ content: '', tool_calls: [{ id: 'c2', name: 'browser_step', args: { step: 2 } }] }),
+      new ToolMessage({ content: 'ok', tool_call_id: 'c2', name: 'browser_step' }),
+    ]
+    const out = await compactToolMessages(messages, ledger, { cacheModel: 'prefix', keepLastN: 0, horizonCalls: Infinity, maxExtraCost: Infinity })
+    return { stub: out[2].content, ledger }
+  }
+  const BLOCK = /^block 2: image png 800×500, 60,021 bytes\. To see it again: recall_tool_result\(mem_id="trm_[0-9a-f]{12}"\)$/
+
+  test("a page's text: its first line and the call that reads it all, then the block's line", async () => {
+    const { stub, ledger } = await compacted([{ type: 'text', text: `Step 1: ${PAGES[0].title}\n${PAGES[0].text}` }, image])
+    const lines = stub.split('\n')
+    expect(lines).toHaveLength(2)
+    const [, id] = /^Step 1: Installation - The Rust Programming Language \[its text: recall_tool_result\(mem_id="(trm_[0-9a-f]{12})"\)\]$/.exec(lines[0])
+    expect(lines[1]).toMatch(BLOCK)
+    expect(await ledger.fetch(id, { format: 'full', maxChars: 0 })).toMatch(/^Step 1: Installation[\s\S]*\n\[image 2: png 800×500, 60,021 bytes; mem_id=trm_[0-9a-f]{12}\]$/)
+  })
+
+  test('a text large beside its stub keeps the full stub; a result that begins with its image has no first line', async () => {
+    const large = await compacted([{ type: 'text', text: PAGES.map((p) => p.text).join('\n') }, image])
+    expect(large.stub).toMatch(/^\[symfonic\.tool_memory v2\]\n/)
+    expect(large.stub.split('\n').at(-1)).toMatch(BLOCK)
+    const first = await compacted([image, { type: 'text', text: PAGES[0].text }])
+    expect(first.stub).toMatch(/^\[its text: recall_tool_result\(mem_id="trm_[0-9a-f]{12}"\)\]\nblock 1: image png 800×500/)
+    // A text all in its first line is shown whole: no call to read it.
+    const caption = await compacted([{ type: 'text', text: 'Page 1 of 16: a scanned page' }, image])
+    expect(caption.stub).toMatch(/^Page 1 of 16: a scanned page\nblock 2: image png 800×500/)
+  })
 })

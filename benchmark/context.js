@@ -14,6 +14,7 @@
 //
 //   npm run bench:context                 tables, chart, sweep (about 5 minutes on 2 cores)
 //   npm run bench:context -- --quick      tables only, no sweep
+//   npm run bench:context -- --images     only the conversations with images (browser, document)
 //   npm run bench:context -- --adapters   the AI SDK and Agents SDK tables only (with the LangChain
 //                                         runs they compare with); --only=a,b: those conversations
 //                                         (a look while working: refused with --write)
@@ -36,7 +37,9 @@ const { price, CHARS_PER_TOKEN, INPUT_USD_PER_MTOK } = require('./context/pricin
 const { lineChart } = require('./context/svg.js')
 const { floorCost, oracleCost } = require('./context/oracle.js')
 const T = require('./context/tables.js')
-const { browserRows, browserTable } = require('./context/browser.js')
+const { imageRows, imageTable } = require('./context/images.js')
+const { browser } = require('./context/browser.js')
+const { document } = require('./context/document.js')
 
 // Every replay's agent listens on one abort signal per call: hundreds in a recorded loop.
 events.setMaxListeners(1000)
@@ -44,6 +47,7 @@ events.setMaxListeners(1000)
 const CACHE_MODELS = ['breakpoint', 'prefix']
 const QUICK = process.argv.includes('--quick')
 const WRITE = process.argv.includes('--write')
+const IMAGES_ONLY = process.argv.includes('--images')
 const ADAPTERS = process.argv.includes('--adapters')
 const ONLY = (process.argv.find((a) => a.startsWith('--only=')) || '').slice('--only='.length).split(',').filter(Boolean)
 const OUT = path.join(__dirname, 'out')
@@ -173,6 +177,7 @@ async function main() {
   log('prefix: longest prefix shared with any earlier request, whole 128-token blocks; write 1x, read 0.1x')
   log(`ours, defaults: breakpoint {${optStr(S.memory.DEFAULTS.breakpoint)}}; prefix {${optStr(S.memory.DEFAULTS.prefix)}}\n`)
 
+  if (IMAGES_ONLY) return finish(t0, lines, blocks, await images(log, block), null)
   const measured = await measureAll(all)
   const rows = rowsOf(measured)
   if (ADAPTERS) {
@@ -333,19 +338,31 @@ async function main() {
     }
   }
 
-  // The browser-agent conversation (images; issue 40): its own table, priced with each image at its provider's formula.
-  const browser = await browserRows()
-  log('\n## Browser agent: 30 steps with screenshots, two look-backs\n')
-  block('browser', browserTable(browser))
+  finish(t0, lines, blocks, { rows, sweep, images: await images(log, block) }, svg)
+}
 
+// The conversations with images (issue 40): their own table, each image priced at its provider's formula.
+async function images(log, block) {
+  const rows = []
+  for (const conv of [browser, document]) rows.push(...(await imageRows(conv)))
+  log('\n## Conversations with images: each step an image beside a short text, two look-backs each\n')
+  for (const conv of [browser, document]) log(`- **${conv.name}**: ${conv.title}; the model looks back at ${[...conv.lookBack].map(([call, step]) => `step ${step} at call ${call}`).join(' and ')}`)
+  log('')
+  block('images', imageTable(rows))
+  return rows
+}
+
+// Writes benchmark/out (context.* or, with --images, images.*) and with --write the docs' tables.
+function finish(t0, lines, blocks, json, svg) {
+  const base = IMAGES_ONLY ? 'images' : 'context'
   fs.mkdirSync(OUT, { recursive: true })
-  fs.writeFileSync(path.join(OUT, 'context.json'), JSON.stringify({ rows, sweep, browser }, (k, v) => (v === Infinity ? 'Infinity' : v), 1))
-  fs.writeFileSync(path.join(OUT, 'context.md'), lines.join('\n') + '\n')
+  fs.writeFileSync(path.join(OUT, `${base}.json`), JSON.stringify(json, (k, v) => (v === Infinity ? 'Infinity' : v), 1))
+  fs.writeFileSync(path.join(OUT, `${base}.md`), lines.join('\n') + '\n')
   if (WRITE) {
-    fs.writeFileSync(SVG, svg)
+    if (svg !== null) fs.writeFileSync(SVG, svg)
     writeBlocks(blocks)
   }
-  console.log(`\ndone in ${((Date.now() - t0) / 1000).toFixed(1)} s; details in ${path.relative(process.cwd(), OUT)}/context.{md,json}${WRITE ? '' : ' (docs untouched: pass --write to refresh them)'}`)
+  console.log(`\ndone in ${((Date.now() - t0) / 1000).toFixed(1)} s; details in ${path.relative(process.cwd(), OUT)}/${base}.{md,json}${WRITE ? '' : ' (docs untouched: pass --write to refresh them)'}`)
 }
 
 main().catch((e) => {

@@ -15,6 +15,7 @@ const { cacheFor, recordOnce, evictedStub } = require('../core/record-cache.js')
 const { reporter } = require('./report.js')
 const { verifyOffloaded } = require('./offload.js')
 const { checkLedger } = require('../lib/options.js')
+const { compactStubOf } = require('../lib/block-stub.js')
 
 // ---------------------------------------------------------------------------
 // New messages: a ToolMessage with other content, and a cache-marked copy.
@@ -144,6 +145,8 @@ async function compact(messages, ledger, o, ns, env) {
       if (stub === null) return false
       message = toolMessageWith(m, stub, { memId: entry.memId, compacted: true })
     } else {
+      // A result of blocks is shown by its compact stub, read once from the ledger's text entry.
+      if (entry.blocks && entry.compact === undefined) entry.compact = await compactStubOf(ledger, entry.memId, entry.stub, ns)
       message = maskedMessage(m, entry, infoOf(m).chars, toolNameOf(m))
     }
     cache.out.set(m, { content: m.content, ns, variant: variant(kind), message })
@@ -205,8 +208,9 @@ async function compact(messages, ledger, o, ns, env) {
 // A result the policy compacts, in the form that earns its size: the ledger's
 // stub where it is small beside the result, the one-line note otherwise.
 function maskedMessage(m, entry, chars, toolName) {
-  // A result of blocks keeps its stub: its lines say what each image was and how to see it again.
-  if (entry.blocks || stubEarns(chars, codePoints(entry.stub))) return toolMessageWith(m, entry.stub, { memId: entry.memId, compacted: true })
+  // A result of blocks keeps a stub: its lines say what each image was and how to see it again.
+  if (entry.blocks) return toolMessageWith(m, entry.compact ?? entry.stub, { memId: entry.memId, compacted: true })
+  if (stubEarns(chars, codePoints(entry.stub))) return toolMessageWith(m, entry.stub, { memId: entry.memId, compacted: true })
   return toolMessageWith(m, resultNote(toolName, chars, entry.memId), { memId: entry.memId, compacted: true, note: true })
 }
 

@@ -9,8 +9,7 @@ const { ToolMessage } = require('@langchain/core/messages')
 const { infoOf, isOurs, adoptAsOurs, markOurs, isTool } = require('./messages.js')
 const { callArgs } = require('../core/index.js')
 const { blockLine } = require('../lib/block-record.js')
-
-const BLOCK_LINE = /^block (\d+): .*recall_tool_result\(mem_id="(trm_[0-9a-f]{12})"\)$/
+const { BLOCK_LINE, compactStubOf } = require('../lib/block-stub.js')
 
 // The stub of a result of blocks: the ledger's stub of its text, then one line
 // per block (docs/blocks.md). `blocks` as `recordBlocks` gives them.
@@ -52,7 +51,8 @@ async function verifyOffloaded(m, ledger, ns) {
       const previewChars = Number.isSafeInteger(tm.previewChars) && tm.previewChars >= 0 ? tm.previewChars : undefined
       const blocks = tm.blocks === true && typeof m.content === 'string' ? await namedBlocks(ledger, m.content, ns) : []
       const stub = blocks === null ? null : tm.blocks === true ? await blocksStub(ledger, tm.memId, blocks, ns, previewChars) : await ledger.stub(tm.memId, previewChars === undefined ? { namespace: ns } : { namespace: ns, previewChars })
-      ok = typeof stub === 'string' && stub === m.content
+      // A result of blocks is kept by its compact stub (checkpoints from before it hold the full one).
+      ok = typeof stub === 'string' && (stub === m.content || (tm.blocks === true && (await compactStubOf(ledger, tm.memId, stub, ns)) === m.content))
     } catch {
       ok = false
     }
@@ -84,8 +84,8 @@ async function offloaded(result, request, ledger, policy, ns, report) {
     const input = { toolCallId: result.tool_call_id, toolName: name, toolArgs: callArgs(call), content: blocks ? result.content : info.text, namespace: ns }
     const handle = blocks ? await ledger.recordBlocks(input) : await ledger.record(input)
     memId = handle.memId
-    // A result of blocks gets the stub compaction shows it by (recordBlocks'), not an evicted one.
-    stub = blocks ? handle.stub : await ledger.stub(memId, { namespace: ns, previewChars: policy.evictPreviewChars })
+    // A result of blocks gets the stub compaction shows it by, not an evicted one.
+    stub = blocks ? await compactStubOf(ledger, memId, handle.stub, ns) : await ledger.stub(memId, { namespace: ns, previewChars: policy.evictPreviewChars })
     if (typeof stub !== 'string') throw new Error('the ledger lost the entry it just recorded')
   } catch (err) {
     const reason = String((err && err.message) || err).slice(0, 200)
