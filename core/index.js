@@ -73,16 +73,21 @@ const { codePoints, oneLine } = require('./text.js')
 const { callArgs } = require('./call-args.js')
 const { tokensOf } = require('./quotes.js')
 const { imageTokens } = require('./image-tokens.js')
+const { PromptCache, messageText } = require('./request-cost.js')
 
 module.exports = {
   plan,
   totals,
   CHARS_PER_TOKEN: usage.CHARS_PER_TOKEN,
   readUsage: usage.readUsage,
+  carryUsage: usage.carryUsage,
   estimateOf: usage.estimateOf,
   cacheMissed: usage.cacheMissed,
   judge: usage.judge,
   SANE: usage.SANE,
+  MIN_CACHE_TOKENS: usage.MIN_CACHE_TOKENS,
+  PromptCache,
+  messageText,
   NO_ENV,
   callsSize,
   DEFAULTS,
@@ -97,6 +102,7 @@ module.exports = {
   resultNote,
   recallNote,
   codePoints,
+  sizeOf: usage.sizeOf,
   oneLine,
   callArgs,
   tokensOf,

@@ -12,6 +12,10 @@ const { blockFormFor, withBlockForm } = require('./block-form.js')
 const { refuseAsHook } = require('./misuse.js')
 const { toolChars, systemChars, systemText } = require('./request-size.js')
 const { usageTracker } = require('./usage.js')
+const { requestOf, noneRequestOf } = require('./request-text.js')
+const { msgType } = require('./messages.js')
+
+const isAIMessage = (m) => m !== null && typeof m === 'object' && msgType(m) === 'ai' && (m.response_metadata == null || typeof m.response_metadata === 'object')
 
 /**
  * createAgent middleware: compaction in wrapModelCall, and the recall tool,
@@ -43,10 +47,16 @@ function toolMemoryMiddleware(options) {
       const ns = nsOf(request.runtime)
       const fresh = o.offload === true ? await withFreshBlocks(request.messages, ledger, ns) : request.messages
       const { messages, call } = await compact(fresh, ledger, policy, ns, env)
-      const response = await handler({ ...request, messages: withBlockForm(messages, blockFormFor(request.model)) })
+      const sent = withBlockForm(messages, blockFormFor(request.model))
+      const response = await handler({ ...request, messages: sent })
       // The usage event and the cache check: never a reason to fail the call.
       try {
-        usage.after({ runtime: request.runtime, ns, policy, call, sent: messages, response, system: systemText(request) })
+        // The request as the model receives it (createAgent prepends the system message), and without compaction.
+        const system = request.systemMessage ?? (typeof request.systemPrompt === 'string' ? { type: 'system', content: request.systemPrompt } : null)
+        const requests = { ours: requestOf(tools, system, sent), none: noneRequestOf(tools, system, request.messages) }
+        const estimate = usage.after({ runtime: request.runtime, ns, policy, call, sent: messages, response, system: systemText(request), requests })
+        // Kept beside the answer, so usageTotals adds the events up from the state, after a restart too.
+        if (estimate !== undefined && isAIMessage(response)) response.response_metadata = { ...response.response_metadata, tool_memory_usage: { none: { ...estimate.none }, ours: { ...estimate.ours } } }
       } catch (err) {
         report.warn(`usage\0${err && err.message}`, `@symfonic/core: the usage report failed (${err && err.message}); the call went through`)
       }
