@@ -51,6 +51,8 @@ const node = () => ({ next: new Map(), entry: false })
  * `add(request)` remembers one as sent. A request is `{ tools, messages,
  * marked }` (strings; `marked[i]`: message i carries a cache mark).
  * `measure(text)`: its size in characters (the default) or 4 × its tokens.
+ * The last path walked is kept: a request that extends the previous one (the
+ * same strings) walks only its new messages.
  */
 class PromptCache {
   constructor(cacheModel, pricing = PRICING[cacheModel], measure = (s) => s.length) {
@@ -59,32 +61,64 @@ class PromptCache {
     this.measure = measure
     this.root = node()
     this.requests = 0
+    // The last walk: its strings, the trie nodes and cumulative sizes of the first `matched` of them.
+    this.path = { segs: [], nodes: [], ends: [], matched: 0 }
+  }
+
+  // Walks `segs` down the trie (creating what is missing when `create`); answers how many matched.
+  walk(segs, create) {
+    const p = this.path
+    const n0 = Math.min(p.matched, segs.length)
+    let d = 0
+    while (d < n0 && p.segs[d] === segs[d]) d++
+    const { nodes, ends } = p
+    nodes.length = d
+    ends.length = d
+    let n = d === 0 ? this.root : nodes[d - 1]
+    let chars = d === 0 ? 0 : ends[d - 1]
+    for (; d < segs.length; d++) {
+      let child = n.next.get(segs[d])
+      if (child === undefined) {
+        if (!create) break
+        n.next.set(segs[d], (child = node()))
+      }
+      chars += this.measure(segs[d])
+      nodes.push(child)
+      ends.push(chars)
+      n = child
+    }
+    p.segs = segs
+    p.matched = d
+    return d
   }
 
   /** `{ tokens, cachedTokens, cost }`: cost in plain-input-token equivalents (reads and writes at the pricing's rates). */
   price(request) {
     const segs = [request.tools, ...request.messages]
-    let chars = 0
+    const matched = this.requests > 0 ? this.walk(segs, false) : 0
+    const { nodes, ends } = this.path
+    const before = matched === 0 ? 0 : ends[matched - 1]
     let cached = 0
-    let n = this.root
-    let matched = this.requests > 0
-    for (let d = 0; d < segs.length; d++) {
-      const size = this.measure(segs[d])
-      const child = matched ? n.next.get(segs[d]) : undefined
-      if (child === undefined && matched) {
-        matched = false
-        // A prefix cache also shares the common head of the first string that differs.
-        if (this.prefix) {
-          let head = 0
-          for (const other of n.next.keys()) head = Math.max(head, commonHead(segs[d], other))
-          cached = chars + (head === 0 ? 0 : head === segs[d].length ? size : this.measure(segs[d].slice(0, head)))
+    if (this.prefix) {
+      cached = before
+      // A prefix cache also shares the common head of the first string that differs.
+      if (this.requests > 0 && matched < segs.length) {
+        let head = 0
+        for (const other of (matched === 0 ? this.root : nodes[matched - 1]).next.keys()) head = Math.max(head, commonHead(segs[matched], other))
+        if (head > 0) cached += head === segs[matched].length ? this.measure(segs[matched]) : this.measure(segs[matched].slice(0, head))
+      }
+    } else if (matched > 0) {
+      // The deepest entry on the shared path; after the tool definitions there is always one.
+      cached = ends[0]
+      for (let d = matched - 1; d > 0; d--) {
+        if (nodes[d].entry) {
+          cached = ends[d]
+          break
         }
       }
-      chars += size
-      if (!matched) continue
-      n = child
-      if (this.prefix || d === 0 || child.entry) cached = chars
     }
+    let chars = before
+    for (let d = matched; d < segs.length; d++) chars += this.measure(segs[d])
     const tokens = chars / CHARS_PER_TOKEN
     let cachedTokens = cached / CHARS_PER_TOKEN
     if (this.prefix) cachedTokens = Math.floor(cachedTokens / PREFIX_BLOCK_TOKENS) * PREFIX_BLOCK_TOKENS
@@ -96,14 +130,11 @@ class PromptCache {
   /** Remembers `request` as sent: its end, and its marked messages, are cache entries from now on. */
   add(request) {
     const segs = [request.tools, ...request.messages]
+    this.walk(segs, true)
+    const { nodes } = this.path
+    nodes[segs.length - 1].entry = true
     const marked = request.marked || []
-    let n = this.root
-    for (let d = 0; d < segs.length; d++) {
-      let child = n.next.get(segs[d])
-      if (child === undefined) n.next.set(segs[d], (child = node()))
-      n = child
-      if (d === segs.length - 1 || marked[d - 1]) n.entry = true
-    }
+    for (let i = 0; i < marked.length && i + 1 < segs.length; i++) if (marked[i]) nodes[i + 1].entry = true
     this.requests++
   }
 }

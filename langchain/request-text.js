@@ -40,36 +40,79 @@ const toolsText = (tools) => `[${tools.map(toolText).join(',')}]`
 const hasCacheMark = (m) => m != null && Array.isArray(m.content) && m.content.some((b) => b && typeof b === 'object' && b.cache_control != null)
 
 /**
- * The request the model receives: `tools` bound, the system message (when it
- * has text), then `messages`, as `{ tools, messages, marked }` strings.
+ * The requests of one thread, as the model receives them (`ours`) and
+ * without compaction (`none`): `{ tools, messages, marked }` strings. The
+ * last list is kept, so a list that extends it (the same message objects)
+ * serialises only its new messages. `system`: the system message (prepended
+ * when it has text, as createAgent does), or null. A request answered is
+ * valid until the next call (its arrays are the kept ones).
  */
-function requestOf(tools, system, messages) {
-  const all = system != null && system.text !== '' && system.content !== '' ? [system, ...messages] : messages
-  return { tools: toolsText(tools), messages: all.map(messageTextOf), marked: all.map(hasCacheMark) }
+function threadRequests() {
+  const sent = { list: [], texts: [], marks: [] }
+  const orig = { list: [], texts: [], marks: [], upTo: [], recallIds: new Set() }
+  // How many leading messages of `list` are the kept list's (the same objects).
+  const shared = (kept, list) => {
+    const n = Math.min(kept.length, list.length)
+    let i = 0
+    while (i < n && kept[i] === list[i]) i++
+    return i
+  }
+  return {
+    ours(tools, system, messages) {
+      const all = withSystem(system, messages)
+      const i = shared(sent.list, all)
+      sent.texts.length = i
+      sent.marks.length = i
+      for (let j = i; j < all.length; j++) {
+        sent.texts.push(messageTextOf(all[j]))
+        sent.marks.push(hasCacheMark(all[j]))
+      }
+      sent.list = all
+      return { tools: toolsText(tools), messages: sent.texts, marked: sent.marks }
+    },
+    none(tools, system, messages) {
+      const all = withSystem(system, messages)
+      const i = shared(orig.list, all)
+      if (i < orig.list.length) {
+        // A list that does not extend the last: start again (the recall calls seen are the list's own).
+        orig.texts.length = 0
+        orig.marks.length = 0
+        orig.upTo.length = 0
+        orig.recallIds = new Set()
+        orig.list = []
+        return this.none(tools, system, messages)
+      }
+      for (let j = i; j < all.length; j++) {
+        const m = noneForm(all[j], orig.recallIds)
+        if (m !== null) {
+          orig.texts.push(messageTextOf(m))
+          orig.marks.push(hasCacheMark(m))
+        }
+        orig.upTo.push(orig.texts.length)
+      }
+      orig.list = all
+      return { tools: toolsText(tools.filter((t) => !(t && t.name === RECALL_TOOL_NAME))), messages: orig.texts, marked: orig.marks }
+    },
+  }
 }
+
+const withSystem = (system, messages) => (system != null && system.text !== '' && system.content !== '' ? [system, ...messages] : messages)
 
 const isRecallCall = (c) => c != null && c.name === RECALL_TOOL_NAME
 
-/**
- * The same request without compaction: the original messages less the
- * recall calls and their answers, the tools less the recall tool.
- */
-function noneRequestOf(tools, system, messages) {
-  const recallIds = new Set()
-  const kept = []
-  for (const m of messages) {
-    const calls = m != null && Array.isArray(m.tool_calls) ? m.tool_calls : []
-    const recalls = calls.filter(isRecallCall)
-    for (const c of recalls) if (c.id) recallIds.add(c.id)
-    if (recalls.length > 0 && recalls.length === calls.length && !m.content) continue
-    if (m != null && m.tool_call_id !== undefined && (recallIds.has(m.tool_call_id) || m.name === RECALL_TOOL_NAME)) continue
-    kept.push(recalls.length > 0 ? { type: 'ai', name: m.name, content: m.content, tool_calls: calls.filter((c) => !isRecallCall(c)) } : m)
-  }
-  return requestOf(
-    tools.filter((t) => !(t && t.name === RECALL_TOOL_NAME)),
-    system,
-    kept,
-  )
+// A message as the conversation without compaction has it: null for a recall
+// call or its answer, the calls less the recalls for a message with both.
+function noneForm(m, recallIds) {
+  const calls = m != null && Array.isArray(m.tool_calls) ? m.tool_calls : []
+  const recalls = calls.filter(isRecallCall)
+  for (const c of recalls) if (c.id) recallIds.add(c.id)
+  if (recalls.length > 0 && recalls.length === calls.length && !m.content) return null
+  if (m != null && m.tool_call_id !== undefined && (recallIds.has(m.tool_call_id) || m.name === RECALL_TOOL_NAME)) return null
+  if (recalls.length === 0) return m
+  let form = noneForms.get(m)
+  if (form === undefined) noneForms.set(m, (form = { type: 'ai', name: m.name, content: m.content, tool_calls: calls.filter((c) => !isRecallCall(c)) }))
+  return form
 }
+const noneForms = new WeakMap()
 
-module.exports = { messageTextOf, toolsText, hasCacheMark, requestOf, noneRequestOf }
+module.exports = { messageTextOf, toolsText, hasCacheMark, threadRequests }
