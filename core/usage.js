@@ -179,12 +179,14 @@ function estimateOf(call) {
 /**
  * Whether the report shows the cache not read where the cache model expected
  * a read: at least MIN_CACHE_TOKENS cached before, and the provider reports
- * no cache read at all. Answers the expected cached tokens, or 0.
+ * no cache read at all. `expected`: the cached tokens the estimate counted,
+ * or the call (plan.js's, priced by the budget). Answers the expected cached
+ * tokens, or 0.
  */
-function cacheMissed(call, reported) {
+function cacheMissed(expected, reported) {
   if (reported === null || reported.cacheReadTokens !== 0) return 0
-  const expected = tokensOf(call.ours.cachedChars, call.factor)
-  return expected >= MIN_CACHE_TOKENS ? Math.round(expected) : 0
+  const tokens = typeof expected === 'number' ? expected : tokensOf(expected.ours.cachedChars, expected.factor)
+  return tokens >= MIN_CACHE_TOKENS ? Math.round(tokens) : 0
 }
 
 // Plain assistant messages carrying a usage record: one copy per message and record, so plan resumes.

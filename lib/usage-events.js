@@ -5,7 +5,7 @@
 // cache check. The figures are the core's (core/usage.js); no framework is
 // loaded here (the AI SDK adapter uses it too). docs/usage.md.
 
-const { readUsage, estimateOf, cacheMissed, judge, SANE, RECALL_TOOL_NAME, PromptCache, MIN_CACHE_TOKENS, sizeOf } = require('../core/index.js')
+const { readUsage, estimateOf, cacheMissed, judge, SANE, RECALL_TOOL_NAME, PromptCache, sizeOf } = require('../core/index.js')
 const { threadIdOf } = require('../langchain/namespace.js')
 
 // Anthropic's default cache lifetime: a longer pause is the likeliest cause of a miss.
@@ -108,11 +108,9 @@ function sentEstimate(c, requests, factor, reported, recallOnly) {
   const none = c.none.price(requests.none)
   c.ours.add(requests.ours)
   if (!recallOnly) c.none.add(requests.none)
-  const expectedTokens = ours.cachedTokens * factor
-  const missed = reported !== null && reported.cacheReadTokens === 0 && expectedTokens >= MIN_CACHE_TOKENS ? Math.round(expectedTokens) : 0
   return {
     estimate: { none: { inputTokens: none.tokens * factor, cost: none.cost * factor }, ours: { inputTokens: ours.tokens * factor, cost: ours.cost * factor } },
-    expected: missed,
+    expected: cacheMissed(ours.cachedTokens * factor, reported),
   }
 }
 
