@@ -202,7 +202,10 @@ export type ToolMemoryEvent =
    * A model call (`toolMemoryMiddleware`: after it; `toolMemoryPreModelHook`: when the next call
    * starts, once per call): what the provider reported (`null` when it reports
    * nothing), and the request priced with compaction (`ours`) and without (`none`, zero for a call that
-   * only recalled), as the budget priced it, in tokens calibrated by `factor` (learned from the reports).
+   * only recalled), in tokens calibrated by `factor` (learned from the reports): the middleware prices
+   * the request as the model received it, with the ruler `npm run bench:context` uses (and keeps it
+   * beside the answer as `response_metadata.tool_memory_usage`); the hook and the AI SDK and Agents SDK
+   * adapters, as the budget priced it.
    * `call` counts the thread's model calls from 0.
    */
   | {
