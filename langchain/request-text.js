@@ -27,7 +27,11 @@ function toolText(t) {
   let s = toolTexts.get(t)
   if (s === undefined) {
     const { convertToOpenAITool } = require('@langchain/core/utils/function_calling')
-    s = JSON.stringify(t.schema ? convertToOpenAITool(t) : t) ?? 'null'
+    try {
+      s = JSON.stringify(t.schema ? convertToOpenAITool(t) : t) ?? 'null'
+    } catch {
+      s = 'null' // a definition that cannot be serialised: its size is unknown, not an error
+    }
     toolTexts.set(t, s)
   }
   return s
