@@ -15,8 +15,7 @@ const { usageTracker } = require('./usage.js')
 const { threadRequests } = require('./request-text.js')
 const { msgType } = require('./messages.js')
 
-// Per thread, the requests serialised so far (request-text.js): bounded, oldest forgotten first.
-const THREADS_LIMIT = 1000
+const { CACHES_LIMIT } = require('../lib/usage-events.js')
 
 const isAIMessage = (m) => m !== null && typeof m === 'object' && msgType(m) === 'ai' && (m.response_metadata == null || typeof m.response_metadata === 'object')
 
@@ -32,12 +31,12 @@ function toolMemoryMiddleware(options) {
   const count = toolPolicy.countTokens
   const recallChars = toolChars(recallTool, count)
   const usage = usageTracker(report)
-  const texts = new Map() // namespace -> threadRequests()
+  const texts = new Map() // namespace -> threadRequests() (request-text.js), bounded as the usage tracker's, oldest forgotten first
   const textsOf = (ns) => {
     let t = texts.get(ns)
     texts.delete(ns)
     texts.set(ns, (t ??= threadRequests()))
-    if (texts.size > THREADS_LIMIT) texts.delete(texts.keys().next().value)
+    if (texts.size > CACHES_LIMIT) texts.delete(texts.keys().next().value)
     return t
   }
   // A system prompt given as a string, as one message object per string (so that the thread's requests resume).

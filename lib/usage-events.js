@@ -12,9 +12,10 @@ const { threadIdOf } = require('../langchain/namespace.js')
 const TTL_MS = 5 * 60 * 1000
 // Per thread, what the previous call sent (system prompt, time): bounded, oldest forgotten first.
 const THREADS_LIMIT = 10000
-// Per thread, the requests sent so far (core/request-cost.js), both ways: bounded tighter (they hold
-// the requests' text); a thread forgotten prices its next call as if the cache were cold.
-const CACHES_LIMIT = 1000
+// Per thread, the requests sent so far (core/request-cost.js), both ways: bounded tighter, as they
+// hold about one copy of the thread's text; a thread forgotten prices its next call as if the cache
+// were cold. The adapters' own per-thread request texts use the same bound.
+const CACHES_LIMIT = 256
 
 const CAUSES = {
   noCacheMarks: 'the request carries no cache_control mark, and Anthropic reads its cache only at marks (cacheMarks: false, and no other middleware marks)',
@@ -129,4 +130,4 @@ function modelName(response) {
   return typeof name === 'string' ? name : null
 }
 
-module.exports = { usageTracker, warnInsane }
+module.exports = { usageTracker, warnInsane, CACHES_LIMIT }
