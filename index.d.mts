@@ -19,6 +19,7 @@ import type {
   LedgerStats,
   BlockFacts,
 } from './binding.js'
+import type { BlockForm, BlocksAnswer } from './lib/blocks.js'
 
 export type { LedgerOptions, RecordInput, ToolResultHandle, FetchOptions, StubOptions, EntryOptions, ClearOptions, LedgerStats, BlockFacts }
 export { Ledger, memIdFor, describeBlock } from './binding.js'
@@ -81,9 +82,13 @@ export interface StoredBlock {
   /** The sniffed MIME type, else the declared one. */
   mimeType: string | null
   declaredMimeType: string | null
-  /** The bytes, byte for byte; null for a reference or data that is not base64. */
+  /** The bytes, byte for byte; null for a reference or data that is not canonical base64 (kept as text). */
   data: Buffer | null
-  /** The data as the block carried it (base64 text, kept even when invalid); null for a reference. */
+  /**
+   * The data as the block carried it: base64 text (made again from the bytes
+   * when first read, the same text), or the text as given when it is not
+   * canonical base64; null for a reference.
+   */
   base64: string | null
   url: string | null
   fileId: string | null
@@ -104,6 +109,17 @@ export interface RecallOptions extends FetchOptions {
   maxOutputChars?: number
 }
 
+/** `recall`'s options asking for an image or a document as itself. */
+export interface RecallBlocksOptions extends RecallOptions {
+  /**
+   * A block recorded by `recordBlocks` comes back as itself,
+   * `blocksAnswer([block], blocks)`: in this form. Without it, a recall of a
+   * block answers text (what the block is, and that its bytes are not text).
+   * Other entries answer their text either way.
+   */
+  blocks: BlockForm
+}
+
 /** A ledger written in JS (e.g. a port of a Python one): anything with a `fetch`. */
 export interface ToolResultLedgerLike {
   fetch(memId: string, options: FetchOptions): string | Promise<string>
@@ -116,6 +132,11 @@ export interface ToolResultLedgerLike {
  * It rejects only for a programmer's mistake: options that are not an object, or an
  * unknown option name (`TypeError`, naming the closest valid one).
  */
+export declare function recall(
+  ledger: NativeLedger | ToolResultLedgerLike,
+  memId: unknown,
+  options: RecallBlocksOptions,
+): Promise<string | BlocksAnswer>
 export declare function recall(
   ledger: NativeLedger | ToolResultLedgerLike,
   memId: unknown,

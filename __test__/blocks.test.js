@@ -10,7 +10,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const fc = require('fast-check')
-const { Ledger, describeBlock, readBlocks } = require('..')
+const { Ledger, describeBlock, readBlocks, recall, blocksAnswer } = require('..')
 const { startRedis, freePort } = require('./support/redis-server.js')
 
 const DIR = path.join(__dirname, '..', 'fixtures', 'images')
@@ -133,6 +133,9 @@ describe('blocks in the ledger', () => {
       { type: 'image', data: '', mimeType: 'image/png' },
       { type: 'image', data: Buffer.from('plain text, declared an image').toString('base64'), mimeType: 'image/jpeg' },
       { type: 'image', url: 'https://example.test/never-fetched.png' },
+      // Base64 that does not encode back to itself: kept as text, as given.
+      { type: 'image', data: b64('ipython-2x2.png').replace(/=+$/, ''), mimeType: 'image/png' },
+      { type: 'image', data: png.toString('base64').replace(/(.{76})/g, '$1\n'), mimeType: 'image/png' },
     ]
     const h = await ledger.recordBlocks({ toolCallId: 'bad', toolName: 't', content })
     expect(h.blocks.map((b) => b.facts.line)).toEqual([
@@ -141,6 +144,8 @@ describe('blocks in the ledger', () => {
       'opaque (empty), 0 bytes',
       'opaque (format not recognised) [declared image/jpeg, bytes disagree], 29 bytes',
       'reference (by URL, not fetched: https://example.test/never-fetched.png)',
+      'opaque (not base64), 95 characters',
+      'opaque (not base64), 1,377 characters',
     ])
     for (const [i, b] of h.blocks.entries()) {
       const got = await ledger.fetchBlock(b.memId)
@@ -151,12 +156,50 @@ describe('blocks in the ledger', () => {
 
   test('maxBytes counts the blocks: a screenshot is evicted like any result', async () => {
     const shot = b64('screenshot-book-1280x800.png')
-    const ledger = new Ledger({ maxBytes: 400_000 })
+    // Its bytes are 193,497: two are over 300,000, one is not (as base64 text, one alone would be 262,056).
+    const ledger = new Ledger({ maxBytes: 300_000 })
     const a = await ledger.recordBlocks({ toolCallId: 'a', toolName: 'shot', content: [{ type: 'image', data: shot, mimeType: 'image/png' }] })
     const b = await ledger.recordBlocks({ toolCallId: 'b', toolName: 'shot', content: [{ type: 'image', data: shot, mimeType: 'image/png' }] })
     expect(ledger.stats().evictions).toBeGreaterThan(0)
     expect(await ledger.fetchBlock(a.blocks[0].memId)).toBeNull()
     expect((await ledger.fetchBlock(b.blocks[0].memId)).data.length).toBe(193_497)
+  })
+
+  test('a block is held as its bytes: memory counts them, a text read says what it is', async () => {
+    const ledger = new Ledger()
+    const file = 'screenshot-book-1280x800.png'
+    const h = await ledger.recordBlocks({ toolCallId: 'call_7', toolName: 'shot', content: [{ type: 'text', text: 'Step 7' }, { type: 'image', data: b64(file), mimeType: 'image/png' }] })
+    const id = h.blocks[0].memId
+    // The bytes, the head, both handles and the text entry: not the 4/3 of base64 text.
+    expect(ledger.stats().bytes).toBeGreaterThan(193_497)
+    expect(ledger.stats().bytes).toBeLessThan(193_497 + 8_000)
+    const said = `[tool_memory: ${id} is image 2 of call_7: png 1280×800, 193,497 bytes: bytes, not text (193497 bytes)`
+    expect(await ledger.fetch(id, { format: 'full' })).toMatch(new RegExp(`^${said.replace(/[[\]().*+?^$|{}]/g, '\\$&')}.*Ledger\.fetchBlock gives its bytes\]$`))
+    expect((await recall(ledger, id)).startsWith(said)).toBe(true)
+    expect((await ledger.recall(id)).startsWith(said)).toBe(true)
+    // Asked for as a block, recall() gives it back as a recall tool would.
+    const asked = await recall(ledger, id, { blocks: 'anthropic' })
+    expect(asked).toEqual(blocksAnswer([await ledger.fetchBlock(id)], 'anthropic'))
+    expect(asked.tool[1].source.data).toBe(b64(file))
+    // Any other entry answers its text, blocks asked or not.
+    expect(await recall(ledger, h.memId, { blocks: 'standard', format: 'full' })).toMatch(/^Step 7\n\[image 2: png 1280×800/)
+    await expect(recall(ledger, id, { blocks: 'png' })).rejects.toThrow(/^recall\(ledger, memId, options\): blocks must be one of 'standard'/)
+  })
+
+  test('blocks recorded before bytes (base64 text envelopes) are read as ever', async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'symfonic-blocks-v1-')), 'l.db')
+    const png = b64('screenshot-1x1.png')
+    const first = await Ledger.open({ store: `sqlite:${file}` })
+    // What the previous build recorded for a block: its base64 as text, after two lines.
+    const meta = { type: 'image', mimeType: 'image/jpeg', url: null, fileId: null, filename: null }
+    const old = await first.record({ toolCallId: 'call_7#2', toolName: 'browser_screenshot', content: `[symfonic.block v1] image 2 of call_7: png 1×1 [declared image/jpeg, bytes disagree], 87 bytes\n${JSON.stringify(meta)}\n${png}` })
+    await first.close()
+    const second = await Ledger.open({ store: `sqlite:${file}` })
+    const got = await second.fetchBlock(old.memId)
+    expect([got.base64, got.mimeType, got.declaredMimeType, got.facts.line]).toEqual([png, 'image/png', 'image/jpeg', 'png 1×1 [declared image/jpeg, bytes disagree], 87 bytes'])
+    expect(Buffer.compare(got.data, fs.readFileSync(path.join(DIR, 'screenshot-1x1.png')))).toBe(0)
+    expect(blocksAnswer([got], 'standard').tool[1]).toEqual({ type: 'image', data: png, mimeType: 'image/png' })
+    await second.close()
   })
 
   test('SQLite: the bytes survive a restart', async () => {

@@ -24,6 +24,8 @@ import {
   type BlockFacts,
   type NeutralBlock,
   type BlockForm,
+  type BlocksAnswer,
+  type RecallBlocksOptions,
 } from '@symfonic/core'
 
 async function main(): Promise<void> {
@@ -102,6 +104,15 @@ async function main(): Promise<void> {
   const forms: BlockForm[] = ['standard', 'anthropic', 'openai-responses', 'openai-chat']
   // @ts-expect-error a form is one of the four
   blocksAnswer([], 'gemini')
+  // recall() asked for blocks may answer them; without, it answers text.
+  const asBlock: string | BlocksAnswer = await recall(ledger, shot.blocks[0]?.memId, { blocks: 'anthropic', namespace: 'ns' })
+  const blocksOptions: RecallBlocksOptions = { blocks: 'standard' }
+  const either: string | BlocksAnswer = await recall(ledger, id, blocksOptions)
+  // @ts-expect-error with blocks asked, the answer may be blocks, not only text
+  const notOnlyText: string = await recall(ledger, id, { blocks: 'standard' })
+  // @ts-expect-error a form is one of the four
+  await recall(ledger, id, { blocks: 'gemini' })
+  if (typeof asBlock !== 'string') console.log(asBlock.tool, asBlock.followUp, either, notOnlyText)
   console.log(shot.stub, firstBlock, facts.line, width, neutral, answer.followUp, forms)
   console.log(text, sync, maybe, stub, held, removed, clearedOne, cluster, cleared, n, computed, cap, a, b, grep, read, size, schema, preview, bad, storeCounts, stored, shared, ttlInput)
 }

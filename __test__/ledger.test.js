@@ -377,7 +377,7 @@ describe('recall', () => {
 
   test('an unknown option or options that are not an object reject with a TypeError naming the fix', async () => {
     await expect(recall(l, hd.memId, { jsonpath: 'a' })).rejects.toThrow(
-      new TypeError('recall(ledger, memId, options): unknown option "jsonpath"; did you mean "jsonPath"? (known: format, query, offset, maxChars, jsonPath, pattern, ignoreCase, context, lines, namespace, maxOutputChars)'),
+      new TypeError('recall(ledger, memId, options): unknown option "jsonpath"; did you mean "jsonPath"? (known: format, query, offset, maxChars, jsonPath, pattern, ignoreCase, context, lines, namespace, maxOutputChars, blocks)'),
     )
     await expect(recall(l, hd.memId, { max_chars: 2 })).rejects.toThrow(/did you mean "maxChars"\?/)
     await expect(recall(l, hd.memId, { ignore_case: true })).rejects.toThrow(/did you mean "ignoreCase"\?/)

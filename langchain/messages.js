@@ -5,7 +5,7 @@
 // maps them to the core's plain data.
 
 const { codePoints, callArgs, imageTokens } = require('../core/index.js')
-const { readBlocks, isBase64 } = require('../lib/blocks.js')
+const { readBlocks, canonicalBytes } = require('../lib/blocks.js')
 const { describeBlock, memIdFor } = require('../lib/native.js')
 
 // A token is about four characters of text: images and documents are priced
@@ -95,8 +95,9 @@ function blockInfo(info, blocks) {
 }
 
 function blockTokens(b, data) {
-  if (!isBase64(data) || data === '') return Math.ceil(data.length / CHARS_PER_TOKEN)
-  const f = describeBlock(Buffer.from(data, 'base64'), b.mimeType ?? undefined)
+  const bytes = data === '' ? null : canonicalBytes(data)
+  if (bytes === null) return Math.ceil(data.length / CHARS_PER_TOKEN)
+  const f = describeBlock(bytes, b.mimeType ?? undefined)
   if (f.format === 'pdf') return (f.pages ?? 1) * PDF_PAGE_TOKENS
   if (f.width === undefined) return Math.ceil(data.length / CHARS_PER_TOKEN)
   return Math.max(imageTokens(f.width, f.height, 'anthropic'), imageTokens(f.width, f.height, 'openai'))

@@ -56,7 +56,14 @@ export interface RecalledBlock {
  * message to put right after the tool results). A block whose bytes are no
  * known format is described, not sent.
  */
-export declare function blocksAnswer(
-  blocks: readonly RecalledBlock[],
-  form?: BlockForm,
-): { tool: string | Array<Record<string, unknown>>; followUp: Array<Record<string, unknown>> | null }
+export declare function blocksAnswer(blocks: readonly RecalledBlock[], form?: BlockForm): BlocksAnswer
+
+/**
+ * A recall's answer of blocks (`blocksAnswer`, `recall(…, { blocks })`): `tool`,
+ * the tool result's content; `followUp`, the content of a user message to put
+ * right after the tool results (`'openai-chat'` only; else null).
+ */
+export interface BlocksAnswer {
+  tool: string | Array<Record<string, unknown>>
+  followUp: Array<Record<string, unknown>> | null
+}

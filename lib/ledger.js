@@ -258,6 +258,11 @@ class Ledger extends binding.Ledger {
     } catch (e) {
       return Promise.reject(e)
     }
+    return this.#run(checked, (c, startedAt) => super.record(c, startedAt))
+  }
+
+  // A checked record's native call, in its turn among the records in flight.
+  #run(checked, native) {
     const c = checked.content
     const len = c.length
     const startedAt = Date.now()
@@ -266,8 +271,8 @@ class Ledger extends binding.Ledger {
     const start = () => {
       // A Buffer that waited its turn is read now: it must be the one given.
       if (c.length !== len) throw resized(len, c)
-      if (refused || !crossing.isLong(c)) return super.record(checked, startedAt)
-      return crossing.gather(c).then((units) => super.record({ ...checked, content: units }, startedAt))
+      if (refused || !crossing.isLong(c)) return native(checked, startedAt)
+      return crossing.gather(c).then((units) => native({ ...checked, content: units }, startedAt))
     }
     return withStack(inFlight.get(this).run(weightOf(c), start, refused))
   }
@@ -323,7 +328,9 @@ class Ledger extends binding.Ledger {
 
   // Results made of content blocks (lib/block-record.js).
   recordBlocks(input) {
-    return rejecting(() => blockRecord.recordBlocks(this, input))
+    // A block's bytes are recorded as bytes, after a head saying what they are.
+    const recordBytes = (input, head) => this.#run(recordInput('Ledger.recordBlocks(input)', input), (c, at) => super.__recordBlock(c, head, at))
+    return rejecting(() => blockRecord.recordBlocks(this, input, recordBytes))
   }
 
   fetchBlock(memId, options) {

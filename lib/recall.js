@@ -9,10 +9,11 @@ const binding = require('./native.js')
 const { fail, isPlainObject, checkKeys, checkLedger, isNamespace } = require('./options.js')
 const { argumentMistake, readValues } = require('./recall-args.js')
 const { FETCH_KEYS } = require('./ledger.js')
+const { blocksAnswer, FORMS } = require('./block-answer.js')
 
 const MAX_OUTPUT_CHARS = binding.MAX_OUTPUT_CHARS
 const MEM_ID_ERROR = '[tool_memory error: mem_id must be a non-empty string]'
-const RECALL_KEYS = [...FETCH_KEYS, 'maxOutputChars']
+const RECALL_KEYS = [...FETCH_KEYS, 'maxOutputChars', 'blocks']
 
 /**
  * The answers `recall` gives without asking a native ledger: `notFound`,
@@ -29,6 +30,9 @@ function recallOptions(options) {
   if (options === undefined || options === null) options = {}
   if (!isPlainObject(options)) throw fail(where, 'options must be an object', options)
   checkKeys(where, options, RECALL_KEYS)
+  // The programmer's choice, not a model's value: a wrong one is a TypeError.
+  const blocks = options.blocks ?? undefined
+  if (blocks !== undefined && !FORMS.includes(blocks)) throw fail(where, `blocks must be one of ${FORMS.map((f) => `'${f}'`).join(', ')}`, blocks)
   const max = options.maxOutputChars
   const n = typeof max === 'string' && max.trim() !== '' ? Number(max) : max
   return { options, maxOutputChars: typeof n === 'number' && n >= 1 ? Math.floor(n) : MAX_OUTPUT_CHARS }
@@ -104,6 +108,14 @@ async function recall(ledger, memId, options) {
   if (mistake !== undefined) return fit(mistake, id, cap)
   const asked = argumentMistake(values)
   if (asked !== null) return fit(asked, id, cap)
+  // An image or a document, asked for as itself: the block, in the form asked
+  // (a text read of it says what it is, and where its bytes are).
+  if (given.blocks != null && typeof ledger.fetchBlock === 'function' && isNamespace(given.namespace ?? '')) {
+    const block = await Promise.resolve()
+      .then(() => ledger.fetchBlock(id, given.namespace == null ? undefined : { namespace: given.namespace }))
+      .catch(() => null) // a failing ledger is answered by the recall below, in its words
+    if (block != null) return blocksAnswer([block], given.blocks)
+  }
   const o = { ...values, format: values.format ?? 'summary', namespace: given.namespace ?? undefined, maxOutputChars: cap }
   for (const k of ['query', 'jsonPath', 'pattern', 'lines']) if (o[k] === '') o[k] = undefined
   // A namespace that is not one (lone surrogates would alias another on the way to Rust) holds nothing.

@@ -72,7 +72,8 @@ pub fn row_seal_for_test(handle: ToolResultHandle, wtf8: bool) -> String {
         preview: text(handle.preview),
         stub: handle.stub,
     };
-    symfonic_core::api::seal_row(&h, wtf8)
+    use symfonic_core::api::Form;
+    symfonic_core::api::seal_row(&h, if wtf8 { Form::Wtf8 } else { Form::Utf8 })
 }
 
 /// The external memory V8 counts for this isolate, in bytes.

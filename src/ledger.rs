@@ -18,6 +18,7 @@ use symfonic_core::api::{
     Ttl, DEFAULT_TIMEOUT, MAX_OUTPUT_CHARS as MAX_OUT,
 };
 
+mod blocks;
 mod lookups;
 mod objects;
 mod spawn;

@@ -75,9 +75,9 @@ impl Entry {
 }
 
 impl AsRef<[u8]> for Entry {
-    /// The payload as stored: UTF-8, or WTF-8.
+    /// The payload as stored: UTF-8, WTF-8, or a block's head and bytes.
     fn as_ref(&self) -> &[u8] {
-        self.text.as_bytes()
+        self.text.payload()
     }
 }
 

@@ -445,6 +445,8 @@ fn wait<T>(f: impl std::future::Future<Output = Result<T, StoreError>>) -> Resul
 }
 
 #[cfg(test)]
+mod block_tests;
+#[cfg(test)]
 mod read_now_tests;
 #[cfg(test)]
 mod testing;

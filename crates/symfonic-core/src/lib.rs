@@ -35,7 +35,7 @@ pub mod api {
     pub use crate::runtime::{runtime, Deadline, DEFAULT_TIMEOUT, INLINE_BYTES};
     pub use crate::store::row::seal as seal_row;
     pub use crate::store::{take_warnings, StoreError, StoreSpec};
-    pub use crate::text::{Held, Payload, Shared};
+    pub use crate::text::{Form, Held, Payload, Shared};
     pub use crate::transcode::{from_utf16, spare, utf8_lossy};
     pub use crate::wtf8::Wtf8Buf;
 }

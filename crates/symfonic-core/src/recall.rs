@@ -145,6 +145,9 @@ impl Answer<'_> {
 /// numbered lines) fit in; `max_chars`, when given, narrows it for json paths.
 pub fn fetch_entry<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) -> Answer<'a> {
     let text = &e.text;
+    if let Some(data) = text.block_data() {
+        return Answer::Other(block_read(&e.handle.mem_id, &text.lossy(), data.len()).into());
+    }
     let utf8 = text.is_utf8();
     if let Some(path) = &spec.json_path {
         return json_answer(e, spec, path, max_output, usize::MAX).expect("no limit, no refusal");
@@ -219,6 +222,17 @@ pub fn fetch_entry<'a>(e: &'a Entry, spec: &'a FetchSpec, max_output: usize) -> 
     } else {
         Answer::Other(e.handle.stub.clone().into())
     }
+}
+
+/// What a text read of a block's entry answers, whatever it asks: what the
+/// block is (its head's first line) and where its bytes are given back.
+pub fn block_read(mem_id: &str, head: &str, bytes: usize) -> String {
+    let what = head.lines().next().unwrap_or_default();
+    format!(
+        "[tool_memory: {} is {}: bytes, not text ({bytes} bytes), which a text read cannot show; a recall tool that answers blocks gives it back as itself, and Ledger.fetchBlock gives its bytes]",
+        ellipsize(mem_id, ECHO_CHARS),
+        ellipsize(what, 2 * ECHO_CHARS),
+    )
 }
 
 /// `[recall: offset=N is past the end of <id>, which has L chars]`.

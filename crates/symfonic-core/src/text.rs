@@ -34,6 +34,42 @@ pub enum Payload {
     /// Bytes held elsewhere (a JS Buffer the binding keeps alive), copied
     /// when settled, as `Bytes`.
     Shared(Shared),
+    /// An image's or a document's bytes, held as bytes (never as text),
+    /// after a UTF-8 `head` that says what they are (a NUL in it becomes
+    /// U+FFFD: the stored head ends at its NUL). Stored as the head, a NUL,
+    /// then the bytes; fetched and recalled as text, the entry is its head.
+    Block { head: String, data: Box<Payload> },
+}
+
+/// How a payload's bytes are held: its `wtf8` field in a store's row (0, 1, 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    Utf8 = 0,
+    /// Holds lone surrogates (see `crate::wtf8`).
+    Wtf8 = 1,
+    /// A block's head and bytes (see [`Payload::Block`]).
+    Block = 2,
+}
+
+impl Form {
+    /// Its code in a store's row.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The form of a row's code; `None` for an unknown one.
+    pub fn of_code(code: u64) -> Option<Form> {
+        [Form::Utf8, Form::Wtf8, Form::Block]
+            .get(usize::try_from(code).ok()?)
+            .copied()
+    }
+}
+
+/// Where a block payload's head ends (its first NUL), if it has one and it
+/// is UTF-8.
+pub fn block_head_len(payload: &[u8]) -> Option<usize> {
+    let n = memchr::memchr(0, payload)?;
+    transcode::is_utf8(&payload[..n]).then_some(n)
 }
 
 /// Bytes held elsewhere, as [`Held`] reads them.
@@ -62,6 +98,7 @@ impl Payload {
             Payload::Wtf8(b) | Payload::Bytes(b) => b.len(),
             Payload::Shared(b) => b.0.size(),
             Payload::Utf16(u) => 2 * u.len(),
+            Payload::Block { head, data } => head.len() + 1 + data.len(),
         }
     }
 
@@ -84,7 +121,30 @@ impl Payload {
             }
             Payload::Bytes(bytes) => transcode::from_utf8_lossy(bytes),
             Payload::Shared(b) => transcode::from_utf8_lossy(b.0.copy()?),
+            Payload::Block { head, data } => {
+                let head = if head.contains('\0') {
+                    head.replace('\0', "\u{FFFD}")
+                } else {
+                    head
+                };
+                let data = data.raw()?;
+                let mut b = Vec::new();
+                b.reserve_exact(head.len() + 1 + data.len());
+                b.extend_from_slice(head.as_bytes());
+                b.push(0);
+                b.extend_from_slice(&data);
+                Settled::Block(b, head.len())
+            }
         })
+    }
+
+    /// The bytes as given: a Buffer's as they are, a string's settled.
+    fn raw(self) -> Option<Vec<u8>> {
+        match self {
+            Payload::Bytes(b) => Some(b),
+            Payload::Shared(b) => b.0.copy(),
+            other => Some(other.settle()?.into_bytes()),
+        }
     }
 }
 
@@ -123,6 +183,8 @@ enum Body {
     Utf8(String),
     /// Holds at least one lone surrogate.
     Wtf8(Vec<u8>),
+    /// A block: a UTF-8 head of this many bytes (the text), a NUL, its bytes.
+    Block(Vec<u8>, usize),
 }
 
 /// A stored payload: UTF-8 (or WTF-8) text plus what is needed to slice it by code point.
@@ -188,6 +250,13 @@ impl Text {
             },
             // Rare (lone surrogates): counted when built.
             Settled::Wtf8(_) => Counted::Later,
+            // SAFETY: a block's head is UTF-8 (`Payload::settle`, `block_head_len`).
+            Settled::Block(b, head) => {
+                match utf8_marks(unsafe { std::str::from_utf8_unchecked(&b[..*head]) }) {
+                    Some((chars, marks)) => Counted::Marked(chars, marks),
+                    None => Counted::Ascii,
+                }
+            }
         }
     }
 
@@ -197,6 +266,16 @@ impl Text {
             (Settled::Ascii(s) | Settled::Utf8(s), Counted::Ascii) => Text::from_ascii(s),
             (Settled::Utf8(s), Counted::Marked(chars, marks)) => Text {
                 body: Body::Utf8(s),
+                chars,
+                marks,
+            },
+            (Settled::Block(b, head), Counted::Ascii) => Text {
+                body: Body::Block(b, head),
+                chars: head,
+                marks: Vec::new(),
+            },
+            (Settled::Block(b, head), Counted::Marked(chars, marks)) => Text {
+                body: Body::Block(b, head),
                 chars,
                 marks,
             },
@@ -210,20 +289,51 @@ impl Text {
             Settled::Ascii(s) => Text::from_ascii(s),
             Settled::Utf8(s) => Text::new(s),
             Settled::Wtf8(b) => Text::from_wtf8(b),
+            p @ Settled::Block(..) => {
+                let counted = Text::count(&p);
+                Text::from_counted(p, counted)
+            }
         }
     }
 
-    /// The stored bytes: UTF-8, or WTF-8 when [`is_utf8`](Self::is_utf8) is false.
+    /// The text's bytes: UTF-8, or WTF-8 when [`is_utf8`](Self::is_utf8) is
+    /// false; a block's head.
     pub fn as_bytes(&self) -> &[u8] {
         match &self.body {
             Body::Utf8(s) => s.as_bytes(),
             Body::Wtf8(b) => b,
+            Body::Block(b, head) => &b[..*head],
         }
     }
 
-    /// Whether the text is well-formed (holds no lone surrogate).
+    /// The bytes stored and hashed: the text's, or a block's head, its NUL and its bytes.
+    pub fn payload(&self) -> &[u8] {
+        match &self.body {
+            Body::Block(b, _) => b,
+            _ => self.as_bytes(),
+        }
+    }
+
+    /// A block's bytes (after its head); `None` for text.
+    pub fn block_data(&self) -> Option<&[u8]> {
+        match &self.body {
+            Body::Block(b, head) => Some(&b[*head + 1..]),
+            _ => None,
+        }
+    }
+
+    /// How the payload is held.
+    pub fn form(&self) -> Form {
+        match self.body {
+            Body::Utf8(_) => Form::Utf8,
+            Body::Wtf8(_) => Form::Wtf8,
+            Body::Block(..) => Form::Block,
+        }
+    }
+
+    /// Whether the text is well-formed (holds no lone surrogate; a block's head always is).
     pub fn is_utf8(&self) -> bool {
-        matches!(self.body, Body::Utf8(_))
+        !matches!(self.body, Body::Wtf8(_))
     }
 
     /// The text as display UTF-8: lone surrogates as U+FFFD, byte offsets unchanged.
@@ -231,6 +341,8 @@ impl Text {
         match &self.body {
             Body::Utf8(s) => Cow::Borrowed(s),
             Body::Wtf8(b) => wtf8::to_string_lossy(b),
+            // SAFETY: a block's head is UTF-8 (`Payload::settle`, `block_head_len`).
+            Body::Block(b, head) => Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(&b[..*head]) }),
         }
     }
 
@@ -243,7 +355,7 @@ impl Text {
     pub fn heap_bytes(&self) -> usize {
         let held = match &self.body {
             Body::Utf8(s) => s.capacity(),
-            Body::Wtf8(b) => b.capacity(),
+            Body::Wtf8(b) | Body::Block(b, _) => b.capacity(),
         };
         held + self.marks.capacity() * std::mem::size_of::<usize>()
     }
@@ -327,113 +439,4 @@ pub fn ellipsize(s: &str, n: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ascii_offsets_are_bytes() {
-        let t = Text::new("0123456789".into());
-        assert_eq!(t.char_len(), 10);
-        assert_eq!(t.slice(5, 9), b"5678");
-        assert_eq!(t.slice(8, 100), b"89");
-        assert_eq!(t.slice(100, 200), b"");
-        assert_eq!(t.char_of(4), 4);
-    }
-
-    #[test]
-    fn multibyte_and_emoji_count_as_one() {
-        let s = "aé😀b€".to_string();
-        let t = Text::new(s);
-        assert_eq!(t.char_len(), 5);
-        assert_eq!(t.slice(1, 3), "é😀".as_bytes());
-        assert_eq!(t.slice(2, 3), "😀".as_bytes());
-        assert_eq!(t.slice(3, 5), "b€".as_bytes());
-        assert_eq!(t.char_of(t.byte_of(4)), 4);
-    }
-
-    #[test]
-    fn sparse_index_agrees_with_a_naive_walk() {
-        let mut s = String::new();
-        for i in 0..20_000 {
-            s.push(match i % 5 {
-                0 => 'a',
-                1 => 'ß',
-                2 => '€',
-                3 => '😀',
-                _ => '\n',
-            });
-        }
-        let t = Text::new(s.clone());
-        let chars: Vec<char> = s.chars().collect();
-        assert_eq!(t.char_len(), chars.len());
-        for &(a, b) in &[
-            (0, 1),
-            (4095, 4097),
-            (4096, 8192),
-            (12_345, 12_400),
-            (19_990, 25_000),
-        ] {
-            let want: String = chars[a.min(chars.len())..b.min(chars.len())].iter().collect();
-            assert_eq!(t.slice(a, b), want.as_bytes(), "slice {a}..{b}");
-            assert_eq!(t.char_of(t.byte_of(a)), a.min(chars.len()));
-        }
-    }
-
-    #[test]
-    fn a_text_counted_ahead_is_the_text_built_at_once() {
-        let long: String = "aé😀b€\n".repeat(5_000);
-        let kinds = || {
-            vec![
-                Settled::Ascii("plain".into()),
-                Settled::Utf8("ascii held as UTF-8, as a Buffer's is".into()),
-                Settled::Utf8(long.clone()),
-                Settled::Utf8(String::new()),
-                Settled::Wtf8(vec![b'a', 0xED, 0xA0, 0x80, b'b']),
-            ]
-        };
-        for (p, q) in kinds().into_iter().zip(kinds()) {
-            let counted = Text::count(&p);
-            let want = format!("{:?}", Text::from_payload(q));
-            assert_eq!(format!("{:?}", Text::from_counted(p, counted)), want);
-        }
-        assert!(matches!(Text::count(&Settled::Utf8(long)), Counted::Marked(n, _) if n == 30_000));
-    }
-
-    #[test]
-    fn ellipsize_counts_code_points() {
-        assert_eq!(ellipsize("😀😀😀😀", 4), "😀😀😀😀");
-        assert_eq!(ellipsize("😀😀😀😀😀", 4), "😀...");
-        assert_eq!(take_chars("é😀x", 2), "é😀");
-        assert_eq!(take_chars_bytes("é😀x".as_bytes(), 2), "é😀".as_bytes());
-        assert_eq!(take_chars_bytes(b"ab", 5), b"ab");
-    }
-
-    #[test]
-    fn lone_surrogates_are_one_code_point_each() {
-        // "a\u{D800}😀\u{DFFF}b": Array.from gives 5 elements.
-        let units = [0x61, 0xD800, 0xD83D, 0xDE00, 0xDFFF, 0x62];
-        let (b, lone) = wtf8::from_utf16(&units);
-        assert!(lone);
-        let t = Text::from_wtf8(b);
-        assert!(!t.is_utf8());
-        assert_eq!(t.char_len(), 5);
-        let u16_of = |s: &[u8]| wtf8::to_utf16(s);
-        assert_eq!(u16_of(t.slice(1, 2)), [0xD800]);
-        assert_eq!(u16_of(t.slice(2, 3)), [0xD83D, 0xDE00]);
-        assert_eq!(u16_of(t.slice(3, 5)), [0xDFFF, 0x62]);
-        assert_eq!(t.lossy(), "a\u{FFFD}😀\u{FFFD}b");
-        // Valid UTF-8 bytes become a plain UTF-8 text.
-        assert!(Text::from_wtf8("é".as_bytes().to_vec()).is_utf8());
-        // The sparse index agrees with a naive walk on long WTF-8 too.
-        let mut long = Vec::new();
-        for i in 0..20_000u32 {
-            long.push(if i % 3 == 0 { 0xDC00 + (i % 7) as u16 } else { 0x61 });
-        }
-        let t = Text::from_wtf8(wtf8::from_utf16(&long).0);
-        assert_eq!(t.char_len(), 20_000);
-        for (a, b) in [(0, 1), (4095, 4097), (12_345, 12_400), (19_990, 25_000)] {
-            let want = &long[a..b.min(long.len())];
-            assert_eq!(u16_of(t.slice(a, b)), want, "slice {a}..{b}");
-        }
-    }
-}
+mod tests;

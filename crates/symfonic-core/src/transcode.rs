@@ -32,23 +32,27 @@ pub enum Settled {
     Utf8(String),
     /// WTF-8, lone surrogates possible (see `crate::wtf8`).
     Wtf8(Vec<u8>),
+    /// A block's payload: a UTF-8 head of this many bytes, a NUL, then the
+    /// block's bytes as given (see `text::Payload::Block`).
+    Block(Vec<u8>, usize),
 }
 
 impl Settled {
-    /// The bytes that are stored and hashed: UTF-8, or WTF-8.
+    /// The bytes that are stored and hashed: UTF-8, WTF-8, or a block's.
     pub fn as_bytes(&self) -> &[u8] {
         match self {
             Settled::Ascii(s) | Settled::Utf8(s) => s.as_bytes(),
-            Settled::Wtf8(b) => b,
+            Settled::Wtf8(b) | Settled::Block(b, _) => b,
         }
     }
 
     /// Display text: a lone surrogate as U+FFFD, the same length in bytes, so
-    /// a JSON index built on it applies to the stored bytes.
+    /// a JSON index built on it applies to the stored bytes; a block's head.
     pub fn lossy(&self) -> Cow<'_, str> {
         match self {
             Settled::Ascii(s) | Settled::Utf8(s) => Cow::Borrowed(s),
             Settled::Wtf8(b) => wtf8::to_string_lossy(b),
+            Settled::Block(b, head) => String::from_utf8_lossy(&b[..*head]),
         }
     }
 
@@ -56,15 +60,19 @@ impl Settled {
     pub fn into_bytes(self) -> Vec<u8> {
         match self {
             Settled::Ascii(s) | Settled::Utf8(s) => s.into_bytes(),
-            Settled::Wtf8(b) => b,
+            Settled::Wtf8(b) | Settled::Block(b, _) => b,
         }
     }
 
-    /// The text for JS, marked UTF-8 when it is known to be.
+    /// The text for JS, marked UTF-8 when it is known to be (a block's head).
     pub fn into_wtf8_buf(self) -> wtf8::Wtf8Buf {
         match self {
             Settled::Ascii(s) | Settled::Utf8(s) => wtf8::Wtf8Buf::from_string(s),
             Settled::Wtf8(b) => wtf8::Wtf8Buf::from_bytes(b, false),
+            Settled::Block(mut b, head) => {
+                b.truncate(head);
+                wtf8::Wtf8Buf::from_bytes(b, true)
+            }
         }
     }
 }

@@ -8,9 +8,9 @@ use std::sync::OnceLock;
 use crate::ids::mem_id_for;
 use crate::json::{analyze_str_with, JsonDoc};
 use crate::search::Blocks;
-use crate::store::{StoreError, StoredEntry};
+use crate::store::{Form, StoreError, StoredEntry};
 use crate::stub::{self, StubParts, STUB_HEADER_V1};
-use crate::text::{Settled, Text};
+use crate::text::{block_head_len, Settled, Text};
 use crate::{transcode, wtf8};
 
 use super::{Entry, Handle, RecordRequest};
@@ -109,7 +109,7 @@ pub(super) fn rebuild_entry(stored: StoredEntry, verify: bool) -> Result<Entry, 
     let StoredEntry {
         handle,
         content,
-        wtf8,
+        form,
         expires_at,
     } = stored;
     if verify && mem_id_for(&handle.tool_call_id, &content) != handle.mem_id {
@@ -118,17 +118,26 @@ pub(super) fn rebuild_entry(stored: StoredEntry, verify: bool) -> Result<Entry, 
             format!("corrupt row: {} does not match its payload", handle.mem_id),
         ));
     }
-    let payload = if wtf8 {
+    let payload = match form {
         // Lone surrogates are the only reason a payload is stored as WTF-8.
-        if !wtf8::is_wtf8(&content) || transcode::is_utf8(&content) {
+        Form::Wtf8 if !wtf8::is_wtf8(&content) || transcode::is_utf8(&content) => {
             return Err(StoreError::new("get", "corrupt row: payload is not WTF-8"));
         }
-        Settled::Wtf8(content)
-    } else if transcode::is_utf8(&content) {
-        // SAFETY: validated just above.
-        Settled::Utf8(unsafe { String::from_utf8_unchecked(content) })
-    } else {
-        return Err(StoreError::new("get", "corrupt row: payload is not UTF-8"));
+        Form::Wtf8 => Settled::Wtf8(content),
+        // SAFETY: validated in the guard.
+        Form::Utf8 if transcode::is_utf8(&content) => {
+            Settled::Utf8(unsafe { String::from_utf8_unchecked(content) })
+        }
+        Form::Utf8 => return Err(StoreError::new("get", "corrupt row: payload is not UTF-8")),
+        Form::Block => match block_head_len(&content) {
+            Some(head) => Settled::Block(content, head),
+            None => {
+                return Err(StoreError::new(
+                    "get",
+                    "corrupt row: block payload has no UTF-8 head",
+                ))
+            }
+        },
     };
     let view = payload.lossy();
     let (json, (), counted) = analyze_str_with(&view, &|| (), &|| Text::count(&payload));

@@ -108,7 +108,7 @@ impl Ledger {
             .admit(&p.key, p.entry.clone(), self.config.max_bytes, p.now);
         // Another thread may have recorded it while we analysed.
         if let Err(existing) = admitted {
-            let (call_id, text) = (&p.entry.handle.tool_call_id, p.entry.text.as_bytes());
+            let (call_id, text) = (&p.entry.handle.tool_call_id, p.entry.text.payload());
             let h = same_result(&existing, &p.key, call_id, text)?;
             existing.set_expiry(p.expires_at);
             return Ok(h);
@@ -209,7 +209,7 @@ impl Shared {
         }
         let stored = encode.then(|| {
             let bytes: Bytes = entry.clone();
-            NewEntry::new(entry.handle.clone(), bytes, !entry.text.is_utf8(), expires_at)
+            NewEntry::new(entry.handle.clone(), bytes, entry.text.form(), expires_at)
         });
         Ok(Some(Prepared {
             key,
@@ -249,7 +249,7 @@ pub(super) fn same_result(
     call_id: &str,
     content: &[u8],
 ) -> Result<Handle, LedgerError> {
-    if existing.handle.tool_call_id == call_id && existing.text.as_bytes() == content {
+    if existing.handle.tool_call_id == call_id && existing.text.payload() == content {
         Ok(existing.handle.clone())
     } else {
         Err(LedgerError::Collision {

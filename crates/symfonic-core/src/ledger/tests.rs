@@ -346,7 +346,7 @@ fn entries_recorded_as_v1_render_as_v1() {
     let stored = StoredEntry {
         handle: handle.clone(),
         content: content.as_bytes().to_vec(),
-        wtf8: false,
+        form: crate::store::Form::Utf8,
         expires_at: None,
     };
     let e = rebuild_entry(stored, true).unwrap();
@@ -408,7 +408,7 @@ fn entries_recorded_as_v2_keep_their_lines() {
     let stored = StoredEntry {
         handle: handle.clone(),
         content: content.as_bytes().to_vec(),
-        wtf8: false,
+        form: crate::store::Form::Utf8,
         expires_at: None,
     };
     let e = rebuild_entry(stored, true).unwrap();

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::entry::Handle;
 use crate::runtime::Deadline;
+pub use crate::text::Form;
 
 /// What a call on a closed ledger is told, in every answer and error.
 pub const CLOSED: &str = "the ledger is closed";
@@ -29,9 +30,9 @@ pub mod sqlite;
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredEntry {
     pub handle: Handle,
-    /// UTF-8, or WTF-8 when `wtf8` is true (a JS string with lone surrogates).
+    /// UTF-8, WTF-8 (a JS string with lone surrogates), or a block's head and bytes, as `form` says.
     pub content: Vec<u8>,
-    pub wtf8: bool,
+    pub form: Form,
     /// Unix time in milliseconds after which the entry is gone; `None`: never.
     pub expires_at: Option<u64>,
 }
@@ -46,7 +47,7 @@ pub type Bytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
 pub struct NewEntry {
     pub handle: Handle,
     pub content: Bytes,
-    pub wtf8: bool,
+    pub form: Form,
     pub expires_at: Option<u64>,
     /// The codec of `stored`.
     pub codec: i64,
@@ -57,13 +58,13 @@ pub struct NewEntry {
 impl NewEntry {
     /// Encodes the payload and seals the handle (compression: CPU work, done
     /// by the caller's thread).
-    pub fn new(handle: Handle, content: Bytes, wtf8: bool, expires_at: Option<u64>) -> NewEntry {
+    pub fn new(handle: Handle, content: Bytes, form: Form, expires_at: Option<u64>) -> NewEntry {
         let (codec, stored) = codec::encode((*content).as_ref());
         NewEntry {
-            seal: row::seal(&handle, wtf8),
+            seal: row::seal(&handle, form),
             handle,
             content,
-            wtf8,
+            form,
             expires_at,
             codec,
             stored: Arc::new(stored),
@@ -322,7 +323,8 @@ pub(crate) mod blocking {
             expires_at: Option<u64>,
         ) -> Result<PutOutcome, StoreError> {
             let content: Bytes = Arc::new(content.to_vec());
-            now(self.put(NewEntry::new(h.clone(), content, wtf8, expires_at), d()))
+            let form = if wtf8 { Form::Wtf8 } else { Form::Utf8 };
+            now(self.put(NewEntry::new(h.clone(), content, form, expires_at), d()))
         }
         fn lookup_now(&self, ns: &str, id: &str) -> Result<Lookup, StoreError> {
             now(self.get(ns, id, d()))

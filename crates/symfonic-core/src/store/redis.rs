@@ -22,7 +22,7 @@
 //! the whole namespace, and the empty namespace is `%`. Fields: the handle
 //! (`call`, `tool`, `size`, `summary`, `schema`, `preview`, `stub`), the
 //! payload (`p`, encoded by [`codec`](super::codec) like the SQLite store's,
-//! with `codec`, `len` and `wtf8`), `seal` and `exp` (Unix ms, absent for
+//! with `codec`, `len` and `wtf8`, the payload's form), `seal` and `exp` (Unix ms, absent for
 //! never); [`row`] writes and checks them. Expiry is Redis's own
 //! (`PEXPIREAT`), and `exp` is checked on read too, against this process's
 //! clock, as the SQLite store does.

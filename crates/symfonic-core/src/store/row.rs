@@ -24,7 +24,7 @@ use std::borrow::Cow;
 use xxhash_rust::xxh3::Xxh3;
 
 use super::codec;
-use super::{NewEntry, StoreError, StoredEntry};
+use super::{Form, NewEntry, StoreError, StoredEntry};
 use crate::entry::{Handle, MAX_CONTENT_BYTES};
 use crate::ids::mem_id_for;
 
@@ -123,7 +123,7 @@ pub struct Row {
     schema: Option<String>,
     preview: Option<String>,
     stub: String,
-    wtf8: bool,
+    form: Form,
     codec: i64,
     raw_len: usize,
     expires_at: Option<u64>,
@@ -197,7 +197,7 @@ impl Row {
             schema: optional_text(op, Col::Schema, field(Col::Schema))?,
             preview: optional_text(op, Col::Preview, field(Col::Preview))?,
             stub: text(op, Col::Stub, field(Col::Stub))?,
-            wtf8: uint(op, Col::Wtf8, field(Col::Wtf8), 1)? == 1,
+            form: Form::of_code(uint(op, Col::Wtf8, field(Col::Wtf8), 2)?).expect("at most 2"),
             codec: match field(Col::Codec) {
                 Field::Int(c) if c == codec::RAW || c == codec::ZSTD => c,
                 Field::Bytes(b) if b == b"0" || b == b"1" => i64::from(b == b"1"),
@@ -243,7 +243,7 @@ impl Row {
             preview: self.preview,
             stub: self.stub,
         };
-        if seal(&handle, self.wtf8) != self.seal {
+        if seal(&handle, self.form) != self.seal {
             return Err(StoreError::new(
                 op,
                 "corrupt row: its fields do not match their seal (edited or damaged)",
@@ -254,17 +254,18 @@ impl Row {
         Ok(StoredEntry {
             handle,
             content,
-            wtf8: self.wtf8,
+            form: self.form,
             expires_at: self.expires_at,
         })
     }
 }
 
 /// The seal of a handle (whose namespace and id are the row's key) and of
-/// the payload's WTF-8 flag, as 32 lowercase hex digits. Every field is
+/// the payload's form (its `wtf8` field: 0 and 1 as ever, 2 a block), as 32
+/// lowercase hex digits. Every field is
 /// length-prefixed, so no split of the same bytes into other fields has the
 /// same input.
-pub fn seal(h: &Handle, wtf8: bool) -> String {
+pub fn seal(h: &Handle, form: Form) -> String {
     let mut x = Xxh3::new();
     x.update(b"symfonic.row.v1\0");
     let mut put = |s: Option<&str>| match s {
@@ -284,7 +285,7 @@ pub fn seal(h: &Handle, wtf8: bool) -> String {
     put(h.preview.as_deref());
     put(Some(&h.stub));
     x.update(&(h.size_chars as u64).to_le_bytes());
-    x.update(&[u8::from(wtf8)]);
+    x.update(&[form.code()]);
     format!("{:032x}", x.digest128())
 }
 
@@ -297,13 +298,17 @@ pub fn redis_fields(entry: &NewEntry) -> Vec<(&'static str, Cow<'_, [u8]>)> {
     let h = &entry.handle;
     let number = |n: usize| Cow::Owned(n.to_string().into_bytes());
     let flag = |b: bool| Cow::Borrowed(if b { &b"1"[..] } else { &b"0"[..] });
+    const FORMS: [&[u8]; 3] = [b"0", b"1", b"2"];
     let mut out = vec![
         (Col::Call.redis(), text(&h.tool_call_id)),
         (Col::Tool.redis(), text(&h.tool_name)),
         (Col::Size.redis(), number(h.size_chars)),
         (Col::Summary.redis(), text(&h.summary)),
         (Col::Stub.redis(), text(&h.stub)),
-        (Col::Wtf8.redis(), flag(entry.wtf8)),
+        (
+            Col::Wtf8.redis(),
+            Cow::Borrowed(FORMS[usize::from(entry.form.code())]),
+        ),
         (Col::Codec.redis(), flag(entry.codec == codec::ZSTD)),
         (Col::Len.redis(), number(entry.bytes().len())),
         (Col::Payload.redis(), Cow::Borrowed(&entry.stored[..])),
@@ -340,7 +345,7 @@ pub fn judge(existing: Result<Row, StoreError>, new: &NewEntry) -> Found {
     };
     if stored.handle.tool_call_id == h.tool_call_id
         && stored.content == new.bytes()
-        && stored.wtf8 == new.wtf8
+        && stored.form == new.form
     {
         return Found::Same;
     }

@@ -15,7 +15,7 @@ use super::row::Col;
 use super::sqlite::tests::TempDb;
 use super::sqlite::SqliteStore;
 use super::Lookup;
-use super::{PutOutcome, Store, StoreSpec};
+use super::{Form, PutOutcome, Store, StoreSpec};
 use crate::clock::now_ms;
 use crate::ledger::{Ledger, LedgerConfig, LedgerError, Ttl};
 use crate::recall::FetchSpec;
@@ -182,6 +182,7 @@ suite!(
     store_failures_are_errors_and_answers_never_panics,
     many_threads_record_and_read,
     close_waits_for_the_calls_in_flight_then_refuses_every_call,
+    blocks_are_held_and_stored_as_bytes,
 );
 
 // ---- the store ----------------------------------------------------------
@@ -204,11 +205,11 @@ fn entries_round_trip_between_connections(b: &mut dyn Backend) {
     assert_eq!(a.put_now(&h2, &lone, true, None).unwrap(), PutOutcome::Inserted);
     let got = other.get_now("thread-1", "trm_000000000001").unwrap().unwrap();
     assert_eq!(
-        (got.handle, got.content, got.wtf8, got.expires_at),
-        (h, big.into_bytes(), false, None)
+        (got.handle, got.content, got.form, got.expires_at),
+        (h, big.into_bytes(), Form::Utf8, None)
     );
     let got = other.get_now("we{ird}%*", "trm_000000000002").unwrap().unwrap();
-    assert_eq!((got.handle, got.content, got.wtf8), (h2, lone, true));
+    assert_eq!((got.handle, got.content, got.form), (h2, lone, Form::Wtf8));
     assert_eq!(other.get_now("other", "trm_000000000001").unwrap(), None);
 }
 
@@ -590,4 +591,45 @@ fn close_waits_for_the_calls_in_flight_then_refuses_every_call(b: &mut dyn Backe
         let other = ledger(b, usize::MAX, None);
         assert_eq!(other.fetch("ns", &h.mem_id, &full()), "x".repeat(100_000));
     }
+}
+
+fn blocks_are_held_and_stored_as_bytes(b: &mut dyn Backend) {
+    // Not UTF-8, NULs in it: bytes, never text.
+    let data: Vec<u8> = (0..=255u8).cycle().take(5000).collect();
+    let head = "image 1 of c: png 1×1, 5,000 bytes\n{\"block\":2}";
+    let block = || Payload::Block {
+        head: head.into(),
+        data: Box::new(Payload::Bytes(data.clone())),
+    };
+    let a = ledger(b, usize::MAX, None);
+    let h = a.record(req("c#1", block())).unwrap();
+    // The memory holds the bytes (not 4/3 of them as base64), the head and the handle.
+    let held = a.stats().bytes;
+    assert!((5000..5000 + 2500).contains(&held), "{held}");
+    let other = ledger(b, usize::MAX, None);
+    let e = other.get("ns", &h.mem_id).unwrap();
+    assert_eq!(e.text.block_data().unwrap(), &data[..]);
+    assert_eq!(e.text.lossy(), head);
+    assert_eq!(other.handle("ns", &h.mem_id).unwrap(), h);
+    assert_eq!(other.stats().store_hits, 1);
+    // A text read says what it is, whatever it asks.
+    let said = format!(
+        "[tool_memory: {} is image 1 of c: png 1×1, 5,000 bytes: bytes, not text (5000 bytes)",
+        h.mem_id
+    );
+    assert!(other
+        .fetch("ns", &h.mem_id, &full())
+        .as_bytes()
+        .starts_with(said.as_bytes()));
+    let recalled = other.recall("ns", &h.mem_id, &FetchSpec::default(), 100);
+    assert!(recalled.as_bytes().starts_with(b"[tool_memory: trm_"));
+    // The same block again is the same result; its bytes as text are another.
+    assert_eq!(other.record(req("c#1", block())).unwrap(), h);
+    assert_ne!(
+        other
+            .record(req("c#1", Payload::Bytes(data.clone())))
+            .unwrap()
+            .mem_id,
+        h.mem_id
+    );
 }

@@ -21,7 +21,7 @@ fn handle(content: &[u8]) -> Handle {
 }
 
 fn new_entry(h: &Handle, content: &[u8]) -> NewEntry {
-    NewEntry::new(h.clone(), std::sync::Arc::new(content.to_vec()), false, None)
+    NewEntry::new(h.clone(), std::sync::Arc::new(content.to_vec()), Form::Utf8, None)
 }
 
 /// The hash the Redis store writes for `content`, as owned pairs.
@@ -51,7 +51,7 @@ fn written_rows_read_back_whole() {
         let got = open(written(&h, content.as_bytes()), &h).unwrap();
         assert_eq!(got.handle, h);
         assert_eq!(got.content, content.as_bytes());
-        assert!(!got.wtf8);
+        assert_eq!(got.form, Form::Utf8);
         assert_eq!(got.expires_at, None);
     }
 }
@@ -99,6 +99,7 @@ fn every_field_is_checked() {
         ("codec", Some(b"-1")),
         ("codec", None),
         ("wtf8", Some(b"2")),
+        ("wtf8", Some(b"3")),
         ("wtf8", Some(b"1")),
         ("wtf8", None),
         ("p", None),

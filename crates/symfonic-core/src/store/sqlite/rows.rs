@@ -95,7 +95,7 @@ pub(super) fn put_row(
             h.schema,
             h.preview,
             h.stub,
-            entry.wtf8 as i64,
+            i64::from(entry.form.code()),
             entry.codec,
             content.len() as i64,
             to_i64("put", now)?,

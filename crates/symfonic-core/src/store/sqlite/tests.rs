@@ -204,7 +204,10 @@ fn a_write_lock_held_elsewhere_fails_writes_at_their_deadline_with_nothing_done(
         .map(|i| {
             let h = handle("", &format!("trm_00000000000{}", i + 2), "c");
             let content: crate::store::Bytes = Arc::new(b"x".to_vec());
-            s.put(NewEntry::new(h, content, false, None), Deadline::after(bound))
+            s.put(
+                NewEntry::new(h, content, crate::store::Form::Utf8, None),
+                Deadline::after(bound),
+            )
         })
         .collect();
     for w in writes {
