@@ -2,7 +2,7 @@
 // type-checked only (`npm run typecheck`).
 import { generateText, streamText, ToolLoopAgent, tool, isStepCount, type ModelMessage, type PrepareStepFunction } from 'ai'
 import { z } from 'zod/v4'
-import { toolMemory, composePrepareStep, type AiSdkToolMemoryOptions } from '@symfonic/core/ai-sdk'
+import { toolMemory, composePrepareStep, usageTotals, type AiSdkToolMemoryOptions, type UsageTotals } from '@symfonic/core/ai-sdk'
 import { Ledger } from '@symfonic/core'
 
 declare const model: Parameters<typeof generateText>[0]['model']
@@ -21,7 +21,8 @@ async function run(): Promise<string> {
   const agent = new ToolLoopAgent({ model, tools, prepareStep: composePrepareStep(memory.prepareStep, mine) })
   const b = await agent.generate({ prompt: 'hi' })
   const messages: ModelMessage[] = b.response.messages
-  return a.text + (await s.text) + messages.length
+  const totals: UsageTotals = usageTotals(messages, { usage: a.steps.map((step) => step.usage), tools, model: 'claude-sonnet-4-5', countTokens: (text) => text.length / 4 })
+  return a.text + (await s.text) + messages.length + totals.modelCalls
 }
 void run
 // @ts-expect-error offload is not an option of toolMemory

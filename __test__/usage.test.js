@@ -114,6 +114,24 @@ describe('the usage event', () => {
     expect(last.ours.cost).toBeLessThan(last.none.cost)
   })
 
+  test("the estimate is the bench's ruler on the requests the model received, both ways", async () => {
+    const { price, serializeTools, serializeMessage, hasCacheMark, INPUT_USD_PER_MTOK } = require('../benchmark/context/pricing.js')
+    const { usage, log } = await run({ style: 'none' }, { cacheModel: 'breakpoint' })
+    const asSent = (calls) => calls.map((c) => ({ tools: serializeTools(c.tools), messages: c.messages.map(serializeMessage), marked: c.messages.map(hasCacheMark) }))
+    const bench = price(asSent(log.calls), 'breakpoint').calls
+    expect(usage).toHaveLength(bench.length)
+    usage.forEach((e, k) => {
+      expect(e.estimate.ours.cost * (INPUT_USD_PER_MTOK / 1e6)).toBeCloseTo(bench[k].cost, 12)
+      expect(e.estimate.ours.inputTokens).toBe(bench[k].tokens)
+    })
+    // Without compaction: the same conversation through an agent with no middleware.
+    const plainLog = { calls: [] }
+    const agent = createAgent({ model: new UsageModel(script, plainLog, { style: 'none' }), tools: [pageTool()], systemPrompt: SYSTEM })
+    await agent.invoke(user('read the pages'), thread('none'))
+    const none = price(asSent(plainLog.calls), 'breakpoint').calls
+    usage.forEach((e, k) => expect(e.estimate.none.cost * (INPUT_USD_PER_MTOK / 1e6)).toBeCloseTo(none[k].cost, 12))
+  })
+
   test("OpenAI's shape (cache reads only) reads the same way", async () => {
     const { usage } = await run({ style: 'openai', tokens: scaled(1), cacheRead: (input) => input / 2, model: 'gpt-test' })
     expect(usage[1].reported.cacheWriteTokens).toBeNull()

@@ -11,7 +11,7 @@
 // originals, and the same original with the same rewrite is answered with
 // the same message object, so every step sends the same bytes.
 
-const { plan, stubEarns, codePoints, callArgs, resultNote, recallNote } = require('../core/index.js')
+const { plan, stubEarns, codePoints, callArgs, resultNote, recallNote, carryUsage } = require('../core/index.js')
 const { cacheFor, recordOnce, evictedStub } = require('../core/record-cache.js')
 const { plainOf, resultParts } = require('./messages.js')
 
@@ -71,15 +71,15 @@ function ourMessage(state, m, parts, mark) {
  * The messages of one step, compacted as the plan decides (a new array; the
  * input is never mutated), and the plan's `answered`: the call the last
  * assistant message answered, priced both ways (for the usage event). `o`: the resolved policy; `env`: the sizes before
- * the messages; `report`: events and warnings.
+ * the messages; `report`: events and warnings; `usageAt(k)`: the usage call k reported (calibration, core/usage.js).
  */
-async function compactStep(messages, ledger, o, ns, env, state, report) {
+async function compactStep(messages, ledger, o, ns, env, state, report, usageAt = () => undefined) {
   const originals = messages.map((m) => (m !== null && typeof m === 'object' ? (state.originalOf.get(m) ?? m) : m))
   const plain = []
   const where = [] // plain index -> [message index, content index or -1]
   originals.forEach((m, mi) => {
     if (m === null || typeof m !== 'object') return
-    const ps = plainOf(m, state.ours)
+    const ps = plainOf(m, state.ours, o.countTokens)
     if (m.role === 'tool') {
       const parts = resultParts(m)
       ps.forEach((p, k) => {
@@ -91,7 +91,7 @@ async function compactStep(messages, ledger, o, ns, env, state, report) {
       where.push([mi, -1])
     }
   })
-  const { decisions, marks, answered } = plan(plain, o, env)
+  const { decisions, marks, answered } = plan(carryUsage(plain, usageAt), o, env)
   const out = originals.slice()
   if (decisions.size === 0 && marks.length === 0) return { messages: out, answered }
 

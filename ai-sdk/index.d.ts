@@ -2,9 +2,9 @@
 // Sizes are Unicode code points, as everywhere in @symfonic/core.
 import type { ModelMessage, Tool } from 'ai'
 import type { Ledger } from '../index'
-import type { CompactOptions, CacheModel, CachePricing, CompactDefaults, ToolMemoryEvent } from '../lib/tool-memory'
+import type { CompactOptions, CacheModel, CachePricing, CompactDefaults, ToolMemoryEvent, UsageTotals } from '../lib/tool-memory'
 
-export type { CacheModel, CompactOptions, ToolMemoryEvent }
+export type { CacheModel, CompactOptions, ToolMemoryEvent, UsageTotals }
 
 /** The arguments of `recall_tool_result`, as a model sends them (snake_case). */
 export interface RecallToolInput {
@@ -24,9 +24,9 @@ export interface RecallToolInput {
 /**
  * Options of `toolMemory`: the middleware's, less `offload` (the SDK keeps no state), plus `store`.
  * `onEvent` also gets a `usage` event per model call, from the step's `usage`, when the next step
- * starts (`threadId: null`); `countTokens` is refused (no calibration here yet).
+ * starts (`threadId: null`); the same reports calibrate the estimates per model (docs/usage.md).
  */
-export interface AiSdkToolMemoryOptions extends Omit<CompactOptions, 'namespace' | 'countTokens'> {
+export interface AiSdkToolMemoryOptions extends Omit<CompactOptions, 'namespace'> {
   /** The ledger results are recorded in (checked for `record`, `fetch`, `handle` and `stub`). Default: a new bounded `Ledger()`. */
   ledger?: Ledger
   /** A shorthand for `ledger: new Ledger({ store })` (`'sqlite:./ledger.db'`, `'redis://…'`); not with `ledger`. */
@@ -94,3 +94,24 @@ export declare function cacheModelFor(model: unknown): CacheModel
 export declare const DEFAULTS: Readonly<Record<CacheModel, CompactDefaults>>
 /** The cache price multipliers per cache model. */
 export declare const PRICING: Readonly<Record<CacheModel, Required<CachePricing>>>
+
+/** Options of `usageTotals`: `toolMemory`'s, and the request around the messages. */
+export interface AiSdkUsageTotalsOptions extends AiSdkToolMemoryOptions {
+  /**
+   * The usage each model call reported, in order: each step's `usage` (`result.steps.map((s) => s.usage)`),
+   * across the conversation's generations. Omitted: estimates only.
+   */
+  usage?: readonly unknown[]
+  /** The instructions (ai 7) or system prompt (ai 6) the calls were sent with. */
+  instructions?: unknown
+  /** The model (or its id), to pick the cache model when `cacheModel` is not set. */
+  model?: unknown
+}
+
+/**
+ * The totals of a conversation from its messages (the `ModelMessage[]` you keep) and the steps' usage:
+ * model calls, compactions, recalls, the estimated input cost with and without compaction, the reported
+ * usage, the saving. A function of its arguments, so the same after a restart. `TypeError` on a bad
+ * option, naming `usageTotals(messages, options)`.
+ */
+export declare function usageTotals(messages: readonly ModelMessage[], options?: AiSdkUsageTotalsOptions): UsageTotals

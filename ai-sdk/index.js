@@ -4,11 +4,12 @@
 // objects and functions the SDK calls. Exports are listed one by one so ESM
 // named imports see them.
 
-const { toolMemory, composePrepareStep } = require('./tool-memory.js')
+const { toolMemory, composePrepareStep, usageTotals } = require('./tool-memory.js')
 const { cacheModelFor, DEFAULTS, PRICING } = require('../core/index.js')
 
 exports.toolMemory = toolMemory
 exports.composePrepareStep = composePrepareStep
+exports.usageTotals = usageTotals
 exports.cacheModelFor = cacheModelFor
 exports.DEFAULTS = DEFAULTS
 exports.PRICING = PRICING

@@ -3,6 +3,6 @@
 // share one module instance. Keep the list equal to index.js's exports.
 import aiSdk from './index.js'
 
-export const { toolMemory, composePrepareStep, cacheModelFor, DEFAULTS, PRICING } = aiSdk
+export const { toolMemory, composePrepareStep, usageTotals, cacheModelFor, DEFAULTS, PRICING } = aiSdk
 
 export default aiSdk

@@ -5,7 +5,7 @@
 // plain object per message object, so that the core resumes its replay of a
 // list that extends the previous one.
 
-const { callsSize, codePoints } = require('../core/index.js')
+const { callsSize, codePoints, sizeOf } = require('../core/index.js')
 
 const ROLES = { assistant: 'assistant', user: 'user', tool: 'tool', system: 'system' }
 
@@ -60,10 +60,17 @@ const resultParts = (m) => (Array.isArray(m.content) ? m.content.filter((p) => p
 /**
  * The plain messages of one AI SDK message: one per tool-result part of a
  * tool message (the core sees each result on its own), else one. Cached per
- * message object; `ours` tells which parts are our stubs and notes.
+ * message object; `ours` tells which parts are our stubs and notes. With the
+ * user's `countTokens` (`count`), sizes are its tokens × 4 (core/usage.js `sizeOf`).
  */
-const plainCache = new WeakMap()
-function plainOf(m, ours) {
+const charCache = new WeakMap()
+const countCaches = new WeakMap() // countTokens -> WeakMap<message, { content, plain }>
+function plainOf(m, ours, count) {
+  let plainCache = charCache
+  if (count !== undefined) {
+    plainCache = countCaches.get(count)
+    if (plainCache === undefined) countCaches.set(count, (plainCache = new WeakMap()))
+  }
   const hit = plainCache.get(m)
   if (hit !== undefined && hit.content === m.content) return hit.plain
   const role = (m && ROLES[m.role]) ?? 'system'
@@ -72,11 +79,12 @@ function plainOf(m, ours) {
     plain = resultParts(m).map((p) => {
       const mine = ours.has(p)
       const { text, textOnly } = mine ? { text: p.output.value, textOnly: true } : outputText(p.output)
-      return { role, size: text.length, text, markable: text.length > 0, callId: p.toolCallId, name: p.toolName, chars: mine || !textOnly ? 0 : codePoints(text), textOnly, ours: mine }
+      const chars = mine || !textOnly ? 0 : count === undefined ? codePoints(text) : sizeOf(text, count)
+      return { role, size: sizeOf(text, count), text, markable: text.length > 0, callId: p.toolCallId, name: p.toolName, chars, textOnly, ours: mine }
     })
   } else {
     const text = contentText(m.content)
-    const one = { role, size: text.length, text, markable: text.length > 0 }
+    const one = { role, size: sizeOf(text, count), text, markable: text.length > 0 }
     if (role === 'assistant' && Array.isArray(m.content)) {
       one.calls = m.content.filter((p) => p && p.type === 'tool-call').map((p) => ({ id: p.toolCallId, name: p.toolName, args: p.input }))
       one.size += callsSize(one.calls)

@@ -7,6 +7,7 @@
 // the SDK passes them (ai 7).
 
 const { z } = require('zod/v4')
+const { sizeOf } = require('../core/index.js')
 
 // A tool's input schema as the SDK sends it: a zod 4 schema as the SDK
 // converts it (draft-07), or what ai's jsonSchema() made (its `jsonSchema`
@@ -17,29 +18,29 @@ function parametersOf(schema) {
   return js !== null && typeof js === 'object' && typeof js.then !== 'function' ? js : {}
 }
 
-/** Characters of a tool's definition as a provider receives it (name, description, JSON schema). */
-function toolChars(name, t) {
+/** Characters (or countTokens units, `count`) of a tool's definition as a provider receives it (name, description, JSON schema). */
+function toolChars(name, t, count) {
   try {
-    return JSON.stringify({ type: 'function', function: { name, description: t.description, parameters: parametersOf(t.inputSchema) } }).length
+    return sizeOf(JSON.stringify({ type: 'function', function: { name, description: t.description, parameters: parametersOf(t.inputSchema) } }), count)
   } catch {
     return 0 // a definition that cannot be serialised: its size is unknown, not an error
   }
 }
 
-/** Characters of a tool set's definitions (`{ name: tool }`), the recall tool left out. */
-function toolSetChars(tools, skip) {
+/** Characters (or countTokens units) of a tool set's definitions (`{ name: tool }`), the recall tool left out. */
+function toolSetChars(tools, skip, count) {
   let n = 0
-  for (const [name, t] of Object.entries(tools)) if (name !== skip && t !== null && typeof t === 'object') n += toolChars(name, t)
+  for (const [name, t] of Object.entries(tools)) if (name !== skip && t !== null && typeof t === 'object') n += toolChars(name, t, count)
   return n
 }
 
 const textOf = (c) => (typeof c === 'string' ? c : c && typeof c.content === 'string' ? c.content : '')
 
-/** Characters of a step's instructions (ai 7: a string, a system message, or a list of them). */
-function instructionsChars(step) {
+/** Characters (or countTokens units) of a step's instructions (ai 7: a string, a system message, or a list of them). */
+function instructionsChars(step, count) {
   const i = step.instructions ?? step.system
-  if (Array.isArray(i)) return i.reduce((a, c) => a + textOf(c).length, 0)
-  return textOf(i).length
+  if (Array.isArray(i)) return i.reduce((a, c) => a + sizeOf(textOf(c), count), 0)
+  return sizeOf(textOf(i), count)
 }
 
 module.exports = { toolChars, toolSetChars, instructionsChars }

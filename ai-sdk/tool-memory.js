@@ -13,14 +13,13 @@ const { reporter } = require('../langchain/report.js')
 const { recallTool } = require('./recall-tool.js')
 const { stepState, compactStep } = require('./compact.js')
 const { toolChars, toolSetChars, instructionsChars } = require('./request-size.js')
-const { stepUsage } = require('./usage.js')
+const { stepUsage, usageTotals } = require('./usage.js')
 
 const FN = 'toolMemory(options)'
 // The middleware's options, less offload (the SDK keeps no state to offload
 // from), plus `store` (a shorthand for a new Ledger({ store })) and `tools`
 // (the app's tool set, measured for the budget: a prepareStep cannot see it).
-// countTokens (calibrated sizes) is not carried to AI SDK messages yet.
-const KEYS = [...TOOL_MEMORY_KEYS.filter((k) => k !== 'offload' && k !== 'countTokens'), 'store', 'tools']
+const KEYS = [...TOOL_MEMORY_KEYS.filter((k) => k !== 'offload'), 'store', 'tools']
 
 function checkCap(v) {
   if (!Number.isSafeInteger(v) || v < 1) throw fail(FN, 'recallMaxChars must be a whole number of characters, at least 1', v)
@@ -53,17 +52,19 @@ function toolMemory(options) {
   const report = reporter(policies.prefix.logger, policies.prefix.onEvent)
   const state = stepState()
   const recall = recallTool(ledger, ns, maxOutputChars, report, state)
-  const recallChars = toolChars(RECALL_TOOL_NAME, recall)
-  const appToolChars = o.tools == null ? 0 : toolSetChars(o.tools, RECALL_TOOL_NAME)
+  const count = policies.prefix.countTokens
+  const recallChars = toolChars(RECALL_TOOL_NAME, recall, count)
+  const appToolChars = o.tools == null ? 0 : toolSetChars(o.tools, RECALL_TOOL_NAME, count)
   const usage = stepUsage(report)
 
   async function prepareStep(step) {
     const messages = step && Array.isArray(step.messages) ? step.messages : null
     if (messages === null) return {}
     const policy = policies[o.cacheModel ?? cachedCacheModelFor(step.model)]
-    const env = { toolChars: appToolChars, systemChars: instructionsChars(step), recallToolChars: recallChars }
-    const { messages: out, answered } = await compactStep(messages, ledger, policy, ns, env, state, report)
-    usage(step, answered, out, ns, policy)
+    const env = { toolChars: appToolChars, systemChars: instructionsChars(step, count), recallToolChars: recallChars }
+    usage.learn(step, messages)
+    const { messages: out, answered } = await compactStep(messages, ledger, policy, ns, env, state, report, usage.usageAt)
+    usage.after(step, answered, out, ns, policy)
     return out.every((m, i) => m === messages[i]) ? {} : { messages: out }
   }
   return { tools: { [RECALL_TOOL_NAME]: recall }, prepareStep }
@@ -92,4 +93,7 @@ function composePrepareStep(...fns) {
   }
 }
 
-module.exports = { toolMemory, composePrepareStep }
+/** A conversation's totals (docs/usage.md): `usage.js` `usageTotals`, with toolMemory()'s options. */
+const totalsOf = (messages, options) => usageTotals(messages, options, KEYS)
+
+module.exports = { toolMemory, composePrepareStep, usageTotals: totalsOf }

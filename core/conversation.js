@@ -36,6 +36,10 @@
  *   calibration factor is learned
  * @property {string} [model] assistant: the model that answered (each model
  *   has its own factor)
+ * @property {{ none: { inputTokens: number, cost: number }, ours: { inputTokens: number, cost: number } }} [priced]
+ *   assistant: the usage event's estimate of the call it answers, as the
+ *   adapter kept it beside the message (the request as sent, priced by
+ *   request-cost.js); the totals count it instead of the budget's figures
  * @property {string} [callId] tool: the id of the call it answers
  * @property {string} [name] tool: the tool's name when the message carries
  *   it (else the call's name is used)

@@ -53,12 +53,21 @@
 //      (none is { 0, 0 } for a call whose tool calls are all recalls, as the
 //      totals count it); `judge(call.ours.chars, reported.inputTokens)
 //      .verdict === 'insane'` → warn once, the replay ignores that report;
-//      `cacheMissed(call, reported)` > 0 → warn once per cause and emit
+//      `cacheMissed(call, reported)` > 0 (or the cached tokens the
+//      estimate counted, for `call`) → warn once per cause and emit
 //      { type: 'cacheMiss' }. Emit { type: 'usage', threadId, call:
 //      call.index, model, factor: call.factor, reported, estimate }.
 //    - An adapter that sees no response (a pre-model hook) reports
 //      `plan(...).answered` instead, with the last assistant message's
 //      usage, once per call (`answered.index`).
+//    - An adapter whose messages carry no usage (the AI SDK, the Agents SDK)
+//      keeps each call's report by call index and passes
+//      `carryUsage(plain, usageAt)` to `plan` and `totals` instead.
+//    - An adapter that can serialise the request it sent prices it with
+//      `PromptCache` (request-cost.js, the bench's ruler): `price` then `add`
+//      per call, per thread, for the request as sent and the same without
+//      compaction; the event's estimate is that × the factor, kept beside
+//      the answer as the assistant message's `priced`, which `totals` counts.
 //    - `totals(plainMessages, policy, env)`: the thread's totals from its
 //      messages (the same env as every call's plan).
 
@@ -73,16 +82,20 @@ const { codePoints, oneLine } = require('./text.js')
 const { callArgs } = require('./call-args.js')
 const { tokensOf } = require('./quotes.js')
 const { imageTokens } = require('./image-tokens.js')
+const { PromptCache, messageText } = require('./request-cost.js')
 
 module.exports = {
   plan,
   totals,
   CHARS_PER_TOKEN: usage.CHARS_PER_TOKEN,
   readUsage: usage.readUsage,
+  carryUsage: usage.carryUsage,
   estimateOf: usage.estimateOf,
   cacheMissed: usage.cacheMissed,
   judge: usage.judge,
   SANE: usage.SANE,
+  PromptCache,
+  messageText,
   NO_ENV,
   callsSize,
   DEFAULTS,
@@ -97,6 +110,7 @@ module.exports = {
   resultNote,
   recallNote,
   codePoints,
+  sizeOf: usage.sizeOf,
   oneLine,
   callArgs,
   tokensOf,

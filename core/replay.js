@@ -17,7 +17,7 @@ const { firstNeed, calibration, tripCost, valueOf } = require('./recalls.js')
 const { evictedChars, horizon, boundaryOf, offerOf, candidatesAt } = require('./offers.js')
 const { choose } = require('./budget.js')
 const { placeMarks } = require('./marks.js')
-const { priceCall, learn } = require('./usage.js')
+const { priceCall, countPriced, learn } = require('./usage.js')
 
 class Replay {
   /** `o`: resolved options (options.js); `env`: the request's sizes beside the messages (conversation.js). */
@@ -216,6 +216,7 @@ class Replay {
           this.noneTok -= this.lastNone.tok
           this.noneInTok -= this.lastNone.inTok
         }
+        countPriced(this, m, this.lastNone, recallOnly)
         learn(this, m, this.last.ours.chars)
         this.add(i, m, !recallOnly)
         this.lastAI = i

@@ -61,6 +61,22 @@ function readUsage(record) {
   }
 }
 
+/**
+ * The size of `text` in the core's units: characters, or with the user's
+ * `countTokens`, its tokens × CHARS_PER_TOKEN (a counter that fails or
+ * answers nonsense counts characters for that text).
+ */
+function sizeOf(text, count) {
+  if (count === undefined) return text.length
+  let n
+  try {
+    n = count(text)
+  } catch {
+    return text.length
+  }
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n * CHARS_PER_TOKEN : text.length
+}
+
 /** Estimated tokens of `chars` characters (or countTokens units) at `factor`. */
 const tokensOf = (chars, factor) => (chars / CHARS_PER_TOKEN) * factor
 
@@ -99,7 +115,26 @@ function priceCall(s, k, cost, none) {
   s.oursInTok += tokensOf(oursChars, f)
   s.noneTok += tokensOf(none, f)
   s.noneInTok += tokensOf(noneChars, f)
-  return { tok: tokensOf(none, f), inTok: tokensOf(noneChars, f) }
+  return { tok: tokensOf(none, f), inTok: tokensOf(noneChars, f), oursTok: tokensOf(cost, f), oursInTok: tokensOf(oursChars, f) }
+}
+
+const isEstimate = (e) => e != null && typeof e.inputTokens === 'number' && Number.isFinite(e.inputTokens) && typeof e.cost === 'number' && Number.isFinite(e.cost)
+
+/**
+ * The assistant message `m` carries the usage event's own estimate of the
+ * call it answers (`priced`: the request as sent, priced against the
+ * thread's earlier ones, request-cost.js): the totals count it instead of
+ * the budget's figures (`last`, priceCall's answer), so they add the events
+ * up. Decisions never read the totals.
+ */
+function countPriced(s, m, last, recallOnly) {
+  const p = m.priced
+  if (p == null || !isEstimate(p.ours) || !isEstimate(p.none)) return
+  s.oursTok += p.ours.cost - last.oursTok
+  s.oursInTok += p.ours.inputTokens - last.oursInTok
+  if (recallOnly) return
+  s.noneTok += p.none.cost - last.tok
+  s.noneInTok += p.none.inputTokens - last.inTok
 }
 
 /**
@@ -144,12 +179,45 @@ function estimateOf(call) {
 /**
  * Whether the report shows the cache not read where the cache model expected
  * a read: at least MIN_CACHE_TOKENS cached before, and the provider reports
- * no cache read at all. Answers the expected cached tokens, or 0.
+ * no cache read at all. `expected`: the cached tokens the estimate counted,
+ * or the call (plan.js's, priced by the budget). Answers the expected cached
+ * tokens, or 0.
  */
-function cacheMissed(call, reported) {
+function cacheMissed(expected, reported) {
   if (reported === null || reported.cacheReadTokens !== 0) return 0
-  const expected = tokensOf(call.ours.cachedChars, call.factor)
-  return expected >= MIN_CACHE_TOKENS ? Math.round(expected) : 0
+  const tokens = typeof expected === 'number' ? expected : tokensOf(expected.ours.cachedChars, expected.factor)
+  return tokens >= MIN_CACHE_TOKENS ? Math.round(tokens) : 0
+}
+
+// Plain assistant messages carrying a usage record: one copy per message and record, so plan resumes.
+const carried = new WeakMap()
+
+/**
+ * `plain` (PlainMessage[]) with its k-th assistant message carrying
+ * `usageAt(k)`: { usage (readUsage's), model } or undefined. For adapters
+ * whose messages do not carry the provider's usage (the AI SDK, the Agents
+ * SDK): they keep each call's report and hand it back here, so the replay
+ * learns the factor as it does from LangChain's messages.
+ */
+function carryUsage(plain, usageAt) {
+  let out = plain
+  let k = 0
+  for (let i = 0; i < plain.length; i++) {
+    const p = plain[i]
+    if (p.role !== 'assistant') continue
+    const u = usageAt(k++)
+    if (u == null) continue
+    const hit = carried.get(p)
+    let copy
+    if (hit !== undefined && hit.u === u) copy = hit.copy
+    else {
+      copy = { ...p, usage: u.usage ?? null, model: typeof u.model === 'string' ? u.model : (p.model ?? '') }
+      carried.set(p, { u, copy })
+    }
+    if (out === plain) out = plain.slice()
+    out[i] = copy
+  }
+  return out
 }
 
 /** Thread totals: zero. `add` folds one call in; the replay and the adapters share it. */
@@ -181,4 +249,4 @@ function withSaving(t) {
   return t
 }
 
-module.exports = { CHARS_PER_TOKEN, SANE, CLAMP, SMOOTHING, MIN_LEARN_TOKENS, MIN_CACHE_TOKENS, readUsage, tokensOf, judge, nextFactor, priceCall, learn, estimateOf, cacheMissed, emptyTotals, addReported, withSaving }
+module.exports = { sizeOf, CHARS_PER_TOKEN, SANE, CLAMP, SMOOTHING, MIN_LEARN_TOKENS, MIN_CACHE_TOKENS, readUsage, tokensOf, judge, nextFactor, priceCall, countPriced, learn, estimateOf, cacheMissed, carryUsage, emptyTotals, addReported, withSaving }

@@ -3,7 +3,7 @@
 // plain object per message object and content, so that the core resumes its
 // replay of a list that extends the previous one (the same objects).
 
-const { plan, totals, callsSize, readUsage, CHARS_PER_TOKEN } = require('../core/index.js')
+const { plan, totals, callsSize, readUsage, sizeOf } = require('../core/index.js')
 const { msgType, contentText, infoOf } = require('./messages.js')
 
 const ROLES = { ai: 'assistant', human: 'user', tool: 'tool' }
@@ -26,22 +26,6 @@ const cacheOf = (count) => {
   let c = plainCaches.get(count)
   if (c === undefined) plainCaches.set(count, (c = new WeakMap()))
   return c
-}
-
-/**
- * The size of `text` in the core's units: characters, or with the user's
- * `countTokens`, its tokens × 4 (a counter that fails or answers nonsense
- * counts characters for that text).
- */
-function sizeOf(text, count) {
-  if (count === undefined) return text.length
-  let n
-  try {
-    n = count(text)
-  } catch {
-    return text.length
-  }
-  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n * CHARS_PER_TOKEN : text.length
 }
 
 // The model that answered, as the provider named it (each has its own calibration factor).
@@ -70,6 +54,9 @@ function plainMessage(m, count) {
     plain.calls = calls.filter(Boolean)
     plain.usage = readUsage(m.usage_metadata)
     plain.model = modelOf(m)
+    // The usage event's estimate of the call, kept by the middleware (middleware.js).
+    const r = m.response_metadata
+    if (r !== null && typeof r === 'object' && r.tool_memory_usage != null) plain.priced = r.tool_memory_usage
   } else if (info !== null) {
     plain.callId = m.tool_call_id
     plain.name = m.name

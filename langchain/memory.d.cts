@@ -10,10 +10,10 @@ import type { InteropZodObject } from '@langchain/core/utils/types'
 import type { AgentMiddleware } from 'langchain'
 import type { Ledger, ToolResultLedgerLike } from '../index.cjs'
 
-import type { CacheModel, CachePricing, CompactDefaults, CompactOptions, RecallToolResultInput, UsageEstimate } from '../lib/tool-memory.js'
+import type { CacheModel, CachePricing, CompactDefaults, CompactOptions, RecallToolResultInput, UsageEstimate, UsageTotals } from '../lib/tool-memory.js'
 
 // The types the three adapters share: lib/tool-memory.d.ts.
-export type { CacheModel, CompactAfter, RecallAnswers, CachePricing, PerToolOptions, CompactOptions, ReportedUsage, UsageEstimate, ToolMemoryEvent, RecallToolResultInput, CompactDefaults } from '../lib/tool-memory.js'
+export type { CacheModel, CompactAfter, RecallAnswers, CachePricing, PerToolOptions, CompactOptions, ReportedUsage, UsageEstimate, UsageTotals, ToolMemoryEvent, RecallToolResultInput, CompactDefaults } from '../lib/tool-memory.js'
 
 /** What a namespace function is given: the run's config or runtime (both carry `configurable`). */
 export interface NamespaceSource {
@@ -172,21 +172,6 @@ export interface UsageTotalsOptions extends Omit<ToolMemoryOptions, 'namespace'>
   /** The chat model (or its id), to pick the cache model when `cacheModel` is not set. */
   model?: unknown
   namespace?: string | NamespaceFn
-}
-
-/** A thread's model calls added up (`usageTotals`). */
-export interface UsageTotals {
-  modelCalls: number
-  /** Tool results compacted (stubs, notes, evictions). */
-  compactions: number
-  /** `recall_tool_result` calls. */
-  recalls: number
-  /** Every call priced with compaction and without (the sum of the usage events' estimates). */
-  estimate: { none: UsageEstimate; ours: UsageEstimate }
-  /** The provider's reports added up; `calls`: the calls that reported. */
-  reported: { calls: number; inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; outputTokens: number }
-  /** `none.cost − ours.cost`, and that as a fraction of `none.cost`. */
-  saving: { cost: number; ratio: number }
 }
 
 /**

@@ -12,6 +12,12 @@ const { blockFormFor, withBlockForm } = require('./block-form.js')
 const { refuseAsHook } = require('./misuse.js')
 const { toolChars, systemChars, systemText } = require('./request-size.js')
 const { usageTracker } = require('./usage.js')
+const { threadRequests } = require('./request-text.js')
+const { msgType } = require('./messages.js')
+
+const { CACHES_LIMIT } = require('../lib/usage-events.js')
+
+const isAIMessage = (m) => m !== null && typeof m === 'object' && msgType(m) === 'ai' && (m.response_metadata == null || typeof m.response_metadata === 'object')
 
 /**
  * createAgent middleware: compaction in wrapModelCall, and the recall tool,
@@ -25,6 +31,21 @@ function toolMemoryMiddleware(options) {
   const count = toolPolicy.countTokens
   const recallChars = toolChars(recallTool, count)
   const usage = usageTracker(report)
+  const texts = new Map() // namespace -> threadRequests() (request-text.js), bounded as the usage tracker's, oldest forgotten first
+  const textsOf = (ns) => {
+    let t = texts.get(ns)
+    texts.delete(ns)
+    texts.set(ns, (t ??= threadRequests()))
+    if (texts.size > CACHES_LIMIT) texts.delete(texts.keys().next().value)
+    return t
+  }
+  // A system prompt given as a string, as one message object per string (so that the thread's requests resume).
+  let lastSystem = { prompt: undefined, message: null }
+  const systemOf = (prompt) => {
+    if (typeof prompt !== 'string') return null
+    if (lastSystem.prompt !== prompt) lastSystem = { prompt, message: { type: 'system', content: prompt } }
+    return lastSystem.message
+  }
   const isRecall = (t) => t === recallTool || (t && t.name === RECALL_TOOL_NAME)
   const middleware = createMiddleware({
     name: 'ToolMemoryMiddleware',
@@ -43,10 +64,17 @@ function toolMemoryMiddleware(options) {
       const ns = nsOf(request.runtime)
       const fresh = o.offload === true ? await withFreshBlocks(request.messages, ledger, ns) : request.messages
       const { messages, call } = await compact(fresh, ledger, policy, ns, env)
-      const response = await handler({ ...request, messages: withBlockForm(messages, blockFormFor(request.model)) })
+      const sent = withBlockForm(messages, blockFormFor(request.model))
+      const response = await handler({ ...request, messages: sent })
       // The usage event and the cache check: never a reason to fail the call.
       try {
-        usage.after({ runtime: request.runtime, ns, policy, call, sent: messages, response, system: systemText(request) })
+        // The request as the model receives it (createAgent prepends the system message), and without compaction.
+        const system = request.systemMessage ?? systemOf(request.systemPrompt)
+        const t = textsOf(ns)
+        const requests = { ours: t.ours(tools, system, sent), none: t.none(tools, system, request.messages) }
+        const estimate = usage.after({ runtime: request.runtime, ns, policy, call, sent: messages, response, system: systemText(request), requests })
+        // Kept beside the answer, so usageTotals adds the events up from the state, after a restart too.
+        if (estimate !== undefined && isAIMessage(response)) response.response_metadata = { ...response.response_metadata, tool_memory_usage: { none: { ...estimate.none }, ours: { ...estimate.ours } } }
       } catch (err) {
         report.warn(`usage\0${err && err.message}`, `@symfonic/core: the usage report failed (${err && err.message}); the call went through`)
       }

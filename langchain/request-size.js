@@ -2,9 +2,9 @@
 // The size of what precedes the messages in a request: the tool definitions
 // and the system prompt, as the core's RequestEnv (core/conversation.js)
 // wants them; per tool object, measured once. With the user's `countTokens`,
-// sizes are its tokens × 4 (conversation.js `sizeOf`).
+// sizes are its tokens × 4 (core/usage.js `sizeOf`).
 
-const { sizeOf } = require('./conversation.js')
+const { sizeOf } = require('../core/index.js')
 
 const jsons = new WeakMap()
 const counted = new WeakMap() // countTokens -> WeakMap<tool, size>

@@ -195,7 +195,10 @@ export type ToolMemoryEvent =
    * A model call (`toolMemoryMiddleware`: after it; `toolMemoryPreModelHook`: when the next call
    * starts, once per call): what the provider reported (`null` when it reports
    * nothing), and the request priced with compaction (`ours`) and without (`none`, zero for a call that
-   * only recalled), as the budget priced it, in tokens calibrated by `factor` (learned from the reports).
+   * only recalled), in tokens calibrated by `factor` (learned from the reports): the middleware prices
+   * the request as the model received it, with the ruler `npm run bench:context` uses (and keeps it
+   * beside the answer as `response_metadata.tool_memory_usage`); the hook and the AI SDK and Agents SDK
+   * adapters, as the budget priced it.
    * `call` counts the thread's model calls from 0.
    */
   | {
@@ -258,4 +261,19 @@ export interface CompactDefaults {
   quotedCalls: number
   horizonCalls: number | 'auto'
   maxExtraCost: number
+}
+
+/** A thread's model calls added up (`usageTotals`). */
+export interface UsageTotals {
+  modelCalls: number
+  /** Tool results compacted (stubs, notes, evictions). */
+  compactions: number
+  /** `recall_tool_result` calls. */
+  recalls: number
+  /** Every call priced with compaction and without (the sum of the usage events' estimates). */
+  estimate: { none: UsageEstimate; ours: UsageEstimate }
+  /** The provider's reports added up; `calls`: the calls that reported. */
+  reported: { calls: number; inputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; outputTokens: number }
+  /** `none.cost − ours.cost`, and that as a fraction of `none.cost`. */
+  saving: { cost: number; ratio: number }
 }

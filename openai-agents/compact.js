@@ -5,7 +5,7 @@
 // originals) are never touched: recall reads the ledger, which holds each
 // result before its stub is sent.
 
-const { plan, stubEarns, codePoints, oneLine, resultNote, recallNote } = require('../core/index.js')
+const { plan, stubEarns, codePoints, oneLine, resultNote, recallNote, carryUsage } = require('../core/index.js')
 const { cacheFor, recordOnce, evictedStub } = require('../core/record-cache.js')
 const { plainMessages, resultInfo, markOurs, isOurs, isAssistantPart } = require('./items.js')
 
@@ -62,11 +62,12 @@ function markedItemOf(items, k) {
  * `{ input, call }`: the input the model is sent, a copy of `items` compacted as the core
  * plans under the resolved policy `o`, recorded in `ledger` under namespace
  * `ns`, and the plan's `call` (that request priced both ways, for the usage
- * event). `env`: the request's sizes beside the items; `report`: warnings and events.
+ * event). `env`: the request's sizes beside the items; `report`: warnings and events;
+ * `usageAt(k)`: the usage call k reported (calibration, core/usage.js `carryUsage`).
  */
-async function compactItems(items, ledger, o, ns, env, report) {
+async function compactItems(items, ledger, o, ns, env, report, usageAt = () => undefined) {
   const { plain, at } = plainMessages(items)
-  const { decisions, marks, call } = plan(plain, o, env)
+  const { decisions, marks, call } = plan(carryUsage(plain, usageAt), o, env)
   if (decisions.size === 0 && marks.length === 0) return { input: items, call }
   const out = items.slice()
   let calls = null

@@ -6,14 +6,15 @@
 
 import type { CallModelInputFilter, FunctionTool } from '@openai/agents'
 import type { Ledger, LedgerOptions } from '../index.cjs'
-import type { CacheModel, CompactOptions } from '../lib/tool-memory.js'
+import type { CacheModel, CompactOptions, UsageTotals } from '../lib/tool-memory.js'
 
-export type { CacheModel, CompactOptions, ToolMemoryEvent, RecallToolResultInput } from '../lib/tool-memory.js'
+export type { CacheModel, CompactOptions, ToolMemoryEvent, RecallToolResultInput, UsageTotals } from '../lib/tool-memory.js'
 
 /**
  * Options of `toolMemory`. Unknown fields are a `TypeError` naming `toolMemory(options)`. `onEvent` also
  * gets a `usage` event per model call (`threadId: null`), from the usage the run records for it, when
- * the agent's next event follows the response (docs/usage.md).
+ * the agent's next event follows the response; the same reports calibrate the estimates per model and
+ * namespace (docs/usage.md).
  */
 export interface ToolMemoryOptions<TContext = unknown> extends Omit<CompactOptions, 'namespace' | 'cacheModel'> {
   /** The ledger results are recorded in (checked for `record`, `fetch`, `handle` and `stub`). Default: a new bounded `Ledger()`. */
@@ -51,3 +52,27 @@ export interface ToolMemory {
 
 /** Tool-result memory for an Agent: `{ tools: [recall_tool_result], callModelInputFilter, ledger }`. */
 export declare function toolMemory<TContext = unknown>(options?: ToolMemoryOptions<TContext>): ToolMemory
+
+/** Options of `usageTotals`: `toolMemory`'s, and the request around the items. */
+export interface AgentsUsageTotalsOptions extends ToolMemoryOptions {
+  /**
+   * The usage the model calls reported: the run's `Usage` (`result.state.usage`; its per-request
+   * entries pair with the model responses in order), a list of them (one per run, in order), or the
+   * per-request records themselves. Omitted: estimates only.
+   */
+  usage?: unknown
+  /** The agent's tools (`agent.tools`; the recall tool is counted as the filter binds it). */
+  tools?: readonly unknown[]
+  /** The agent's instructions. */
+  instructions?: string
+  /** The agent's model (or its name), to pick the cache model when `cacheModel` is not set. */
+  model?: unknown
+}
+
+/**
+ * The totals of a conversation from its items (`result.history`, or a session's items) and the run's
+ * usage: model calls, compactions, recalls, the estimated input cost with and without compaction, the
+ * reported usage, the saving. A function of its arguments, so the same after a restart. `TypeError` on a
+ * bad option, naming `usageTotals(items, options)`.
+ */
+export declare function usageTotals(items: readonly unknown[], options?: AgentsUsageTotalsOptions): UsageTotals

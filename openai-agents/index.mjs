@@ -3,6 +3,6 @@
 // share one module instance. Keep the list equal to index.js's exports.
 import openaiAgents from './index.js'
 
-export const { toolMemory } = openaiAgents
+export const { toolMemory, usageTotals } = openaiAgents
 
 export default openaiAgents

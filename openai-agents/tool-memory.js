@@ -14,7 +14,7 @@ const { answerRecall, RECALL_DESCRIPTION, RECALL_SCHEMA } = require('../lib/reca
 // Warnings once per logger, events through onEvent: the reporter has no LangChain in it.
 const { reporter } = require('../langchain/report.js')
 const { compactItems } = require('./compact.js')
-const { agentUsage } = require('./usage.js')
+const { agentUsage, usageTotals } = require('./usage.js')
 
 const FN = 'toolMemory(options)'
 const KEYS = [...COMPACT_KEYS, 'ledger', 'store', 'recallMaxChars']
@@ -37,6 +37,9 @@ function loadSdk() {
     throw e
   }
 }
+
+/** The recall tool, made with the SDK's `tool()`, answering with `execute`. */
+const recallToolWith = (tool, execute) => tool({ name: RECALL_TOOL_NAME, description: RECALL_DESCRIPTION, parameters: RECALL_PARAMETERS, strict: false, execute })
 
 // Characters of a tool's definition as the model receives it, per tool object.
 const sizes = new WeakMap()
@@ -93,19 +96,14 @@ function toolMemory(options) {
   const nsOf = namespaceOf(o.namespace)
   const { tool } = loadSdk()
 
-  const recallTool = tool({
-    name: RECALL_TOOL_NAME,
-    description: RECALL_DESCRIPTION,
-    parameters: RECALL_PARAMETERS,
-    strict: false,
-    execute: (input, runContext) =>
+  const recallTool = recallToolWith(tool, (input, runContext) =>
       answerRecall(ledger, input, {
         nsOf: () => nsOf(runContext ? runContext.context : undefined),
         refill: (memId, ns) => refillFromCache(ledger, ns, memId),
         maxOutputChars,
         report,
       }),
-  })
+  )
   const recallChars = toolChars(recallTool)
   const usage = agentUsage(report)
 
@@ -122,8 +120,8 @@ function toolMemory(options) {
       }
       const env = { toolChars: others, systemChars: typeof modelData.instructions === 'string' ? modelData.instructions.length : 0, recallToolChars: recall }
       const ns = nsOf(context)
-      const { input, call } = await compactItems(items, ledger, policy, ns, env, report)
-      usage.before({ agent, context, call, ns, policy, sent: input, system: typeof modelData.instructions === 'string' ? modelData.instructions : '' })
+      const { input, call } = await compactItems(items, ledger, policy, ns, env, report, usage.usageAt(ns))
+      usage.before({ agent, context, items, call, ns, policy, sent: input, system: typeof modelData.instructions === 'string' ? modelData.instructions : '' })
       return input === items ? modelData : { ...modelData, input }
     } catch (err) {
       // Never fail a model call over compaction: the model gets the input as it was.
@@ -138,4 +136,11 @@ function toolMemory(options) {
   return { tools: [recallTool], callModelInputFilter, ledger }
 }
 
-module.exports = { toolMemory }
+// The recall tool's definition as the filter prices it (the SDK's tool(), made once).
+let recallDefinitionChars
+const recallCharsOf = () => (recallDefinitionChars ??= toolChars(recallToolWith(loadSdk().tool, () => '')))
+
+/** A conversation's totals (docs/usage.md): `usage.js` `usageTotals`, with toolMemory()'s options and the filter's sizes. */
+const totalsOf = (items, options) => usageTotals(items, options, KEYS, toolChars, recallCharsOf)
+
+module.exports = { toolMemory, usageTotals: totalsOf }

@@ -1,16 +1,21 @@
 'use strict'
 // What the usage report adds to a model call (docs/usage.md): reading the
 // provider's usage, the sanity check, the estimate both ways, the cache check
-// and the event, as toolMemoryMiddleware runs them after each call; next to
+// and the event, as toolMemoryMiddleware runs them after each call (the
+// request as sent and without compaction serialised and priced against the
+// thread's earlier ones, core/request-cost.js); next to
 // the plan of the same call (compaction's own work), measured in the same run.
 // And usageTotals over a whole thread, per call of the thread.
 // Target: the usage path under 0.1 ms per call.
 // Run: npm run bench -- usage
 
 const { performance } = require('node:perf_hooks')
-const { AIMessage, HumanMessage, ToolMessage } = require('@langchain/core/messages')
+const { AIMessage, HumanMessage, ToolMessage, SystemMessage } = require('@langchain/core/messages')
+const { tool } = require('@langchain/core/tools')
+const { z } = require('zod')
 const { usageTracker, usageTotals } = require('../../langchain/usage.js')
 const { planFor } = require('../../langchain/conversation.js')
+const { threadRequests } = require('../../langchain/request-text.js')
 const { resolveOptions } = require('../../core/index.js')
 const { reporter } = require('../../langchain/report.js')
 const { median, table } = require('../util.js')
@@ -44,19 +49,24 @@ function main() {
   const usage = usageTracker(report)
   const runtime = { configurable: { thread_id: 'bench' } }
   const answers = messages.filter((m) => m.type === 'ai')
+  const tools = [tool(async () => '', { name: 'run', description: 'Runs a shell command in the repository.', schema: z.object({ cmd: z.string() }) })]
+  const system = new SystemMessage('You fix tests.')
   // One pass over the thread, call by call: the plan of each call, then the usage path on its answer.
   const planMs = []
   const usageMs = []
   for (let rep = 0; rep < N; rep++) {
     let p = 0
     let u = 0
+    const texts = threadRequests()
     for (let k = 0; k < CALLS; k++) {
       const list = messages.slice(0, 1 + 2 * k)
       let t0 = performance.now()
       const { call } = planFor(list, policy, env)
       p += performance.now() - t0
       t0 = performance.now()
-      usage.after({ runtime, ns: 'bench', policy, call, sent: list, response: answers[k], system: 'You fix tests.' })
+      // The thread's earlier requests are kept per namespace: each pass is a thread of its own.
+      const requests = { ours: texts.ours(tools, system, list), none: texts.none(tools, system, list) }
+      usage.after({ runtime, ns: `bench${rep}`, policy, call, sent: list, response: answers[k], system: 'You fix tests.', requests })
       u += performance.now() - t0
     }
     planMs.push(p / CALLS)
@@ -77,7 +87,7 @@ function main() {
       ['work per model call', 'time', 'against the plan', 'target'],
       [
         ['the plan (compaction, pricing both ways included)', us(pl), '1×', ''],
-        ['the usage path (read, check, estimate, cache check, event)', us(up), `${(up / pl).toFixed(3)}×`, '< 100 µs'],
+        ['the usage path (read, check, both requests serialised and priced, cache check, event)', us(up), `${(up / pl).toFixed(3)}×`, '< 100 µs'],
         ['usageTotals of the whole thread, per call (a reload)', us(tt), `${(tt / pl).toFixed(3)}×`, ''],
       ],
     ),

@@ -2,7 +2,7 @@
 // CommonJS, `module`/`moduleResolution` `nodenext` (a .cts file: the `require` condition).
 
 import { Ledger } from '@symfonic/core'
-import { toolMemory, type ToolMemory, type ToolMemoryOptions, type ToolMemoryEvent } from '@symfonic/core/openai-agents'
+import { toolMemory, usageTotals, type ToolMemory, type ToolMemoryOptions, type ToolMemoryEvent, type UsageTotals } from '@symfonic/core/openai-agents'
 import { Agent, run, tool, type CallModelInputFilter } from '@openai/agents'
 
 type Ctx = { userId: string }
@@ -28,7 +28,8 @@ const both: CallModelInputFilter = async (args) => memory.callModelInputFilter({
 
 export async function answer(): Promise<string | undefined> {
   const result = await run(agent, 'hi', { callModelInputFilter: both, context: { userId: 'u1' } })
-  return result.finalOutput
+  const totals: UsageTotals = usageTotals(result.history, { tools: agent.tools, instructions: 'Be brief.', usage: result.state.usage })
+  return `${result.finalOutput} ${totals.saving.ratio}`
 }
 
 // @ts-expect-error an unknown option
