@@ -9,7 +9,7 @@
 const { Ledger, MAX_OUTPUT_CHARS } = require('../index.js')
 const { resolveOptions, TOOL_MEMORY_KEYS, RECALL_TOOL_NAME, cachedCacheModelFor } = require('../core/index.js')
 const { optionsObject, checkLedger, fail, isNamespace, NAMESPACE_TEXT } = require('../lib/options.js')
-const { reporter } = require('../langchain/report.js')
+const { reporter } = require('../lib/report.js')
 const { recallTool } = require('./recall-tool.js')
 const { stepState, compactStep } = require('./compact.js')
 const { toolChars, toolSetChars, instructionsChars } = require('./request-size.js')

@@ -10,7 +10,7 @@ const { AIMessage, ToolMessage } = require('@langchain/core/messages')
 const { ROLES, StaticPaletteResolver, CALLER, DENIED, checkOptionKeys, checkUnknownRole, nameOf, warnOnce } = require('../lib/palette.js')
 const { applyPaletteIn, checkAlwaysInclude } = require('../lib/apply-palette.js')
 const { checkCallback, checkLogger, describe, isThenable } = require('../lib/options.js')
-const { reporter } = require('./report.js')
+const { reporter } = require('../lib/report.js')
 const { threadIdOf } = require('./namespace.js')
 
 const NAME = 'toolPaletteMiddleware'

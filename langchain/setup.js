@@ -6,7 +6,7 @@ const { Ledger, MAX_OUTPUT_CHARS } = require('../index.js')
 const { resolveOptions, TOOL_MEMORY_KEYS } = require('../core/index.js')
 const { optionsObject, checkLedger, checkBoolean, checkNamespace } = require('../lib/options.js')
 const { storeOf } = require('../lib/ledger.js')
-const { reporter } = require('./report.js')
+const { reporter } = require('../lib/report.js')
 const { recallTool: makeRecallTool, checkCap } = require('./recall-tool.js')
 const { namespaceResolver } = require('./namespace.js')
 

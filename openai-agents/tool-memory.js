@@ -12,7 +12,7 @@ const { optionsObject, checkLedger, isNamespace, NAMESPACE_TEXT, fail } = requir
 const { z } = require('zod/v4')
 const { answerRecall, RECALL_DESCRIPTION, RECALL_SCHEMA } = require('../lib/recall-call.js')
 // Warnings once per logger, events through onEvent: the reporter has no LangChain in it.
-const { reporter } = require('../langchain/report.js')
+const { reporter } = require('../lib/report.js')
 const { compactItems } = require('./compact.js')
 const { agentUsage, usageTotals } = require('./usage.js')
 

@@ -17,7 +17,7 @@ const { usageTracker, usageTotals } = require('../../langchain/usage.js')
 const { planFor } = require('../../langchain/conversation.js')
 const { threadRequests } = require('../../langchain/request-text.js')
 const { resolveOptions } = require('../../core/index.js')
-const { reporter } = require('../../langchain/report.js')
+const { reporter } = require('../../lib/report.js')
 const { median, table } = require('../util.js')
 
 const CALLS = 200
