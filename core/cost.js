@@ -20,15 +20,16 @@ function charsBefore(s, j, end) {
  * What ours's request for this call costs when its messages change from
  * index `first` on and `less` characters shorter, the list ending at `end`.
  * `before`: the characters before `first` (when the caller has them).
+ * `block`: the prefix cache's block size to count in (default the cache model's).
  */
-function oursCost(s, first, less, end, before) {
+function oursCost(s, first, less, end, before, block = s.block) {
   const { cacheWrite: w, cacheRead: rd } = s.o.pricing
   const pre = prefixChars(s.env)
   const total = pre + s.chars - less
   if (s.prevLen < 0) return w * total
   const lcp = Math.min(first, s.prevLen)
   let cached
-  if (s.block === 0) {
+  if (block === 0) {
     // An entry ends where an earlier request ended, at a mark, or after the tool definitions.
     cached = s.env.toolChars + s.env.recallToolChars
     for (let t = s.entries.length - 1; t >= 0; t--) {
@@ -40,7 +41,7 @@ function oursCost(s, first, less, end, before) {
     }
   } else {
     const head = lcp >= s.prevLen ? s.entries[s.entries.length - 1].chars : before !== undefined && first <= s.prevLen ? before : charsBefore(s, lcp, end)
-    cached = Math.floor((pre + head) / s.block) * s.block
+    cached = Math.floor((pre + head) / block) * block
   }
   return rd * cached + w * (total - cached)
 }

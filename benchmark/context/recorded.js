@@ -190,7 +190,7 @@ class RecordedDriver {
 
 // The recorded tools: each answers with the recorded output of the call. Their
 // schemas are minimal (the recordings do not carry the real ones).
-function recordedTools(conv, driver) {
+function recordedTools(conv, driver, describe = (name) => `${name} (recorded)`) {
   return [...conv.tools].map(([name, keys]) =>
     tool(
       async (_args, config) => {
@@ -198,15 +198,18 @@ function recordedTools(conv, driver) {
         if (!driver.payloads.has(id)) throw new Error(`${conv.name}: no recorded output for ${name} call ${id}`)
         return driver.payloads.get(id)
       },
-      { name, description: `${name} (recorded)`, schema: z.object(Object.fromEntries([...keys].map((k) => [k, z.unknown().optional()]))) },
+      { name, description: describe(name), schema: z.object(Object.fromEntries([...keys].map((k) => [k, z.unknown().optional()]))) },
     ),
   )
 }
 
-/** Replays `conv` through `strategy`; returns the driver (requests, needs statistics). */
-async function replayRecorded(conv, strategy) {
+/**
+ * Replays `conv` through `strategy`; returns the driver (requests, needs statistics).
+ * `describe(name)`: each tool's description (a test varies the definitions' size with it).
+ */
+async function replayRecorded(conv, strategy, { describe } = {}) {
   for (const t of conv.turns) for (const s of t.steps) for (const n of s.needs) delete n.done
-  return replayWith(conv, strategy, new RecordedDriver(conv), (driver) => recordedTools(conv, driver), (turn) => turn.users)
+  return replayWith(conv, strategy, new RecordedDriver(conv), (driver) => recordedTools(conv, driver, describe), (turn) => turn.users)
 }
 
 module.exports = { recordedConversations, replayRecorded, RecordedDriver, isRecallError, scriptOf }
