@@ -85,8 +85,10 @@ function blockInfo(info, blocks) {
       continue
     }
     const data = b.data ?? ''
-    lines.push(`[${b.type} ${b.mimeType ?? ''} ${data.length} ${data === '' ? (b.url ?? b.fileId ?? '') : memIdFor('', data)}]`)
-    media += CHARS_PER_TOKEN * blockTokens(b, data)
+    // Decoded once: its bytes are hashed (a Buffer crosses, not the base64 text) and priced.
+    const bytes = data === '' ? null : canonicalBytes(data)
+    lines.push(`[${b.type} ${b.mimeType ?? ''} ${data.length} ${data === '' ? (b.url ?? b.fileId ?? '') : memIdFor('', bytes ?? data)}]`)
+    media += CHARS_PER_TOKEN * blockTokens(b, data, bytes)
   }
   info.blocks = blocks
   info.text = lines.join('\n')
@@ -94,8 +96,7 @@ function blockInfo(info, blocks) {
   info.chars = codePoints(info.text) + media
 }
 
-function blockTokens(b, data) {
-  const bytes = data === '' ? null : canonicalBytes(data)
+function blockTokens(b, data, bytes) {
   if (bytes === null) return Math.ceil(data.length / CHARS_PER_TOKEN)
   const f = describeBlock(bytes, b.mimeType ?? undefined)
   if (f.format === 'pdf') return (f.pages ?? 1) * PDF_PAGE_TOKENS
